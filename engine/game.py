@@ -1,0 +1,182 @@
+"""The rules interface every game implements, and what all games share.
+
+A Game is the rules of one variant with its options: a value with no
+position in it. Positions are :class:`State` values; ``apply`` is the one pure
+reducer that play, the service and the replay verifier all go through.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import ClassVar
+
+from .cards import Card
+from .deal import shuffled_deck
+from .errors import IllegalMoveError, Reason, VariantError
+from .moves import Move
+from .state import State
+
+OptionValue = bool | int
+
+
+class Status(StrEnum):
+    IN_PROGRESS = "in-progress"
+    WON = "won"
+    STUCK = "stuck"
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One option of a variant: signed into the deal, so it cannot change mid-game."""
+
+    name: str
+    default: OptionValue
+    allowed: tuple[OptionValue, ...]
+    description: str
+
+    def parse(self, value: object) -> OptionValue:
+        """Accept the typed value or its text form (``"false"``, ``"3"``)."""
+        v: object = value
+        if isinstance(self.default, bool):
+            if isinstance(value, str):
+                low = value.strip().lower()
+                v = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(low, value)
+            if not isinstance(v, bool):
+                raise VariantError(Reason.BAD_OPTION, f"option {self.name} is true or false, not {value!r}")
+        else:
+            if isinstance(value, str):
+                try:
+                    v = int(value.strip())
+                except ValueError:
+                    v = value
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise VariantError(Reason.BAD_OPTION, f"option {self.name} is a whole number, not {value!r}")
+        if v not in self.allowed:
+            allowed = ", ".join(format_option(a) for a in self.allowed)
+            raise VariantError(Reason.BAD_OPTION, f"option {self.name} is one of {allowed}, not {value!r}")
+        return v
+
+
+def format_option(value: OptionValue) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+@dataclass(frozen=True)
+class VariantInfo:
+    """What the catalogue says of a game."""
+
+    id: str
+    name_en: str
+    name_ru: str
+    family: str
+    summary: str
+    deck_size: int
+    options: tuple[OptionSpec, ...] = field(default=())
+
+
+class Game(ABC):
+    """The rules of one variant with its options."""
+
+    info: ClassVar[VariantInfo]
+
+    def __init__(self, options: Mapping[str, object] | None = None) -> None:
+        specs = {s.name: s for s in self.info.options}
+        given = dict(options or {})
+        unknown = sorted(set(given) - set(specs))
+        if unknown:
+            known = ", ".join(specs) or "none"
+            raise VariantError(Reason.BAD_OPTION, f"{self.info.id} has no option {unknown[0]!r} (its options: {known})")
+        self.options: dict[str, OptionValue] = {
+            name: spec.parse(given[name]) if name in given else spec.default for name, spec in specs.items()
+        }
+
+    # -- identity -------------------------------------------------------------
+
+    @property
+    def id(self) -> str:
+        return self.info.id
+
+    def options_text(self) -> str:
+        """Canonical text of the options that differ from their defaults (``k=v,...``, sorted)."""
+        return ",".join(
+            f"{s.name}={format_option(self.options[s.name])}"
+            for s in sorted(self.info.options, key=lambda s: s.name)
+            if self.options[s.name] != s.default
+        )
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Game) and (self.id, self.options) == (other.id, other.options)
+
+    def __hash__(self) -> int:
+        return hash((self.id, tuple(sorted(self.options.items()))))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.options!r})"
+
+    # -- the deal ---------------------------------------------------------------
+
+    def deal(self, seed: bytes) -> State:
+        """The starting position for ``seed`` (algorithm deal-v1)."""
+        return self.deal_from(shuffled_deck(seed, self.id, self.info.deck_size))
+
+    @abstractmethod
+    def deal_from(self, deck: list[Card]) -> State:
+        """The starting position from the shuffled list (index 0 on top)."""
+
+    # -- moves ------------------------------------------------------------------
+
+    @abstractmethod
+    def legal_moves(self, state: State) -> Iterator[Move]:
+        """Every legal move, in explicit form (multi-card reserve moves excepted)."""
+
+    @abstractmethod
+    def play(self, state: State, move: Move) -> tuple[State, Move]:
+        """Apply ``move``: the new state and the move in explicit form; raise IllegalMoveError."""
+
+    def apply(self, state: State, move: Move | str) -> State:
+        """The pure reducer: the position after ``move``."""
+        return self.play(state, Move.parse(move) if isinstance(move, str) else move)[0]
+
+    def resolve(self, state: State, move: Move | str) -> Move:
+        """The explicit, legal form of ``move`` here (python-chess's ``parse_san``)."""
+        return self.play(state, Move.parse(move) if isinstance(move, str) else move)[1]
+
+    def is_legal(self, state: State, move: Move | str) -> bool:
+        try:
+            self.apply(state, move)
+        except IllegalMoveError:
+            return False
+        return True
+
+    @abstractmethod
+    def is_won(self, state: State) -> bool:
+        """All cards home."""
+
+    def status(self, state: State) -> Status:
+        if self.is_won(state):
+            return Status.WON
+        for _ in self.legal_moves(state):
+            return Status.IN_PROGRESS
+        return Status.STUCK
+
+    # -- what the player may see -------------------------------------------------
+
+    def stock_visible(self, state: State) -> bool:
+        """Whether the stock's order is no secret (picture-gallery after a redeal)."""
+        return False
+
+    def captive_released(self, state: State, slot: int) -> bool:
+        """Whether the captive under king-row slot ``slot`` (0-based) is face up."""
+        return False
+
+    def redeals_allowed(self) -> int:
+        """How many redeals (or waste turns) the game allows in all."""
+        return 0
+
+
+def illegal(reason: Reason, message: str, move: Move) -> IllegalMoveError:
+    """Build the error for ``move`` (raise the result)."""
+    return IllegalMoveError(reason, message, move.text())
