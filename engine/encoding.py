@@ -1,0 +1,118 @@
+"""A compact, self-describing binary encoding of a position, and its hash.
+
+Layout (version 1): ``b"P1"``, variant index (catalogue order), options text
+(length byte + ASCII ``k=v,...`` of non-default options), ``redeals``,
+``fresh``, then seven pile groups -- columns, cells, foundations, stock, waste,
+captives, fixed -- where a group of piles is a count byte followed by each
+pile as a length byte and its card bytes, and a flat group is a length byte
+and its card bytes. ``NO_CARD`` is 0xFF. A 104-card game is about 150 bytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from .cards import NO_CARD
+from .catalogue import GAME_CLASSES, get_game, variant_index
+from .errors import VariantError
+from .game import Game
+from .state import Pile, State
+
+MAGIC = b"P1"
+MAX_ENCODED = 1024
+
+
+class EncodingError(ValueError):
+    """Bytes that are not an encoded position."""
+
+
+def _flat(out: bytearray, cards: tuple[int, ...]) -> None:
+    out.append(len(cards))
+    out.extend(255 if c == NO_CARD else c for c in cards)
+
+
+def encode_state(game: Game, state: State) -> bytes:
+    out = bytearray(MAGIC)
+    out.append(variant_index(game.id))
+    opts = game.options_text().encode("ascii")
+    out.append(len(opts))
+    out += opts
+    out.append(state.redeals)
+    out.append(1 if state.fresh else 0)
+    for group in (state.columns, state.foundations):
+        out.append(len(group))
+        for pile in group:
+            _flat(out, pile)
+    for flat in (state.cells, state.stock, state.waste, state.captives, state.fixed):
+        _flat(out, flat)
+    return bytes(out)
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.pos = 0
+
+    def byte(self) -> int:
+        if self.pos >= len(self.data):
+            raise EncodingError("truncated state")
+        b = self.data[self.pos]
+        self.pos += 1
+        return b
+
+    def take(self, n: int) -> bytes:
+        if self.pos + n > len(self.data):
+            raise EncodingError("truncated state")
+        chunk = self.data[self.pos : self.pos + n]
+        self.pos += n
+        return chunk
+
+    def flat(self) -> Pile:
+        cards = self.take(self.byte())
+        if any(c > 51 and c != 255 for c in cards):
+            raise EncodingError("not a card byte")
+        return tuple(NO_CARD if c == 255 else c for c in cards)
+
+    def group(self) -> tuple[Pile, ...]:
+        return tuple(self.flat() for _ in range(self.byte()))
+
+
+def decode_state(data: bytes) -> tuple[Game, State]:
+    """The game and position from :func:`encode_state`'s bytes; EncodingError if malformed."""
+    if len(data) > MAX_ENCODED or data[:2] != MAGIC:
+        raise EncodingError("not an encoded state")
+    r = _Reader(data)
+    r.take(2)
+    index = r.byte()
+    if index >= len(GAME_CLASSES):
+        raise EncodingError(f"unknown variant index {index}")
+    opts_text = r.take(r.byte()).decode("ascii", errors="replace")
+    options = dict(kv.split("=", 1) for kv in opts_text.split(",") if "=" in kv)
+    try:
+        game = get_game(GAME_CLASSES[index].info.id, options)
+    except VariantError as exc:
+        raise EncodingError(str(exc)) from exc
+    redeals = r.byte()
+    fresh = r.byte() == 1
+    columns = r.group()
+    foundations = r.group()
+    cells, stock, waste, captives, fixed = (r.flat() for _ in range(5))
+    if r.pos != len(data):
+        raise EncodingError("trailing bytes after the state")
+    state = State(
+        columns=columns,
+        cells=cells,
+        foundations=foundations,
+        stock=stock,
+        waste=waste,
+        captives=captives,
+        fixed=fixed,
+        redeals=redeals,
+        fresh=fresh,
+    )
+    return game, state
+
+
+def state_hash(game: Game, state: State) -> str:
+    """A stable hash of the position (hex SHA-256 of its encoding)."""
+    return hashlib.sha256(encode_state(game, state)).hexdigest()
