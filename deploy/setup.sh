@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One-time set-up on a fresh Debian/Ubuntu machine: system packages, Freecell Solver, the virtualenv.
+# Idempotent; every other script calls it. Set PATIENCE_SKIP_APT=1 to skip apt-get (no root).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+SHARED=${PATIENCE_SHARED_DIR:-$(cd "$ROOT/.." && pwd)/shared}
+
+retry() { for i in 1 2 3; do "$@" && return 0; sleep $((i * 5)); done; return 1; }
+
+if [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
+  SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
+  need=()
+  for p in redis-server redis-tools python3-venv chromium; do
+    dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
+  done
+  if [ ${#need[@]} -gt 0 ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    retry $SUDO apt-get -o DPkg::Lock::Timeout=300 update -qq
+    retry $SUDO apt-get -o DPkg::Lock::Timeout=300 install -y -qq "${need[@]}" >/dev/null
+  fi
+fi
+
+# Freecell Solver with room for 104-card columns: the tests' independent oracle.
+if [ -z "${FC_SOLVE:-}" ] && [ ! -x "$HOME/.cache/fc-solve/bin/fc-solve" ] && [ -x "$SHARED/tools/build-fc-solve.sh" ]; then
+  bash "$SHARED/tools/build-fc-solve.sh" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+stamp=.venv/.installed-$(cat pyproject.toml clients/python/pyproject.toml 2>/dev/null | sha256sum | cut -c1-16)
+if [ ! -f "$stamp" ]; then
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -e '.[test]'
+  [ -f clients/python/pyproject.toml ] && .venv/bin/pip install -q -e clients/python
+  rm -f .venv/.installed-*; touch "$stamp"
+fi

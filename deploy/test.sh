@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The README's test command: set everything up on a fresh machine, then run the whole suite.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+bash deploy/setup.sh
+export FC_SOLVE=${FC_SOLVE:-$HOME/.cache/fc-solve/bin/fc-solve}
+.venv/bin/ruff check .
+.venv/bin/mypy
+exec .venv/bin/pytest -q "$@"
