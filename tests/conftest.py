@@ -1,0 +1,50 @@
+"""Shared fixtures: real Redis servers (see tests/redis_support.py).
+
+- ``redis_url`` (session): a single Redis for the whole session.
+- ``redis_db`` (function): the same URL, flushed before the test -- use this one in tests.
+- ``redis_cluster`` (session): a 3-master Redis Cluster on loopback; its startup node URL
+  ``redis+cluster://127.0.0.1:PORT`` (``service.store.open_store`` understands the scheme).
+- ``redis_cluster_db`` (function): the cluster URL, every master flushed before the test.
+
+A missing ``redis-server`` fails the test that asks for Redis with a message saying how to install it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+import redis_support  # tests/ is on sys.path (pytest's rootdir-relative import of conftest)
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    try:
+        with redis_support.redis_server() as url:
+            yield url
+    except redis_support.RedisStartError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture
+def redis_db(redis_url: str) -> str:
+    redis_support.flush(redis_url)
+    return redis_url
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[str]:
+    try:
+        cluster = redis_support.start_redis_cluster()
+    except redis_support.RedisStartError as exc:
+        pytest.fail(str(exc), pytrace=False)
+    try:
+        yield cluster.url
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def redis_cluster_db(redis_cluster: str) -> str:
+    redis_support.flush_cluster(redis_cluster)
+    return redis_cluster
