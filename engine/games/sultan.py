@@ -1,13 +1,53 @@
-"""Family 4, the Sultan's Harem (seed 003), with 36-card and 52-card double decks."""
+"""Family 4, the Sultan's Harem (seed 003), with 36-card and 52-card double decks.
+
+Layout in a :class:`State`: ``fixed`` is the sultan (KH, nothing is built on
+it); ``foundations`` f1-f7 are the other kings (KC, KC, KD, KD, KH, KS, KS) and
+f8 the AH; ``cells`` the side slots (``NO_CARD`` = empty); ``stock`` (index 0
+turned next), ``waste`` (last = top), ``redeals`` the waste turns used.
+
+Every foundation climbs in suit to a queen: K, A, then the deck's next rank
+(6 in a 36-card deck, 2 in a 52-card deck) up to Q. The AH pile is the same
+climb started at its ace. So one table, ``next card on top of c``, serves all 8.
+
+The Decisions taken here are in docs/rules-decisions.md, "Family 4: Sultan's Harem".
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import ClassVar, Final
 
-from ..cards import Card
-from ..game import Game, VariantInfo
-from ..moves import Move
+from ..cards import ACE, HEARTS, KING, NO_CARD, QUEEN, RANK, SUIT, TEXT, Card, card
+from ..errors import Reason
+from ..game import Game, VariantInfo, illegal
+from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
+
+TURNS: Final = 2  # waste turns: three passes in all
+FOUNDATION_COUNT: Final = 8
+
+SULTAN: Final = card(KING, HEARTS)
+ACE_OF_HEARTS: Final = card(ACE, HEARTS)
+#: f1..f7 as RULES.md orders them; f8 is the AH.
+KING_FOUNDATIONS: Final = tuple(card(KING, s) for s in (0, 0, 1, 1, 2, 3, 3))
+
+_WASTE: Final = Pile(PileKind.WASTE)
+
+
+def _next_table(rank_after_ace: int) -> tuple[Card, ...]:
+    """``t[top]``: the card that goes on a foundation topped by ``top`` (``NO_CARD`` on a queen)."""
+    out = []
+    for c in range(52):
+        r = RANK[c]
+        if r == KING:
+            out.append(c - (KING - ACE))
+        elif r == ACE:
+            out.append(c + rank_after_ace - ACE)
+        elif r == QUEEN:
+            out.append(NO_CARD)
+        else:
+            out.append(c + 1)
+    return tuple(out)
 
 
 class Sultan36(Game):
@@ -20,18 +60,180 @@ class Sultan36(Game):
         "from the stock, the waste and 6 side slots until 8 queens surround him. Three passes.",
         deck_size=72,
     )
+    side_slots: ClassVar[int] = 6
+    _next: ClassVar[tuple[Card, ...]] = _next_table(6)
+
+    # -- the deal ---------------------------------------------------------------
 
     def deal_from(self, deck: list[Card]) -> State:
-        raise NotImplementedError
+        """Pull out the 8 kings and the topmost AH; fill the side slots from the top of the rest."""
+        if len(deck) != self.info.deck_size:
+            raise ValueError(f"{self.id} deals from {self.info.deck_size} cards, not {len(deck)}")
+        kings: list[Card] = []
+        rest: list[Card] = []
+        ace_out = False
+        for c in deck:
+            if RANK[c] == KING:
+                kings.append(c)
+            elif c == ACE_OF_HEARTS and not ace_out:
+                ace_out = True
+            else:
+                rest.append(c)
+        if sorted(kings) != sorted((*KING_FOUNDATIONS, SULTAN)) or not ace_out:
+            raise ValueError(f"{self.id} needs two kings of each suit and an AH in the deck")
+        n = self.side_slots
+        return State(
+            cells=tuple(rest[:n]),
+            foundations=(*((k,) for k in KING_FOUNDATIONS), (ACE_OF_HEARTS,)),
+            stock=tuple(rest[n:]),
+            fixed=(SULTAN,),
+        )
 
-    def legal_moves(self, state: State) -> Iterator[Move]:
-        raise NotImplementedError
-
-    def play(self, state: State, move: Move) -> tuple[State, Move]:
-        raise NotImplementedError
+    def redeals_allowed(self) -> int:
+        return TURNS
 
     def is_won(self, state: State) -> bool:
-        raise NotImplementedError
+        """Eight queens around the sultan: every card is on a foundation."""
+        f = state.foundations
+        return len(f) == FOUNDATION_COUNT and all(p and RANK[p[-1]] == QUEEN for p in f)
+
+    # -- legal moves --------------------------------------------------------------
+
+    def legal_moves(self, state: State) -> Iterator[Move]:
+        """Every legal move in explicit form: to the first foundation that fits, to the first empty slot."""
+        if self.is_won(state):
+            return
+        nxt = self._next
+        found = state.foundations
+        tops = [nxt[p[-1]] for p in found]
+        if state.waste:
+            w = state.waste[-1]
+            if w in tops:
+                yield Move(MoveKind.TRANSFER, (_WASTE,), Pile(PileKind.FOUNDATION, tops.index(w) + 1))
+        for i, c in enumerate(state.cells):
+            if c != NO_CARD and c in tops:
+                yield Move(
+                    MoveKind.TRANSFER, (Pile(PileKind.RESERVE, i + 1),), Pile(PileKind.FOUNDATION, tops.index(c) + 1)
+                )
+        if state.waste and NO_CARD in state.cells:
+            yield Move(MoveKind.TRANSFER, (_WASTE,), Pile(PileKind.RESERVE, state.cells.index(NO_CARD) + 1))
+        if state.stock:
+            yield Move(MoveKind.STOCK)
+        elif state.waste and state.redeals < TURNS:
+            yield Move(MoveKind.REDEAL)
+
+    # -- playing a move -------------------------------------------------------------
+
+    def play(self, state: State, move: Move) -> tuple[State, Move]:
+        if self.is_won(state):
+            raise illegal(Reason.GAME_OVER, "the game is won: no move is left to play", move)
+        kind = move.kind
+        if kind is MoveKind.STOCK:
+            return _turn_one(state, move), move
+        if kind is MoveKind.REDEAL:
+            return _turn_waste(state, move), move
+        if kind is not MoveKind.TRANSFER:
+            raise illegal(Reason.NOT_IN_THIS_GAME, f"{self.id} has no deal move: turn the stock with 's'", move)
+        if len(move.sources) > 1:
+            raise illegal(Reason.NOT_IN_THIS_GAME, "one card a move in the Sultan's Harem", move)
+        src = move.sources[0]
+        dst = move.target
+        assert dst is not None
+        if src.kind is PileKind.FOUNDATION:
+            raise illegal(Reason.NOT_IN_THIS_GAME, "cards on the sultan's square never move", move)
+        if src.kind is PileKind.COLUMN or dst.kind is PileKind.COLUMN:
+            raise illegal(Reason.NOT_IN_THIS_GAME, "the Sultan's Harem has no columns", move)
+        if src.kind is PileKind.CAPTIVE or dst.kind is PileKind.KING_ROW:
+            raise illegal(Reason.NO_SUCH_PILE, "the Sultan's Harem has no king row and no captives", move)
+        if dst.kind is PileKind.RESERVE:
+            if src.kind is not PileKind.WASTE:
+                raise illegal(Reason.NOT_IN_THIS_GAME, "a side slot takes only the waste's top card", move)
+            return self._to_slot(state, move, dst)
+        return self._to_foundation(state, move, src, dst)
+
+    def _slot_index(self, pile: Pile, move: Move) -> int:
+        i = pile.index
+        if i is not None and not 1 <= i <= self.side_slots:
+            raise illegal(
+                Reason.NO_SUCH_PILE, f"{self.id} has side slots r1 to r{self.side_slots}, not {pile.text()}", move
+            )
+        return -1 if i is None else i - 1
+
+    def _to_slot(self, state: State, move: Move, dst: Pile) -> tuple[State, Move]:
+        """``w-r``/``w-r3``: the waste's top card into an empty side slot."""
+        cells = state.cells
+        j = self._slot_index(dst, move)
+        if not state.waste:
+            raise illegal(Reason.EMPTY_PILE, "the waste is empty", move)
+        if j < 0:
+            if NO_CARD not in cells:
+                raise illegal(Reason.RESERVE_FULL, "every side slot holds a card", move)
+            j = cells.index(NO_CARD)
+        elif cells[j] != NO_CARD:
+            raise illegal(Reason.CELL_OCCUPIED, f"side slot r{j + 1} holds {TEXT[cells[j]]}", move)
+        w = state.waste[-1]
+        return (
+            State(
+                cells=(*cells[:j], w, *cells[j + 1 :]),
+                foundations=state.foundations,
+                stock=state.stock,
+                waste=state.waste[:-1],
+                fixed=state.fixed,
+                redeals=state.redeals,
+            ),
+            Move(MoveKind.TRANSFER, (_WASTE,), Pile(PileKind.RESERVE, j + 1)),
+        )
+
+    def _to_foundation(self, state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, Move]:
+        """``w-f``, ``r2-f4``: one card onto the first (or the named) foundation it fits."""
+        cells = state.cells
+        waste = state.waste
+        found = state.foundations
+        if src.kind is PileKind.WASTE:
+            if not waste:
+                raise illegal(Reason.EMPTY_PILE, "the waste is empty", move)
+            c = waste[-1]
+            at = -1
+        else:
+            at = self._slot_index(src, move)
+            c = cells[at]
+            if c == NO_CARD:
+                raise illegal(Reason.EMPTY_PILE, f"side slot r{at + 1} is empty", move)
+        nxt = self._next
+        if dst.index is None:
+            j = next((i for i, p in enumerate(found) if nxt[p[-1]] == c), -1)
+            if j < 0:
+                raise illegal(Reason.DOES_NOT_FIT, f"no foundation takes {TEXT[c]}", move)
+        else:
+            j = dst.index - 1
+            if not 0 <= j < len(found):
+                raise illegal(Reason.NO_SUCH_PILE, f"the foundations are f1 to f{len(found)}, not {dst.text()}", move)
+            t = found[j][-1]
+            want = nxt[t]
+            if want == NO_CARD:
+                raise illegal(Reason.DOES_NOT_FIT, f"{dst.text()} is complete: {TEXT[t]} is on top", move)
+            if RANK[c] != RANK[want]:
+                raise illegal(
+                    Reason.DOES_NOT_FIT, f"{TEXT[c]} does not go on {TEXT[t]}: {dst.text()} takes {TEXT[want]}", move
+                )
+            if SUIT[c] != SUIT[want]:
+                raise illegal(Reason.WRONG_SUIT, f"{TEXT[c]} does not go on {TEXT[t]}: foundations build in suit", move)
+        new_found = (*found[:j], (*found[j], c), *found[j + 1 :])
+        if at < 0:
+            waste = waste[:-1]
+        else:
+            cells = (*cells[:at], NO_CARD, *cells[at + 1 :])
+        return (
+            State(
+                cells=cells,
+                foundations=new_found,
+                stock=state.stock,
+                waste=waste,
+                fixed=state.fixed,
+                redeals=state.redeals,
+            ),
+            Move(MoveKind.TRANSFER, (src,), Pile(PileKind.FOUNDATION, j + 1)),
+        )
 
 
 class Sultan52(Sultan36):
@@ -42,4 +244,38 @@ class Sultan52(Sultan36):
         family="sultan",
         summary="The Sultan's Harem with two full decks and 8 side slots (K, A, 2 .. Q; AH: 2 .. Q).",
         deck_size=104,
+    )
+    side_slots: ClassVar[int] = 8
+    _next: ClassVar[tuple[Card, ...]] = _next_table(2)
+
+
+def _turn_one(state: State, move: Move) -> State:
+    """``s``: the stock's top card onto the waste."""
+    if not state.stock:
+        raise illegal(Reason.STOCK_EMPTY, "the stock is empty: turn the waste over with 'rd'", move)
+    return State(
+        cells=state.cells,
+        foundations=state.foundations,
+        stock=state.stock[1:],
+        waste=(*state.waste, state.stock[0]),
+        fixed=state.fixed,
+        redeals=state.redeals,
+    )
+
+
+def _turn_waste(state: State, move: Move) -> State:
+    """``rd``: the waste becomes the stock, the card turned first being turned first again."""
+    if state.redeals >= TURNS:
+        raise illegal(Reason.NO_REDEALS_LEFT, f"the waste may be turned over {TURNS} times only", move)
+    if state.stock:
+        raise illegal(Reason.STOCK_NOT_EMPTY, f"{len(state.stock)} cards are left in the stock", move)
+    if not state.waste:
+        raise illegal(Reason.EMPTY_PILE, "the waste is empty: nothing to turn over", move)
+    return State(
+        cells=state.cells,
+        foundations=state.foundations,
+        stock=state.waste,
+        waste=(),
+        fixed=state.fixed,
+        redeals=state.redeals + 1,
     )
