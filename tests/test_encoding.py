@@ -1,0 +1,53 @@
+"""Binary state encoding: round trip, size, and refusal of malformed bytes."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import VARIANT_IDS, get_game
+from engine.encoding import EncodingError, decode_state, encode_state, state_hash
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+def test_deal_round_trips_and_is_small(variant: str) -> None:
+    game = get_game(variant)
+    state = game.deal(bytes(range(32)))
+    data = encode_state(game, state)
+    assert decode_state(data) == (game, state)
+    assert len(data) < 300, f"{variant}: {len(data)} bytes"
+
+
+def test_options_are_part_of_the_encoding() -> None:
+    plain, no_runs = get_game("cats-tail"), get_game("cats-tail", {"sequence_moves": False})
+    state = plain.deal(bytes(32))
+    assert decode_state(encode_state(no_runs, state))[0] == no_runs
+    assert state_hash(plain, state) != state_hash(no_runs, state)
+
+
+def test_hash_is_stable_hex() -> None:
+    game = get_game("cats-tail")
+    state = game.deal(bytes(32))
+    h = state_hash(game, state)
+    assert h == state_hash(game, game.deal(bytes(32)))
+    assert len(h) == 64 and int(h, 16) >= 0
+    assert h != state_hash(game, game.deal(b"\x01" * 32))
+
+
+@given(st.binary(max_size=400))
+def test_garbage_is_refused_not_crashing(data: bytes) -> None:
+    try:
+        decode_state(data)
+    except EncodingError:
+        pass
+
+
+@pytest.mark.parametrize("cut", [1, 3, 10, 50])
+def test_truncated_or_padded_bytes_refused(cut: int) -> None:
+    game = get_game("captives")
+    data = encode_state(game, game.deal(bytes(32)))
+    with pytest.raises(EncodingError):
+        decode_state(data[:-cut])
+    with pytest.raises(EncodingError):
+        decode_state(data + b"\x00")
