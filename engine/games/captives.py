@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
-from ..cards import KING, NO_CARD, RANK, SUIT, TEXT, Card
+from ..cards import KING, NO_CARD, RANK, SUIT, TEXT, Card, canonical_deck
 from ..errors import Reason
 from ..game import Game, VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
@@ -29,6 +29,7 @@ ROW_COUNT: Final = 4
 COMPLETE: Final = 13  # K, A, 2 .. Q
 TURNS: Final = 2  # waste turns: three passes in all
 
+_FULL_DECK: Final = sorted(canonical_deck(104))
 _KING_ROW: Final = Pile(PileKind.KING_ROW)
 _WASTE: Final = Pile(PileKind.WASTE)
 
@@ -67,8 +68,8 @@ class Captives(Game):
 
     def deal_from(self, deck: list[Card]) -> State:
         """7 captives, then 4 rows of 8 face up (row by row), then the stock of 65."""
-        if len(deck) != self.info.deck_size:
-            raise ValueError(f"captives deals from {self.info.deck_size} cards, not {len(deck)}")
+        if sorted(deck) != _FULL_DECK:
+            raise ValueError(f"captives deals from two full decks ({self.info.deck_size} cards), not these {len(deck)}")
         captives = tuple(deck[:CAPTIVE_COUNT])
         tableau = deck[CAPTIVE_COUNT : CAPTIVE_COUNT + COLUMN_COUNT * ROW_COUNT]
         columns = tuple(tuple(tableau[col::COLUMN_COUNT]) for col in range(COLUMN_COUNT))
