@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import ClassVar, Final
 
-from ..cards import ACE, HEARTS, KING, NO_CARD, QUEEN, RANK, SUIT, TEXT, Card, card
+from ..cards import ACE, HEARTS, KING, NO_CARD, QUEEN, RANK, SUIT, TEXT, Card, canonical_deck, card
 from ..errors import Reason
 from ..game import Game, VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
@@ -67,8 +67,9 @@ class Sultan36(Game):
 
     def deal_from(self, deck: list[Card]) -> State:
         """Pull out the 8 kings and the topmost AH; fill the side slots from the top of the rest."""
-        if len(deck) != self.info.deck_size:
-            raise ValueError(f"{self.id} deals from {self.info.deck_size} cards, not {len(deck)}")
+        size = self.info.deck_size
+        if sorted(deck) != sorted(canonical_deck(size)):
+            raise ValueError(f"{self.id} deals from two {size // 2}-card decks, not these {len(deck)} cards")
         kings: list[Card] = []
         rest: list[Card] = []
         ace_out = False
@@ -79,8 +80,6 @@ class Sultan36(Game):
                 ace_out = True
             else:
                 rest.append(c)
-        if sorted(kings) != sorted((*KING_FOUNDATIONS, SULTAN)) or not ace_out:
-            raise ValueError(f"{self.id} needs two kings of each suit and an AH in the deck")
         n = self.side_slots
         return State(
             cells=tuple(rest[:n]),
