@@ -1,0 +1,240 @@
+"""Settings of the server: command-line flags, else ``PATIENCE_*`` environment variables, else defaults.
+
+Every setting is listed once, in ``_SPECS``; the flag parser, the environment
+reader and docs/configuration.md (checked by a test) all come from that one list.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+DAY = 86400
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything the server needs to start; tests build it directly."""
+
+    listen: str = "0.0.0.0:50051"
+    redis_url: str | None = None
+    store_prefix: str = "pat"
+    idle_timeout: int = 7 * DAY
+    reveal_retention: int = 30 * DAY
+    max_message_bytes: int = 1 << 20
+    max_moves: int = 20_000
+    max_client_seed_bytes: int = 64
+    operator_key: str | None = None
+    operator_key_file: Path | None = None
+    keys_dir: Path | None = None
+    generate_keys: bool = False
+    ticket_validity: int = 7 * DAY
+    max_ticket_validity: int = 366 * DAY
+    grace: float = 10.0
+    reflection: bool = True
+    local_redis_dir: Path | None = None
+    log_level: str = "INFO"
+    log_format: str = "json"
+    http_listen: str | None = None
+    metrics_listen: str | None = None
+    workers: int = 1
+
+    def resolved_operator_key(self) -> str | None:
+        """The operator key itself: given inline, or read from its file (stripped)."""
+        if self.operator_key:
+            return self.operator_key
+        if self.operator_key_file is not None:
+            return self.operator_key_file.read_text().strip() or None
+        return None
+
+
+def _bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in ("1", "true", "yes", "on"):
+        return True
+    if low in ("0", "false", "no", "off", ""):
+        return False
+    raise ValueError(f"not a boolean: {text!r}")
+
+
+def _positive(convert: Callable[[str], int | float]) -> Callable[[str], int | float]:
+    def parse(text: str) -> int | float:
+        value = convert(text)
+        if value <= 0:
+            raise ValueError(f"must be positive: {text!r}")
+        return value
+
+    return parse
+
+
+def _choice(*allowed: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        low = text.strip().lower()
+        if low not in allowed:
+            raise ValueError(f"one of {', '.join(allowed)}, not {text!r}")
+        return low
+
+    return parse
+
+
+@dataclass(frozen=True)
+class _Spec:
+    name: str  # the Settings field
+    flag: str
+    help: str
+    parse: Callable[[str], object]
+    metavar: str = ""
+
+    @property
+    def env(self) -> str:
+        return "PATIENCE_" + self.name.upper()
+
+
+_SPECS: tuple[_Spec, ...] = (
+    _Spec("listen", "--listen", "gRPC address HOST:PORT (port 0 picks a free port)", str, "HOST:PORT"),
+    _Spec(
+        "redis_url",
+        "--redis-url",
+        "Redis URL: redis://, rediss://, unix:// or redis+cluster:// for Redis Cluster. "
+        "Unset: a local redis-server is started for this process (development only)",
+        str,
+        "URL",
+    ),
+    _Spec("store_prefix", "--store-prefix", "prefix of every Redis key", str, "TEXT"),
+    _Spec(
+        "idle_timeout",
+        "--idle-timeout",
+        "seconds without a change after which a game expires (its seed is then revealed)",
+        _positive(int),
+        "SECONDS",
+    ),
+    _Spec(
+        "reveal_retention",
+        "--reveal-retention",
+        "seconds a finished or expired game stays readable (with its seed) before Redis drops it",
+        _positive(int),
+        "SECONDS",
+    ),
+    _Spec(
+        "max_message_bytes",
+        "--max-message-bytes",
+        "largest request accepted (bigger ones get RESOURCE_EXHAUSTED); also the largest response",
+        _positive(int),
+        "BYTES",
+    ),
+    _Spec(
+        "max_moves", "--max-moves", "most moves in one SubmitSolution (RESOURCE_EXHAUSTED beyond)", _positive(int), "N"
+    ),
+    _Spec("max_client_seed_bytes", "--max-client-seed-bytes", "longest client seed", _positive(int), "BYTES"),
+    _Spec(
+        "operator_key",
+        "--operator-key",
+        "the operator key MintDeal requires (x-operator-key); unset and no file: MintDeal is refused",
+        str,
+        "KEY",
+    ),
+    _Spec("operator_key_file", "--operator-key-file", "a file holding the operator key", Path, "PATH"),
+    _Spec(
+        "keys_dir",
+        "--keys-dir",
+        "directory of the certificate signing keys and the deal-ticket key (see service.keys)",
+        Path,
+        "DIR",
+    ),
+    _Spec(
+        "generate_keys",
+        "--generate-keys",
+        "create missing keys in --keys-dir on start (local runs; production mounts them)",
+        _bool,
+        "BOOL",
+    ),
+    _Spec(
+        "ticket_validity",
+        "--ticket-validity",
+        "default lifetime of a minted deal ticket in seconds",
+        _positive(int),
+        "SECONDS",
+    ),
+    _Spec(
+        "max_ticket_validity",
+        "--max-ticket-validity",
+        "longest lifetime MintDeal accepts, in seconds",
+        _positive(int),
+        "SECONDS",
+    ),
+    _Spec("grace", "--grace", "seconds in-flight calls get to finish on SIGTERM/SIGINT", _positive(float), "SECONDS"),
+    _Spec("reflection", "--reflection", "register gRPC server reflection", _bool, "BOOL"),
+    _Spec(
+        "local_redis_dir",
+        "--local-redis-dir",
+        "where the local redis-server keeps its socket and data when no Redis URL is given",
+        Path,
+        "DIR",
+    ),
+    _Spec("log_level", "--log-level", "DEBUG, INFO, WARNING or ERROR", str.upper, "LEVEL"),
+    _Spec("log_format", "--log-format", "json (one object a line) or text", _choice("json", "text"), "FORMAT"),
+    _Spec(
+        "http_listen",
+        "--http-listen",
+        "REST/JSON address HOST:PORT (service.http); unset: no HTTP listener",
+        str,
+        "HOST:PORT",
+    ),
+    _Spec(
+        "metrics_listen",
+        "--metrics-listen",
+        "Prometheus /metrics address HOST:PORT; unset: no metrics endpoint",
+        str,
+        "HOST:PORT",
+    ),
+    _Spec(
+        "workers",
+        "--workers",
+        "server processes sharing the port (SO_REUSEPORT); each is stateless",
+        _positive(int),
+        "N",
+    ),
+)
+
+
+def specs() -> tuple[_Spec, ...]:
+    """Every setting (docs/configuration.md is checked against this)."""
+    return _SPECS
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="python -m service",
+        description="The patience gRPC service. Every flag can also be set by its PATIENCE_* environment variable; "
+        "a flag wins over the variable.",
+    )
+    for spec in _SPECS:
+        p.add_argument(spec.flag, dest=spec.name, metavar=spec.metavar or None, help=f"{spec.help} [{spec.env}]")
+    return p
+
+
+def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings from flags and the environment; SystemExit(2) with a message on a bad value."""
+    env = os.environ if environ is None else environ
+    p = parser()
+    args = p.parse_args(list(argv) if argv is not None else None)
+    values: dict[str, object] = {}
+    for spec in _SPECS:
+        given = getattr(args, spec.name)
+        source = spec.flag
+        if given is None and spec.env in env:
+            given, source = env[spec.env], spec.env
+        if given is None:
+            continue
+        try:
+            values[spec.name] = spec.parse(given)
+        except ValueError as exc:
+            p.error(f"{source}: {exc}")
+    settings = dataclasses.replace(Settings(), **values)  # type: ignore[arg-type]
+    if settings.reveal_retention < 1 or settings.idle_timeout < 1:
+        p.error("timeouts must be positive")
+    return settings

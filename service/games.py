@@ -1,0 +1,743 @@
+"""The use cases: the one place of service logic, shared by the gRPC servicer and the REST layer.
+
+:class:`GameService` has one async method per RPC, named as the RPC in
+snake_case, taking the RPC's request message and the caller's
+:class:`Credentials` and returning the response message; refusals are
+:class:`~service.errors.ServiceError`. Transports only read credentials and
+map errors (servicer.py: metadata and ``abort_with_status``; REST: headers and
+HTTP statuses).
+
+Every position goes through the engine's one reducer (``Game.play``), the same
+one the replay verifier uses; responses carry the engine's player view only
+(``engine.view.player_view``), and a game's seed only once the game is over.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import secrets
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from google.protobuf.timestamp_pb2 import Timestamp
+from patience.v1 import patience_pb2 as pb
+
+from engine.catalogue import get_game, variants
+from engine.deal import ALGORITHM, SEED_BYTES
+from engine.encoding import EncodingError, decode_state, encode_state, state_hash
+from engine.errors import PatienceError, VariantError
+from engine.game import Game, Status
+from engine.moves import Move, split_moves
+from engine.state import State
+from engine.verify import Outcome, replay
+from engine.view import player_view
+from service import convert
+from service.config import Settings
+from service.errors import Code, ServiceError, from_engine
+from service.store import (
+    AlreadyExists,
+    GameClosed,
+    GameExpired,
+    GameRecord,
+    GameStore,
+    NewGameRecord,
+    NotFound,
+    NothingToUndo,
+    StoreStatus,
+    StoreUnavailable,
+    VersionConflict,
+)
+
+log = logging.getLogger(__name__)
+
+#: The client-seed mixing scheme (docs/fairness.md): seed = HMAC-SHA256(server_seed, MIX_LABEL + client_seed).
+MIX_LABEL = b"patience-mix-v1|"
+#: Replays longer than this run in a worker thread so that the event loop keeps serving other calls.
+_THREAD_REPLAY = 2000
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key``."""
+
+    game_token: str | None = None
+    operator_key: str | None = None
+
+
+class KeyRing(Protocol):
+    """Certificate signing (service.certificates)."""
+
+    def sign(self, contents: Any) -> bytes: ...
+    def verify(self, encoded: bytes) -> Any: ...
+    def public_keys(self) -> Any: ...
+
+
+def mix_seed(server_seed: bytes, client_seed: bytes) -> bytes:
+    """The deal seed from the server's 32 random bytes and the player's client seed."""
+    return hmac.new(server_seed, MIX_LABEL + client_seed, hashlib.sha256).digest()
+
+
+def token_hash(token: str) -> bytes:
+    return hashlib.sha256(token.encode()).digest()
+
+
+def _ts(ms: int) -> Timestamp:
+    ts = Timestamp()
+    ts.FromMilliseconds(ms)
+    return ts
+
+
+def _not_found(game_id: str) -> ServiceError:
+    return ServiceError(Code.NOT_FOUND, "GAME_NOT_FOUND", f"no game {game_id[:64]!r}", {"game_id": game_id[:64]})
+
+
+def _stale(expected: int, current: int) -> ServiceError:
+    return ServiceError(
+        Code.ABORTED,
+        "STALE_VERSION",
+        f"the game is at version {current}, not {expected}: fetch it and try again",
+        {"expected_version": expected, "current_version": current},
+    )
+
+
+def _game_over(status: str, version: int) -> ServiceError:
+    reason = "GAME_EXPIRED" if status == "expired" else "GAME_OVER"
+    return ServiceError(
+        Code.FAILED_PRECONDITION, reason, f"the game is over ({status})", {"status": status, "current_version": version}
+    )
+
+
+def _unavailable(exc: Exception) -> ServiceError:
+    return ServiceError(Code.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unavailable; try again", {})
+
+
+class GameService:
+    """The use cases over a store, a certificate key ring and a ticket minter."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: GameStore,
+        key_ring: KeyRing | None = None,
+        tickets: Any | None = None,
+        *,
+        seed_source: Callable[[], bytes] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.key_ring = key_ring
+        self.tickets = tickets
+        self._seed_source = seed_source or (lambda: secrets.token_bytes(SEED_BYTES))
+
+    # ------------------------------------------------------------------ catalogue
+
+    async def list_variants(self, request: pb.ListVariantsRequest, credentials: Credentials) -> pb.ListVariantsResponse:
+        return pb.ListVariantsResponse(variants=[convert.variant_message(v) for v in variants()])
+
+    # ------------------------------------------------------------------ games
+
+    async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
+        ticket_id = ""
+        server_seed = b""
+        client_seed = b""
+        if request.HasField("deal_ticket"):
+            if request.HasField("client_seed"):
+                raise ServiceError(
+                    Code.INVALID_ARGUMENT,
+                    "CLIENT_SEED_WITH_TICKET",
+                    "a ticket's deal is the same for every player: no client seed with a deal ticket",
+                    {"field": "client_seed"},
+                )
+            ticket = self._open_ticket(request.deal_ticket)
+            if (request.variant and request.variant != ticket.variant) or request.options:
+                raise ServiceError(
+                    Code.INVALID_ARGUMENT,
+                    "TICKET_FIXES_DEAL",
+                    "the ticket names the variant and options: leave them out",
+                    {"field": "variant" if request.variant else "options", "ticket_variant": ticket.variant},
+                )
+            game = self._game(ticket.variant, ticket.options)
+            seed = self.tickets.seed(ticket)  # type: ignore[union-attr]
+            ticket_id = self._ticket_field(ticket)
+        else:
+            game = self._game(request.variant, request.options)
+            seed = self._seed_source()
+            if request.HasField("client_seed"):
+                client_seed = request.client_seed
+                if not 1 <= len(client_seed) <= self.settings.max_client_seed_bytes:
+                    raise ServiceError(
+                        Code.INVALID_ARGUMENT,
+                        "BAD_CLIENT_SEED",
+                        f"a client seed is 1 to {self.settings.max_client_seed_bytes} bytes",
+                        {"field": "client_seed", "limit": self.settings.max_client_seed_bytes},
+                    )
+                server_seed = seed
+                seed = mix_seed(server_seed, client_seed)
+        try:
+            state = game.deal(seed)
+        except NotImplementedError as exc:
+            raise _unimplemented(game.id) from exc
+        token = secrets.token_urlsafe(32)
+        record_in = NewGameRecord(
+            game_id=secrets.token_urlsafe(12),
+            token_hash=token_hash(token),
+            variant=game.id,
+            options=game.options_text(),
+            seed=seed,
+            state=encode_state(game, state),
+            allow_undo=request.allow_undo if request.HasField("allow_undo") else True,
+            server_seed=server_seed,
+            client_seed=client_seed,
+            ticket_id=ticket_id,
+        )
+        try:
+            record = await self.store.create(record_in)
+        except AlreadyExists as exc:  # 96 random bits: a collision is a bug, not bad luck
+            raise ServiceError(Code.INTERNAL, "ID_COLLISION", "could not allocate a game id") from exc
+        except StoreUnavailable as exc:
+            raise _unavailable(exc) from exc
+        log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id})
+        return pb.NewGameResponse(game=self._game_message(record, game, state), game_token=token)
+
+    async def get_game(self, request: pb.GetGameRequest, credentials: Credentials) -> pb.GetGameResponse:
+        record = await self._fetch(request.game_id, credentials, moves=request.include_moves)
+        game, state = self._decode(record)
+        return pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=request.include_moves))
+
+    async def apply_move(self, request: pb.ApplyMoveRequest, credentials: Credentials) -> pb.ApplyMoveResponse:
+        self._check_version_arg(request.expected_version)
+        which = request.WhichOneof("move")
+        if which is None:
+            raise ServiceError(Code.INVALID_ARGUMENT, "MISSING_MOVE", "give the move as text or structured", {})
+        record = await self._fetch(request.game_id, credentials)
+        self._check_open(record, request.expected_version)
+        game, state = self._decode(record)
+        index = record.move_count
+        given = request.text if which == "text" else convert.move_text_of(request.structured)
+        try:
+            move = Move.parse(request.text) if which == "text" else convert.move_from_message(request.structured)
+            new_state, explicit = game.play(state, move)
+        except PatienceError as exc:
+            raise from_engine(exc, move_index=index, move_text=given) from exc
+        except NotImplementedError as exc:
+            raise _unimplemented(game.id) from exc
+        won = game.is_won(new_state)
+        moves: tuple[str, ...] | None = None
+        if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
+            moves = (await self._fetch(request.game_id, credentials, moves=True)).moves
+        try:
+            updated = await self.store.set_state(
+                record.game_id,
+                request.expected_version,
+                encode_state(game, new_state),
+                explicit.text(),
+                status=StoreStatus.WON if won else None,
+            )
+        except StoreError_ as exc:
+            raise self._store_error(exc, request.game_id, request.expected_version) from exc
+        if moves is not None:
+            updated = _with_moves(updated, (*moves, explicit.text()))
+        return pb.ApplyMoveResponse(
+            game=self._game_message(updated, game, new_state), applied=convert.notated(explicit)
+        )
+
+    async def undo_move(self, request: pb.UndoMoveRequest, credentials: Credentials) -> pb.UndoMoveResponse:
+        self._check_version_arg(request.expected_version)
+        record = await self._fetch(request.game_id, credentials, moves=True)
+        self._check_open(record, request.expected_version)
+        if not record.allow_undo:
+            raise ServiceError(
+                Code.FAILED_PRECONDITION,
+                "UNDO_FORBIDDEN",
+                "this game was started without undo",
+                {"game_id": record.game_id},
+            )
+        log_moves = record.moves or ()
+        if not log_moves:
+            raise ServiceError(
+                Code.FAILED_PRECONDITION, "NOTHING_TO_UNDO", "no move to take back", {"current_version": record.version}
+            )
+        game = self._game(record.variant, _parse_options(record.options))
+        result = await self._replay(game, game.deal(record.seed), log_moves[:-1])
+        if result.verdict.outcome is Outcome.ILLEGAL:  # the log only holds moves the engine applied
+            raise ServiceError(Code.INTERNAL, "CORRUPT_LOG", "the stored move log does not replay", {})
+        undone = Move.parse(log_moves[-1])
+        try:
+            updated = await self.store.undo(record.game_id, request.expected_version, encode_state(game, result.state))
+        except NothingToUndo as exc:
+            raise ServiceError(
+                Code.FAILED_PRECONDITION, "NOTHING_TO_UNDO", "no move to take back", {"current_version": exc.version}
+            ) from exc
+        except StoreError_ as exc:
+            raise self._store_error(exc, request.game_id, request.expected_version) from exc
+        return pb.UndoMoveResponse(game=self._game_message(updated, game, result.state), undone=convert.notated(undone))
+
+    async def legal_moves(self, request: pb.LegalMovesRequest, credentials: Credentials) -> pb.LegalMovesResponse:
+        record = await self._fetch(request.game_id, credentials)
+        response = pb.LegalMovesResponse(version=record.version)
+        if self._status(record, None) in (pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED):
+            return response
+        game, state = self._decode(record)
+        try:
+            response.moves.extend(convert.notated(m) for m in game.legal_moves(state))
+        except NotImplementedError as exc:
+            raise _unimplemented(game.id) from exc
+        return response
+
+    async def resign(self, request: pb.ResignRequest, credentials: Credentials) -> pb.ResignResponse:
+        if request.expected_version < 0:
+            self._check_version_arg(request.expected_version)
+        record = await self._fetch(request.game_id, credentials)
+        self._check_open(record, request.expected_version or None)
+        try:
+            updated = await self.store.finish(record.game_id, request.expected_version or None, StoreStatus.RESIGNED)
+        except StoreError_ as exc:
+            raise self._store_error(exc, request.game_id, request.expected_version) from exc
+        game, state = self._decode(updated)
+        log.info("game resigned", extra={"game_id": record.game_id})
+        return pb.ResignResponse(game=self._game_message(updated, game, state))
+
+    # ------------------------------------------------------------------ solutions
+
+    async def submit_solution(
+        self, request: pb.SubmitSolutionRequest, credentials: Credentials
+    ) -> pb.SubmitSolutionResponse:
+        moves = self._solution_moves(request.moves)
+        which = request.WhichOneof("deal")
+        if which is None:
+            raise ServiceError(
+                Code.INVALID_ARGUMENT, "MISSING_DEAL", "name the deal: a game id or a deal ticket", {"field": "deal"}
+            )
+        if which == "deal_ticket":
+            return await self._submit_for_ticket(request.deal_ticket, moves)
+        return await self._submit_for_game(request.game_id, credentials, moves)
+
+    async def _submit_for_game(
+        self, game_id: str, credentials: Credentials, moves: list[str]
+    ) -> pb.SubmitSolutionResponse:
+        record = await self._fetch(game_id, credentials, moves=True)
+        self._check_open(record, None)
+        game = self._game(record.variant, _parse_options(record.options))
+        result = await self._replay(game, game.deal(record.seed), moves)
+        response = pb.SubmitSolutionResponse(verdict=convert.verdict_message(result.verdict), game_id=record.game_id)
+        if result.verdict.outcome is not Outcome.WON:
+            return response
+        # Moves the game had played that the solution does not keep count as taken back.
+        played = record.moves or ()
+        explicit = tuple(m.text() for m in result.moves)
+        kept = 0
+        while kept < min(len(played), len(explicit)) and played[kept] == explicit[kept]:
+            kept += 1
+        taken_back = len(played) - kept
+        if taken_back and not record.allow_undo:
+            raise ServiceError(
+                Code.FAILED_PRECONDITION,
+                "UNDO_FORBIDDEN",
+                f"this game was started without undo, and the solution takes back {taken_back} played moves",
+                {"game_id": record.game_id, "taken_back": taken_back, "move_index": kept},
+            )
+        try:
+            updated = await self.store.replace(  # type: ignore[attr-defined]
+                record.game_id,
+                record.version,
+                encode_state(game, result.state),
+                explicit,
+                status=StoreStatus.WON,
+                undos=taken_back,
+            )
+        except StoreError_ as exc:
+            raise self._store_error(exc, game_id, record.version) from exc
+        updated = _with_moves(updated, explicit)
+        certificate = self._certificate(updated, game, result.state)
+        response.certificate.CopyFrom(certificate)
+        return response
+
+    async def _submit_for_ticket(self, text: str, moves: list[str]) -> pb.SubmitSolutionResponse:
+        ticket = self._open_ticket(text)
+        game = self._game(ticket.variant, ticket.options)
+        seed = self.tickets.seed(ticket)  # type: ignore[union-attr]
+        try:
+            start = game.deal(seed)
+        except NotImplementedError as exc:
+            raise _unimplemented(game.id) from exc
+        result = await self._replay(game, start, moves)
+        game_id = secrets.token_urlsafe(12)
+        response = pb.SubmitSolutionResponse(verdict=convert.verdict_message(result.verdict), game_id=game_id)
+        if result.verdict.outcome is Outcome.WON:
+            now = _now_ms()
+            record = GameRecord(
+                game_id=game_id,
+                token_hash=b"",
+                variant=game.id,
+                options=game.options_text(),
+                seed=seed,
+                server_seed=b"",
+                client_seed=b"",
+                ticket_id=self._ticket_field(ticket),
+                allow_undo=True,
+                state=encode_state(game, result.state),
+                version=1,
+                status=StoreStatus.WON,
+                created_at=now,
+                updated_at=now,
+                finished_at=now,
+                move_count=len(result.moves),
+                undo_count=0,
+                idle_ms=1,
+                now=now,
+                moves=tuple(m.text() for m in result.moves),
+            )
+            response.certificate.CopyFrom(self._certificate(record, game, result.state))
+        return response
+
+    # ------------------------------------------------------------------ tickets and certificates
+
+    async def mint_deal(self, request: pb.MintDealRequest, credentials: Credentials) -> pb.MintDealResponse:
+        self._check_operator(credentials)
+        if self.tickets is None:
+            raise ServiceError(Code.UNAVAILABLE, "TICKETS_UNAVAILABLE", "this server has no ticket key", {})
+        game = self._game(request.variant, request.options)
+        validity = request.valid_seconds or self.settings.ticket_validity
+        if not 0 < validity <= self.settings.max_ticket_validity:
+            raise ServiceError(
+                Code.INVALID_ARGUMENT,
+                "BAD_VALIDITY",
+                f"a ticket is valid for 1 to {self.settings.max_ticket_validity} seconds",
+                {"field": "valid_seconds", "limit": self.settings.max_ticket_validity},
+            )
+        if len(request.label) > 200:
+            raise ServiceError(
+                Code.INVALID_ARGUMENT, "BAD_LABEL", "a label is at most 200 characters", {"field": "label"}
+            )
+        expires = _now_ms() // 1000 + validity
+        text, ticket = self.tickets.mint(game.id, convert.options_map(game), expires_at=expires, label=request.label)
+        seed = self.tickets.seed(ticket)
+        return pb.MintDealResponse(
+            deal_ticket=text,
+            ticket_id=ticket.ticket_id,
+            variant=game.id,
+            options=convert.options_map(game),
+            commitment=hashlib.sha256(seed).digest(),
+            expires_at=_ts(expires * 1000),
+        )
+
+    async def verify_certificate(
+        self, request: pb.VerifyCertificateRequest, credentials: Credentials
+    ) -> pb.VerifyCertificateResponse:
+        if self.key_ring is None:
+            raise ServiceError(Code.UNAVAILABLE, "SIGNING_UNAVAILABLE", "this server has no signing keys", {})
+        checked = self.key_ring.verify(request.certificate)
+        response = pb.VerifyCertificateResponse(valid=checked.valid, reason=checked.reason, message=checked.message)
+        if checked.contents is not None:
+            response.certificate.CopyFrom(_certificate_message(request.certificate, checked.contents, checked))
+        if checked.valid and request.replay:
+            problem = await self._replay_certificate(checked.contents)
+            if problem:
+                response.valid = False
+                response.reason, response.message = problem
+        return response
+
+    async def get_signing_keys(
+        self, request: pb.GetSigningKeysRequest, credentials: Credentials
+    ) -> pb.GetSigningKeysResponse:
+        if self.key_ring is None:
+            return pb.GetSigningKeysResponse()
+        return pb.GetSigningKeysResponse(
+            keys=[
+                pb.SigningKey(key_id=key_id, algorithm="Ed25519", public_key=public, active=active)
+                for key_id, public, active in self.key_ring.public_keys()
+            ]
+        )
+
+    # ------------------------------------------------------------------ helpers
+
+    def _game(self, variant: str, options: Mapping[str, object]) -> Game:
+        try:
+            return get_game(variant, convert.text_options(options) if options else None)  # type: ignore[arg-type]
+        except VariantError as exc:
+            error = from_engine(exc)
+            error.metadata["field"] = "variant" if exc.reason.value == "unknown-variant" else "options"
+            raise error from exc
+
+    def _decode(self, record: GameRecord) -> tuple[Game, State]:
+        try:
+            return decode_state(record.state)
+        except EncodingError as exc:
+            raise ServiceError(Code.INTERNAL, "CORRUPT_STATE", "the stored position does not decode", {}) from exc
+
+    async def _fetch(self, game_id: str, credentials: Credentials, *, moves: bool = False) -> GameRecord:
+        """The game, if the caller holds its token."""
+        if not game_id:
+            raise ServiceError(Code.INVALID_ARGUMENT, "MISSING_GAME_ID", "which game?", {"field": "game_id"})
+        if not credentials.game_token:
+            raise ServiceError(
+                Code.UNAUTHENTICATED,
+                "MISSING_TOKEN",
+                "send the game token as `authorization: Bearer <token>`",
+                {"header": "authorization"},
+            )
+        try:
+            record = await self.store.fetch(game_id, moves=moves)
+        except NotFound as exc:
+            raise _not_found(game_id) from exc
+        except StoreUnavailable as exc:
+            raise _unavailable(exc) from exc
+        if not hmac.compare_digest(record.token_hash, token_hash(credentials.game_token)):
+            raise ServiceError(
+                Code.PERMISSION_DENIED, "WRONG_TOKEN", "this token is not the game's token", {"game_id": game_id}
+            )
+        return record
+
+    @staticmethod
+    def _check_version_arg(version: int) -> None:
+        if version < 1:
+            raise ServiceError(
+                Code.INVALID_ARGUMENT,
+                "MISSING_EXPECTED_VERSION",
+                "expected_version is the version you last saw (1 or more)",
+                {"field": "expected_version"},
+            )
+
+    def _check_open(self, record: GameRecord, expected_version: int | None) -> None:
+        """Refuse writes to a stale version or a game that is over (the store checks both again, atomically)."""
+        if expected_version is not None and record.version != expected_version:
+            raise _stale(expected_version, record.version)
+        if not record.open:
+            raise _game_over(record.status, record.version)
+        if record.expired:
+            raise _game_over("expired", record.version)
+
+    def _store_error(self, exc: Exception, game_id: str, expected: int) -> ServiceError:
+        if isinstance(exc, VersionConflict):
+            return _stale(exc.expected, exc.current)
+        if isinstance(exc, NotFound):
+            return _not_found(game_id)
+        if isinstance(exc, GameClosed):
+            return _game_over(exc.status, exc.version)
+        if isinstance(exc, GameExpired):
+            return _game_over("expired", exc.version)
+        if isinstance(exc, StoreUnavailable):
+            return _unavailable(exc)
+        return ServiceError(Code.INTERNAL, "STORE_ERROR", str(exc)[:200], {})
+
+    def _status(self, record: GameRecord, view_status: Status | None) -> pb.GameStatus:
+        if record.status == StoreStatus.WON:
+            return pb.GAME_STATUS_WON
+        if record.status == StoreStatus.RESIGNED:
+            return pb.GAME_STATUS_RESIGNED
+        if not record.open:
+            return pb.GAME_STATUS_RESIGNED
+        if record.expired:
+            return pb.GAME_STATUS_EXPIRED
+        return convert.status_message(view_status) if view_status is not None else pb.GAME_STATUS_IN_PROGRESS
+
+    def _seed_revealed(self, record: GameRecord, status: pb.GameStatus) -> bool:
+        """Over, and -- for a ticket's deal -- the ticket expired (docs/fairness.md: a resignation must not
+        hand the ticket's deal to the players still playing it)."""
+        if status not in (pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED):
+            return False
+        if record.ticket_id:
+            return _ticket_expires_ms(record.ticket_id) <= record.now
+        return True
+
+    def _game_message(self, record: GameRecord, game: Game, state: State, *, with_moves: bool = False) -> pb.Game:
+        try:
+            view = player_view(game, state)
+        except NotImplementedError as exc:
+            raise _unimplemented(game.id) from exc
+        status = self._status(record, view.status)
+        msg = pb.Game(
+            game_id=record.game_id,
+            variant=game.id,
+            options=convert.options_map(game),
+            version=record.version,
+            status=status,
+            view=convert.view_message(view),
+            move_count=record.move_count,
+            undo_count=record.undo_count,
+            allow_undo=record.allow_undo,
+            deal_algorithm=ALGORITHM,
+            commitment=record.commitment,
+            client_seed=record.client_seed,
+            ticket_id=_ticket_id(record.ticket_id),
+            created_at=_ts(record.created_at),
+            updated_at=_ts(record.updated_at),
+        )
+        if self._seed_revealed(record, status):
+            msg.seed = record.seed
+            msg.server_seed = record.server_seed
+        if record.finished_at:
+            msg.finished_at.CopyFrom(_ts(record.finished_at))
+        elif record.expired:
+            msg.finished_at.CopyFrom(_ts(record.expires_at))
+        else:
+            msg.expires_at.CopyFrom(_ts(record.expires_at))
+        if with_moves and record.moves is not None:
+            msg.moves.extend(record.moves)
+        if status == pb.GAME_STATUS_WON and self.key_ring is not None:
+            full = record if record.moves is not None else None
+            if full is not None:
+                msg.certificate.CopyFrom(self._certificate(full, game, state))
+        return msg
+
+    def _certificate(self, record: GameRecord, game: Game, final: State) -> pb.Certificate:
+        """Sign the won game (Ed25519 signatures are deterministic: the same game signs to the same bytes)."""
+        if self.key_ring is None:
+            raise ServiceError(Code.UNAVAILABLE, "SIGNING_UNAVAILABLE", "this server has no signing keys", {})
+        from service.certificates import CertificateContents
+
+        contents = CertificateContents(
+            game_id=record.game_id,
+            variant=game.id,
+            options=convert.options_map(game),
+            seed=record.seed,
+            commitment=record.commitment,
+            moves=tuple(record.moves or ()),
+            move_count=record.move_count,
+            undo_count=record.undo_count,
+            started_at=record.created_at,
+            finished_at=record.finished_at,
+            ticket_id=_ticket_id(record.ticket_id),
+            final_state_hash=state_hash(game, final),
+        )
+        encoded = self.key_ring.sign(contents)
+        checked = self.key_ring.verify(encoded)
+        return _certificate_message(encoded, contents, checked)
+
+    async def _replay_certificate(self, contents: Any) -> tuple[str, str] | None:
+        """Replay a signed certificate with the engine: None if it is a win, else (reason, message)."""
+        if hashlib.sha256(contents.seed).digest() != contents.commitment:
+            return "commitment-mismatch", "the commitment is not SHA-256 of the seed"
+        try:
+            game = get_game(contents.variant, dict(contents.options))
+            result = await self._replay(game, game.deal(contents.seed), contents.moves)
+        except (VariantError, ValueError) as exc:
+            return "malformed", str(exc)[:200]
+        except NotImplementedError:
+            return "unimplemented", f"{contents.variant} is not available on this server yet"
+        if result.verdict.outcome is not Outcome.WON:
+            return "not-won", result.verdict.describe()
+        if result.verdict.final_hash != contents.final_state_hash or result.verdict.move_count != contents.move_count:
+            return "replay-mismatch", "the replay does not end in the certified position"
+        return None
+
+    async def _replay(self, game: Game, start: State, moves: Sequence[str | Move]) -> Any:
+        if len(moves) > _THREAD_REPLAY:
+            return await asyncio.to_thread(replay, game, start, moves)
+        try:
+            return replay(game, start, moves)
+        except NotImplementedError as exc:
+            raise _unimplemented(game.id) from exc
+
+    def _solution_moves(self, entries: Sequence[str]) -> list[str]:
+        limit = self.settings.max_moves
+        moves: list[str] = []
+        for entry in entries:
+            moves.extend(split_moves(entry))
+            if len(moves) > limit:
+                raise ServiceError(
+                    Code.RESOURCE_EXHAUSTED,
+                    "TOO_MANY_MOVES",
+                    f"a solution has at most {limit} moves",
+                    {"limit": limit, "field": "moves"},
+                )
+        return moves
+
+    def _check_operator(self, credentials: Credentials) -> None:
+        expected = self.settings.resolved_operator_key()
+        if expected is None:
+            raise ServiceError(
+                Code.PERMISSION_DENIED, "MINTING_DISABLED", "this server has no operator key: it mints no deals", {}
+            )
+        if not credentials.operator_key:
+            raise ServiceError(
+                Code.UNAUTHENTICATED,
+                "MISSING_OPERATOR_KEY",
+                "send the operator key as `x-operator-key`",
+                {"header": "x-operator-key"},
+            )
+        if not hmac.compare_digest(credentials.operator_key.encode(), expected.encode()):
+            raise ServiceError(Code.PERMISSION_DENIED, "WRONG_OPERATOR_KEY", "wrong operator key", {})
+
+    def _open_ticket(self, text: str) -> Any:
+        if self.tickets is None:
+            raise ServiceError(Code.UNAVAILABLE, "TICKETS_UNAVAILABLE", "this server has no ticket key", {})
+        from service.tickets import TicketError
+
+        try:
+            return self.tickets.open(text, now=_now_ms() // 1000)
+        except TicketError as exc:
+            if exc.reason == "expired":
+                raise ServiceError(
+                    Code.FAILED_PRECONDITION, "TICKET_EXPIRED", "the deal ticket has expired", {"field": "deal_ticket"}
+                ) from exc
+            raise ServiceError(
+                Code.INVALID_ARGUMENT,
+                "BAD_TICKET",
+                f"not a valid deal ticket ({exc.reason})",
+                {"field": "deal_ticket", "why": exc.reason},
+            ) from exc
+
+    @staticmethod
+    def _ticket_field(ticket: Any) -> str:
+        """What the store keeps of a ticket: its id and its expiry (``id@unix_seconds``)."""
+        return f"{ticket.ticket_id}@{int(ticket.expires_at)}"
+
+
+# The store's error base, under a name that does not shadow ours.
+from service.store import StoreError as StoreError_  # noqa: E402
+
+
+def _ticket_id(field: str) -> str:
+    return field.rpartition("@")[0] if "@" in field else field
+
+
+def _ticket_expires_ms(field: str) -> int:
+    _, _, expires = field.rpartition("@")
+    return int(expires) * 1000 if expires.isdigit() else 0
+
+
+def _parse_options(text: str) -> dict[str, str]:
+    return dict(kv.split("=", 1) for kv in text.split(",") if "=" in kv)
+
+
+def _with_moves(record: GameRecord, moves: tuple[str, ...]) -> GameRecord:
+    from dataclasses import replace
+
+    return replace(record, moves=moves)
+
+
+def _now_ms() -> int:
+    import time
+
+    return int(time.time() * 1000)
+
+
+def _unimplemented(variant: str) -> ServiceError:
+    return ServiceError(
+        Code.UNIMPLEMENTED, "VARIANT_UNAVAILABLE", f"{variant} is not playable on this server yet", {"variant": variant}
+    )
+
+
+def _certificate_message(encoded: bytes, contents: Any, checked: Any) -> pb.Certificate:
+    return pb.Certificate(
+        encoded=encoded,
+        key_id=getattr(checked, "key_id", ""),
+        signature=getattr(checked, "signature", b""),
+        game_id=contents.game_id,
+        variant=contents.variant,
+        options=dict(contents.options),
+        seed=contents.seed,
+        commitment=contents.commitment,
+        moves=list(contents.moves),
+        move_count=contents.move_count,
+        undo_count=contents.undo_count,
+        started_at=_ts(contents.started_at),
+        finished_at=_ts(contents.finished_at),
+        ticket_id=contents.ticket_id,
+        final_state_hash=contents.final_state_hash,
+    )

@@ -1,0 +1,180 @@
+"""Building and running the gRPC server.
+
+``create_server(settings)`` builds everything without binding a fixed port in
+tests (``--listen 127.0.0.1:0``) and returns ``(server, port)``; ``serve()``
+runs it until SIGTERM/SIGINT, then stops gracefully: health NOT_SERVING, the
+in-flight calls get ``settings.grace`` seconds, the store is closed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import logging
+import signal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+from patience.v1 import patience_pb2, patience_pb2_grpc
+
+from service.config import Settings
+from service.games import GameService
+from service.servicer import PatienceServicer
+from service.store import GameStore, StoreError, open_store
+
+log = logging.getLogger(__name__)
+
+SERVICE_NAME = patience_pb2.DESCRIPTOR.services_by_name["PatienceService"].full_name
+
+
+@dataclass
+class Server:
+    """A built server: the grpc.aio server, its port, the use cases and what they hold."""
+
+    grpc: grpc.aio.Server
+    port: int
+    games: GameService
+    store: GameStore
+    health: health_aio.HealthServicer
+    settings: Settings
+    http: Any = None
+    http_port: int | None = None
+    _stopped: bool = field(default=False, repr=False)
+
+    async def start(self) -> None:
+        """Start serving; health turns SERVING once the store answers."""
+        await self.grpc.start()
+        if self.settings.http_listen:
+            http = importlib.import_module("service.http")
+            self.http = await _maybe_await(http.start_http(self.games, self.settings.http_listen))
+            self.http_port = getattr(self.http, "port", None)
+        try:
+            await self.store.ping()
+        except StoreError as exc:
+            log.warning("the store does not answer yet: %s", exc)
+            await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+            return
+        await self._set_health(health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Refuse new calls, let in-flight ones finish for ``grace`` seconds, close the store."""
+        if self._stopped:
+            return
+        self._stopped = True
+        await self.health.enter_graceful_shutdown()
+        if self.http is not None:
+            await _maybe_await(self.http.stop())
+        await self.grpc.stop(self.settings.grace if grace is None else grace)
+        await self.store.close()
+
+    async def wait(self) -> None:
+        await self.grpc.wait_for_termination()
+
+    async def _set_health(self, status: Any) -> None:
+        for name in ("", SERVICE_NAME):
+            await self.health.set(name, status)
+
+
+async def _maybe_await(value: Any) -> Any:
+    if asyncio.iscoroutine(value) or isinstance(value, asyncio.Future):
+        return await value
+    return value
+
+
+def _operations_interceptors() -> list[grpc.aio.ServerInterceptor]:
+    """The deployment helper's metrics and request-id interceptors, first so they see final status codes."""
+    out: list[grpc.aio.ServerInterceptor] = []
+    for module, name in (("service.metrics", "MetricsInterceptor"), ("service.logs", "RequestIdInterceptor")):
+        try:
+            out.append(getattr(importlib.import_module(module), name)())
+        except (ImportError, AttributeError) as exc:
+            log.debug("interceptor %s.%s not available: %s", module, name, exc)
+    return out
+
+
+def load_crypto(settings: Settings) -> tuple[Any, Any]:
+    """The certificate key ring and the deal-ticket minter (service.keys), or (None, None) without keys."""
+    try:
+        keys = importlib.import_module("service.keys")
+    except ImportError:
+        log.warning("service.keys is missing: no certificates, no deal tickets")
+        return None, None
+    return keys.load_service_keys(settings)  # type: ignore[no-any-return]
+
+
+async def create_server(
+    settings: Settings,
+    *,
+    seed_source: Callable[[], bytes] | None = None,
+    interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    store: GameStore | None = None,
+    crypto: tuple[Any, Any] | None = None,
+    reuse_port: bool = False,
+) -> tuple[Server, int]:
+    """Build the server bound to ``settings.listen`` (port 0: a free one); start it with ``await server.start()``."""
+    if store is None:
+        if not settings.redis_url:
+            raise ValueError("no Redis URL (python -m service starts a local redis-server when none is given)")
+        store = open_store(
+            settings.redis_url,
+            idle_seconds=settings.idle_timeout,
+            retain_seconds=settings.reveal_retention,
+            key_prefix=settings.store_prefix,
+        )
+    key_ring, tickets = crypto if crypto is not None else load_crypto(settings)
+    games = GameService(settings, store, key_ring, tickets, seed_source=seed_source)
+    options = [
+        ("grpc.max_receive_message_length", settings.max_message_bytes),
+        ("grpc.max_send_message_length", max(settings.max_message_bytes, 4 << 20)),
+        ("grpc.so_reuseport", 1 if reuse_port else 0),
+    ]
+    server = grpc.aio.server(interceptors=[*_operations_interceptors(), *interceptors], options=options)
+    patience_pb2_grpc.add_PatienceServiceServicer_to_server(PatienceServicer(games), server)
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    for name in ("", SERVICE_NAME):
+        await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    if settings.reflection:
+        reflection.enable_server_reflection(
+            (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+            server,
+        )
+    port = server.add_insecure_port(settings.listen)
+    if port == 0:
+        raise OSError(f"cannot listen on {settings.listen}")
+    built = Server(grpc=server, port=port, games=games, store=store, health=health, settings=settings)
+    return built, port
+
+
+async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
+    """Run until SIGTERM or SIGINT, then stop gracefully; the exit status."""
+    with contextlib.suppress(ImportError, AttributeError):
+        importlib.import_module("service.logs").configure(settings.log_level, settings.log_format)
+    server, port = await create_server(settings, reuse_port=reuse_port)
+    await server.start()
+    if settings.metrics_listen:
+        with contextlib.suppress(ImportError):
+            importlib.import_module("service.metrics").start_http_server(settings.metrics_listen)
+    log.info("serving", extra={"listen": settings.listen, "port": port, "http_port": server.http_port})
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    waiter = asyncio.ensure_future(server.wait())
+    stopper = asyncio.ensure_future(stop.wait())
+    await asyncio.wait((waiter, stopper), return_when=asyncio.FIRST_COMPLETED)
+    log.info("stopping", extra={"grace": settings.grace})
+    await server.stop()
+    stopper.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await waiter
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.remove_signal_handler(sig)
+    log.info("stopped")
+    return 0

@@ -1,0 +1,78 @@
+"""The gRPC transport: metadata in, ``GameService`` call, message out, errors as rich statuses.
+
+Nothing here decides anything about games; every method is the same three
+steps, so a new RPC is one line in ``_RPCS``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+from patience.v1 import patience_pb2_grpc
+
+from service.errors import Code, ServiceError, abort
+from service.games import Credentials, GameService
+
+log = logging.getLogger(__name__)
+
+AUTHORIZATION = "authorization"
+OPERATOR_KEY = "x-operator-key"
+_BEARER = "bearer "
+
+
+def credentials_from(metadata: Any) -> Credentials:
+    """``authorization: Bearer <token>`` and ``x-operator-key`` from the call's metadata."""
+    token: str | None = None
+    operator: str | None = None
+    for key, value in metadata or ():
+        if isinstance(value, bytes):
+            continue
+        if key == AUTHORIZATION and value[: len(_BEARER)].lower() == _BEARER:
+            token = value[len(_BEARER) :].strip() or None
+        elif key == OPERATOR_KEY:
+            operator = value.strip() or None
+    return Credentials(game_token=token, operator_key=operator)
+
+
+def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
+    async def method(self: PatienceServicer, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        call = getattr(self.games, name)
+        try:
+            return await call(request, credentials_from(context.invocation_metadata()))
+        except ServiceError as exc:
+            await abort(context, exc)
+        except Exception:
+            log.exception("unexpected error in %s", name)
+            await abort(context, ServiceError(Code.INTERNAL, "INTERNAL", "internal error", {}))
+
+    method.__name__ = name
+    return method
+
+
+_RPCS = {
+    "ListVariants": "list_variants",
+    "NewGame": "new_game",
+    "GetGame": "get_game",
+    "ApplyMove": "apply_move",
+    "UndoMove": "undo_move",
+    "LegalMoves": "legal_moves",
+    "Resign": "resign",
+    "SubmitSolution": "submit_solution",
+    "MintDeal": "mint_deal",
+    "VerifyCertificate": "verify_certificate",
+    "GetSigningKeys": "get_signing_keys",
+}
+
+
+class PatienceServicer(patience_pb2_grpc.PatienceServiceServicer):  # type: ignore[misc]
+    """``patience.v1.PatienceService`` over a :class:`GameService`."""
+
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+
+
+for _rpc_name, _method in _RPCS.items():
+    setattr(PatienceServicer, _rpc_name, _rpc(_method))
