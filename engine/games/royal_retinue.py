@@ -62,7 +62,8 @@ _FULL_DECK = sorted(canonical_deck(ALL_CARDS))
 #: ``_ONTO[lower * 52 + upper]``: ``lower`` may lie on ``upper`` in a column (one rank lower, other colour).
 _ONTO = tuple(RANK[lo] == RANK[up] - 1 and RED[lo] != RED[up] for lo in range(52) for up in range(52))
 
-# Explicit moves, built once: ``play`` returns these instead of making new Move objects.
+# Explicit moves, built once: ``play`` returns these instead of making new Move objects. A move between
+# columns always states its length (``3-7/1``); a reserve card's move names its cell and target (``r1-4``).
 _MAX_COLS = 9
 _MAX_RUN = 13
 _COLS = tuple(Pile(_COL, i) for i in range(_MAX_COLS + 1))
@@ -83,7 +84,7 @@ _C2C = tuple(
 )
 _C2R = tuple(tuple(_mv(_COLS[s], c) for c in _CELLS) for s in range(10))
 _C2F = tuple(tuple(_mv(_COLS[s], f) for f in _FNDS) for s in range(10))
-_R2C = tuple(tuple(_mv(r, _COLS[t], 1) for t in range(10)) for r in _CELLS)
+_R2C = tuple(tuple(_mv(r, _COLS[t]) for t in range(10)) for r in _CELLS)
 _R2F = tuple(tuple(_mv(r, f) for f in _FNDS) for r in _CELLS)
 #: ``_F2F[(s * 9 + t) * 14 + k]``: foundation run of k cards from f_s onto f_t.
 _F2F = tuple(
@@ -334,9 +335,9 @@ class RoyalRetinue(Game):
             # the only length that fits: a run's ranks rise by one toward the head of the column
             k = RANK[top] - RANK[s[-1]]
             if k < 1 or k > len(s) or not _is_run(s, k):
-                raise self._refuse(
-                    state, move, Reason.DOES_NOT_FIT, f"no run at the end of column {si} goes on {TEXT[top]}"
-                )
+                run = s[-_run_length(s) :] if self._runs else s[-1:]
+                what = f"{TEXT[run[0]]}" if len(run) == 1 else f"no card of the run {' '.join(TEXT[c] for c in run)}"
+                raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"{what} does not go on {TEXT[top]}")
         elif k < 1 or k > len(s) or not _is_run(s, k):
             raise self._refuse(
                 state,
@@ -462,7 +463,7 @@ class RoyalRetinue(Game):
         new[ti - 1] = (*t, c)
         cells = list(state.cells)
         cells[ri - 1] = NO_CARD
-        return _state(tuple(new), tuple(cells), state.foundations), (move if move.count else _R2C[ri][ti])
+        return _state(tuple(new), tuple(cells), state.foundations), _R2C[ri][ti]
 
     def _reserve_to_foundation(self, state: State, move: Move, ri: int, c: Card, fi: int | None) -> tuple[State, Move]:
         if fi is not None and not 0 < fi <= NUM_FOUNDATIONS:
