@@ -404,6 +404,17 @@ def test_captive_piles_that_do_not_exist() -> None:
     refuse(s, "c9-k", Reason.NO_SUCH_PILE)
 
 
+def test_no_such_pile_comes_before_an_empty_or_hidden_source() -> None:
+    s = position(["", "2C"])
+    refuse(s, "1-f9", Reason.NO_SUCH_PILE)
+    refuse(s, "1-f", Reason.EMPTY_PILE)
+    refuse(s, "c1-f9", Reason.NO_SUCH_PILE)
+    refuse(s, "w-f9", Reason.NO_SUCH_PILE)
+    refuse(s, "w-f", Reason.EMPTY_PILE)
+    refuse(s, "9-2", Reason.NO_SUCH_PILE)
+    refuse(s, "1-9", Reason.NO_SUCH_PILE)
+
+
 # -- stock and waste ------------------------------------------------------------------
 
 

@@ -219,6 +219,9 @@ def test_pile_climbs_to_the_queen_and_stops(game: Sultan36) -> None:
 def test_foundation_pile_errors(game: Sultan36) -> None:
     s = position(game, cells="AC", waste="AD")
     refuse(game, s, "w-f9", Reason.NO_SUCH_PILE)
+    refuse(game, position(game), "w-f9", Reason.NO_SUCH_PILE)  # before the empty waste
+    refuse(game, s, "r2-f9", Reason.NO_SUCH_PILE)  # before the empty slot
+    refuse(game, s, "r2-f", Reason.EMPTY_PILE)
     refuse(game, position(game), "w-f", Reason.EMPTY_PILE)
     refuse(game, position(game, waste="7C"), "w-f", Reason.DOES_NOT_FIT)
     refuse(game, s, "f1-f2", Reason.NOT_IN_THIS_GAME)

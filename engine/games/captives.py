@@ -310,6 +310,8 @@ def _home(state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, Move]:
     waste = state.waste
     captives = state.captives
     found = state.foundations
+    if dst.index is not None and not 1 <= dst.index <= len(found):
+        raise illegal(Reason.NO_SUCH_PILE, f"the king row has slots f1 to f{len(found)}, not {dst.text()}", move)
     # Take the card (validating the source).
     at = 0  # the source's 0-based index (columns, captives)
     if src.kind is PileKind.COLUMN:
@@ -334,8 +336,6 @@ def _home(state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, Move]:
             # Never name the card: it is face down.
             raise illegal(Reason.HIDDEN_CARD, f"the captive of slot {i} is held until slot {i} reaches its queen", move)
     # Where it goes.
-    if dst.index is not None and not 1 <= dst.index <= len(found):
-        raise illegal(Reason.NO_SUCH_PILE, f"the king row has slots f1 to f{len(found)}, not {dst.text()}", move)
     if RANK[c] == KING:
         slot = _first_empty(found)
         if dst.index is not None:

@@ -188,13 +188,14 @@ class Sultan36(Game):
         cells = state.cells
         waste = state.waste
         found = state.foundations
-        if src.kind is PileKind.WASTE:
+        if dst.index is not None and not 1 <= dst.index <= len(found):
+            raise illegal(Reason.NO_SUCH_PILE, f"the foundations are f1 to f{len(found)}, not {dst.text()}", move)
+        at = self._slot_index(src, move) if src.kind is PileKind.RESERVE else -1
+        if at < 0:
             if not waste:
                 raise illegal(Reason.EMPTY_PILE, "the waste is empty", move)
             c = waste[-1]
-            at = -1
         else:
-            at = self._slot_index(src, move)
             c = cells[at]
             if c == NO_CARD:
                 raise illegal(Reason.EMPTY_PILE, f"side slot r{at + 1} is empty", move)
@@ -205,8 +206,6 @@ class Sultan36(Game):
                 raise illegal(Reason.DOES_NOT_FIT, f"no foundation takes {TEXT[c]}", move)
         else:
             j = dst.index - 1
-            if not 0 <= j < len(found):
-                raise illegal(Reason.NO_SUCH_PILE, f"the foundations are f1 to f{len(found)}, not {dst.text()}", move)
             t = found[j][-1]
             want = nxt[t]
             if want == NO_CARD:
