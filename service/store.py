@@ -154,6 +154,9 @@ class NewGameRecord:
     server_seed: bytes = b""  # the server's part when a client seed was mixed in
     client_seed: bytes = b""  # at most 64 bytes
     ticket_id: str = ""  # when dealt from a deal ticket
+    # A game recorded whole (a solution submitted for a deal ticket): its log, and a closing status.
+    moves: tuple[str, ...] = ()
+    status: str = "in-progress"
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,6 +233,22 @@ class GameStore(ABC):
         """Drop the last move of the log, set ``state`` (the position before it), count the undo.
 
         NotFound, VersionConflict, GameClosed, GameExpired, NothingToUndo.
+        """
+
+    @abstractmethod
+    async def replace_moves(
+        self,
+        game_id: str,
+        expected_version: int | None,
+        state: bytes,
+        moves: Sequence[str],
+        *,
+        status: str | None = None,
+    ) -> GameRecord:
+        """Replace the whole log with ``moves`` and the state with ``state`` (a solution submitted for a game),
+        and close the game with ``status`` if given. ``expected_version`` None = whatever the version.
+
+        NotFound, VersionConflict, GameClosed, GameExpired. The result carries the new log.
         """
 
     @abstractmethod
@@ -406,16 +425,23 @@ return {1, m, now, redis.call('GET', KEYS[2]), log}
 """
 )
 
-# ARGV[4] = state, ARGV[5..] = field/value pairs
+# ARGV[4] = state, ARGV[5] = packed log, ARGV[6] = move count, ARGV[7] = status, ARGV[8..] = field/value pairs
 _CREATE = (
     _NOW
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return {-5} end
 redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('HSET', KEYS[1], 'v', 1, 'st', 'in-progress', 'ca', now, 'ua', now, 'fa', 0, 'mc', 0, 'uc', 0,
-           unpack(ARGV, 5))
-redis.call('PEXPIRE', KEYS[1], ARGV[1])
-redis.call('SET', KEYS[2], ARGV[4], 'PX', ARGV[1])
+local ttl = ARGV[1]
+local fa = 0
+if ARGV[7] ~= 'in-progress' then
+  ttl = ARGV[3]
+  fa = now
+end
+redis.call('HSET', KEYS[1], 'v', 1, 'st', ARGV[7], 'ca', now, 'ua', now, 'fa', fa, 'mc', ARGV[6], 'uc', 0,
+           unpack(ARGV, 8))
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[2], ARGV[4], 'PX', ttl)
+if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'PX', ttl) end
 return {1, redis.call('HGETALL', KEYS[1]), now}
 """
 )
@@ -430,6 +456,23 @@ redis.call('SET', KEYS[3], (redis.call('GET', KEYS[3]) or '') .. ARGV[6])
 redis.call('HINCRBY', KEYS[1], 'mc', 1)
 if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[1], 'st', ARGV[7], 'fa', now)
+  touch(ARGV[3])
+else
+  touch(ARGV[1])
+end
+return {1, redis.call('HGETALL', KEYS[1]), now}
+"""
+)
+
+# ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or ''
+_REPLACE = (
+    _GUARD
+    + """
+redis.call('SET', KEYS[2], ARGV[5])
+if ARGV[6] == '' then redis.call('DEL', KEYS[3]) else redis.call('SET', KEYS[3], ARGV[6]) end
+redis.call('HSET', KEYS[1], 'mc', ARGV[7])
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[1], 'st', ARGV[8], 'fa', now)
   touch(ARGV[3])
 else
   touch(ARGV[1])
@@ -532,6 +575,7 @@ class RedisGameStore(GameStore):
         self._create = client.register_script(_CREATE)
         self._set_state = client.register_script(_SET_STATE)
         self._undo = client.register_script(_UNDO)
+        self._replace = client.register_script(_REPLACE)
         self._finish = client.register_script(_FINISH)
 
     @property
@@ -574,12 +618,14 @@ class RedisGameStore(GameStore):
             _F_TICKET, _small("ticket_id", game.ticket_id.encode()),
             _F_UNDO_OK, b"1" if game.allow_undo else b"0",
         ]  # fmt: skip
-        reply = await self._call(
-            self._create(keys=self.keys(game.game_id), args=[*self._ttl_args, game.state, *fields])
-        )
+        if not game.status or len(game.status) > MAX_SMALL_FIELD:
+            raise ValueError(f"bad status {game.status!r}")
+        log = b"".join(pack_move(m) for m in game.moves)
+        args = [*self._ttl_args, game.state, log, len(game.moves), game.status, *fields]
+        reply = await self._call(self._create(keys=self.keys(game.game_id), args=args))
         if reply[0] == -5:
             raise AlreadyExists(game.game_id)
-        return self._record(game.game_id, reply[1], reply[2], game.state, moves=())
+        return self._record(game.game_id, reply[1], reply[2], game.state, moves=tuple(game.moves))
 
     async def set_state(
         self, game_id: str, expected_version: int, state: bytes, move: str, *, status: str | None = None
@@ -599,6 +645,27 @@ class RedisGameStore(GameStore):
             raise ValueError("a game needs a state")
         reply = await self._write(self._undo, game_id, [self._version_arg(expected_version), state])
         return self._record(game_id, reply[1], reply[2], state)
+
+    async def replace_moves(
+        self,
+        game_id: str,
+        expected_version: int | None,
+        state: bytes,
+        moves: Sequence[str],
+        *,
+        status: str | None = None,
+    ) -> GameRecord:
+        if not state:
+            raise ValueError("a game needs a state")
+        if status is not None and status == StoreStatus.IN_PROGRESS:
+            status = None
+        if status is not None and len(status) > MAX_SMALL_FIELD:
+            raise ValueError(f"bad status {status!r}")
+        moves = tuple(moves)
+        log = b"".join(pack_move(m) for m in moves)
+        arg = "" if expected_version is None else self._version_arg(expected_version)
+        reply = await self._write(self._replace, game_id, [arg, state, log, str(len(moves)), status or ""])
+        return self._record(game_id, reply[1], reply[2], state, moves=moves)
 
     async def finish(self, game_id: str, expected_version: int | None, status: str) -> GameRecord:
         if not status or status == StoreStatus.IN_PROGRESS or len(status) > MAX_SMALL_FIELD:
@@ -635,7 +702,7 @@ class RedisGameStore(GameStore):
         if code == 1:
             return reply
         if code == 0:
-            raise VersionConflict(int(args[0]), int(reply[1]))
+            raise VersionConflict(int(args[0] or 0), int(reply[1]))
         if code == -1:
             raise NotFound(game_id)
         if code == -2:

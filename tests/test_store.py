@@ -1,0 +1,440 @@
+"""The game store against real servers: a single Redis and a 3-master Redis Cluster on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import random
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from engine import get_game
+from engine.encoding import encode_state
+from service.store import (
+    AlreadyExists,
+    GameClosed,
+    GameExpired,
+    GameRecord,
+    NewGameRecord,
+    NotFound,
+    NothingToUndo,
+    RedisGameStore,
+    StoreUnavailable,
+    VersionConflict,
+    open_store,
+    pack_move,
+    unpack_moves,
+)
+
+T = TypeVar("T")
+SEED = bytes(range(32))
+MEMORY_GOAL = 2048
+
+
+def run(coro: Awaitable[T]) -> T:
+    async def main() -> T:
+        return await coro
+
+    return asyncio.run(main())
+
+
+@pytest.fixture(params=["single", "cluster"])
+def url(request: pytest.FixtureRequest) -> str:
+    """Each store test runs on a single Redis and on a Redis Cluster, both flushed first."""
+    fixture = "redis_db" if request.param == "single" else "redis_cluster_db"
+    return str(request.getfixturevalue(fixture))
+
+
+def with_store(url: str, body: Callable[[RedisGameStore], Awaitable[T]], **options: Any) -> T:
+    async def main() -> T:
+        store = open_store(url, idle_seconds=options.pop("idle_seconds", 600), **options)
+        try:
+            return await body(store)
+        finally:
+            await store.close()
+
+    return asyncio.run(main())
+
+
+def new_game(game_id: str = "g1", variant: str = "royal-retinue", **kw: Any) -> NewGameRecord:
+    game = get_game(variant)
+    return NewGameRecord(
+        game_id=game_id,
+        token_hash=hashlib.sha256(b"token-" + game_id.encode()).digest(),
+        variant=variant,
+        options=game.options_text(),
+        seed=SEED,
+        state=encode_state(game, game.deal(SEED)),
+        **kw,
+    )
+
+
+def play_random(variant: str, n: int, rng: random.Random) -> list[tuple[str, bytes]]:
+    """``n`` random legal moves from the deal, backtracking out of dead ends: (explicit text, encoded state)."""
+    game = get_game(variant)
+    start = game.deal(SEED)
+    path: list[tuple[str, bytes]] = []
+    states = [start]
+    untried = [rng.sample(list(game.legal_moves(start)), k=len(list(game.legal_moves(start))))]
+    while len(path) < n:
+        if not untried[-1]:
+            assert path, f"{variant}: no line of {n} moves found"
+            path.pop(), states.pop(), untried.pop()
+            continue
+        state, explicit = game.play(states[-1], untried[-1].pop())
+        options = list(game.legal_moves(state))
+        rng.shuffle(options)
+        path.append((explicit.text(), encode_state(game, state)))
+        states.append(state)
+        untried.append(options)
+    return path
+
+
+# --------------------------------------------------------------------------- create and fetch
+
+
+def test_create_and_fetch_round_trip(url: str) -> None:
+    record = new_game(client_seed=b"c" * 64, server_seed=b"s" * 32, ticket_id="t-123", allow_undo=False)
+
+    async def body(store: RedisGameStore) -> tuple[GameRecord, GameRecord]:
+        return await store.create(record), await store.fetch("g1", moves=True)
+
+    created, fetched = with_store(url, body)
+    for got in (created, fetched):
+        assert got.game_id == "g1"
+        assert got.token_hash == record.token_hash
+        assert (got.variant, got.options, got.seed) == (record.variant, record.options, record.seed)
+        assert (got.client_seed, got.server_seed, got.ticket_id) == (b"c" * 64, b"s" * 32, "t-123")
+        assert got.allow_undo is False
+        assert got.state == record.state
+        assert (got.version, got.status, got.move_count, got.undo_count) == (1, "in-progress", 0, 0)
+        assert got.created_at == got.updated_at > 1_600_000_000_000 and got.finished_at == 0
+        assert got.open and not got.expired
+        assert got.commitment == hashlib.sha256(SEED).digest()
+    assert fetched.moves == ()
+
+
+def test_fetch_without_moves_leaves_them_out(url: str) -> None:
+    async def body(store: RedisGameStore) -> GameRecord:
+        created = await store.create(new_game())
+        await store.set_state("g1", created.version, created.state, "1-r1")
+        return await store.fetch("g1")
+
+    got = with_store(url, body)
+    assert got.moves is None and got.move_count == 1
+
+
+def test_create_refuses_a_taken_id_and_fetch_an_unknown_one(url: str) -> None:
+    async def body(store: RedisGameStore) -> None:
+        await store.create(new_game())
+        with pytest.raises(AlreadyExists):
+            await store.create(new_game())
+        for bad in ("nope", "", "a{b}", "x" * 65, "a b"):
+            with pytest.raises(NotFound):
+                await store.fetch(bad)
+            with pytest.raises(NotFound):
+                await store.set_state(bad, 1, b"s", "1-r1")
+
+    with_store(url, body)
+
+
+def test_create_refuses_oversized_fields(url: str) -> None:
+    async def body(store: RedisGameStore) -> None:
+        with pytest.raises(ValueError, match="client_seed"):
+            await store.create(new_game(client_seed=b"c" * 65))
+        with pytest.raises(ValueError, match="game id"):
+            await store.create(new_game(game_id="a{b}"))
+
+    with_store(url, body)
+
+
+# --------------------------------------------------------------------------- moves and the compare-and-set
+
+
+def test_set_state_appends_to_the_log_and_bumps_the_version(url: str) -> None:
+    played = play_random("cats-tail", 30, random.Random(3))
+
+    async def body(store: RedisGameStore) -> tuple[list[int], GameRecord]:
+        rec = await store.create(new_game(variant="cats-tail"))
+        versions = []
+        for text, state in played:
+            rec = await store.set_state("g1", rec.version, state, text)
+            versions.append(rec.version)
+        return versions, await store.fetch("g1", moves=True)
+
+    versions, final = with_store(url, body)
+    assert versions == list(range(2, 32))
+    assert final.moves == tuple(text for text, _ in played)
+    assert final.move_count == 30 and final.state == played[-1][1]
+    assert final.updated_at >= final.created_at
+
+
+def test_stale_version_is_a_conflict_that_names_the_current_version(url: str) -> None:
+    async def body(store: RedisGameStore) -> GameRecord:
+        rec = await store.create(new_game())
+        await store.set_state("g1", 1, rec.state, "1-r1")
+        with pytest.raises(VersionConflict) as err:
+            await store.set_state("g1", 1, b"other", "2-r2")
+        assert (err.value.expected, err.value.current) == (1, 2)
+        with pytest.raises(VersionConflict):
+            await store.set_state("g1", 3, b"other", "2-r2")
+        return await store.fetch("g1", moves=True)
+
+    final = with_store(url, body)
+    assert final.moves == ("1-r1",) and final.version == 2 and final.state != b"other"
+
+
+def test_twenty_concurrent_writers_exactly_one_wins(url: str) -> None:
+    """20 writers, each with its own connection pool, all at version 1: one move lands, 19 conflicts at 2."""
+
+    async def main() -> tuple[list[object], GameRecord]:
+        stores = [open_store(url, idle_seconds=600) for _ in range(20)]
+        try:
+            await stores[0].create(new_game())
+            await asyncio.gather(*(s.ping() for s in stores))  # connections open before the race
+            results = await asyncio.gather(
+                *(
+                    s.set_state("g1", 1, f"state-{i}".encode(), f"{i % 9 + 1}-r{i % 8 + 1}")
+                    for i, s in enumerate(stores)
+                ),
+                return_exceptions=True,
+            )
+            return list(results), await stores[0].fetch("g1", moves=True)
+        finally:
+            for s in stores:
+                await s.close()
+
+    results, final = run(main())
+    winners = [(i, r) for i, r in enumerate(results) if isinstance(r, GameRecord)]
+    losers = [r for r in results if isinstance(r, VersionConflict)]
+    assert len(winners) == 1 and len(losers) == 19, results
+    assert all(c.current == 2 for c in losers)
+    i, won = winners[0]
+    assert won.version == 2 == final.version
+    assert final.moves == (f"{i % 9 + 1}-r{i % 8 + 1}",) and final.state == f"state-{i}".encode()
+
+
+# --------------------------------------------------------------------------- undo
+
+
+def test_undo_pops_the_last_move_of_every_packed_form(url: str) -> None:
+    moves = ["1-r1", "r1-f", "6-8/12", "3,5,5-r", "w-f2", "c3-k", "d", "s", "rd", "1-2/113", "Weird!", "k-9"]
+
+    async def body(store: RedisGameStore) -> None:
+        rec = await store.create(new_game())
+        for n, text in enumerate(moves):
+            rec = await store.set_state("g1", rec.version, f"after-{n}".encode(), text)
+        for n in range(len(moves) - 1, -1, -1):
+            rec = await store.undo("g1", rec.version, f"after-{n - 1}".encode())
+            got = await store.fetch("g1", moves=True)
+            assert got.moves == tuple(moves[:n]), n
+            assert got.move_count == n and got.undo_count == len(moves) - n
+            assert got.state == f"after-{n - 1}".encode()
+        with pytest.raises(NothingToUndo) as err:
+            await store.undo("g1", rec.version, b"x")
+        assert err.value.version == rec.version
+        with pytest.raises(VersionConflict):
+            await store.undo("g1", rec.version - 1, b"x")
+
+    with_store(url, body)
+
+
+# --------------------------------------------------------------------------- the end of a game
+
+
+def test_a_winning_move_closes_the_game(url: str) -> None:
+    async def body(store: RedisGameStore) -> None:
+        rec = await store.create(new_game())
+        rec = await store.set_state("g1", 1, b"won-state", "1-f", status="won")
+        assert (rec.status, rec.version, rec.open) == ("won", 2, False)
+        assert rec.finished_at == rec.updated_at > 0
+        for write in (
+            store.set_state("g1", 2, b"x", "2-f"),
+            store.undo("g1", 2, b"x"),
+            store.finish("g1", 2, "resigned"),
+            store.replace_moves("g1", 2, b"x", ["1-r1"]),
+        ):
+            with pytest.raises(GameClosed) as err:
+                await write
+            assert err.value.status == "won"
+        got = await store.fetch("g1", moves=True)
+        assert (got.status, got.moves, got.state, got.version) == ("won", ("1-f",), b"won-state", 2)
+
+    with_store(url, body)
+
+
+def test_finish_with_and_without_a_version_guard(url: str) -> None:
+    async def body(store: RedisGameStore) -> None:
+        await store.create(new_game("a"))
+        await store.create(new_game("b"))
+        await store.set_state("a", 1, b"s", "1-r1")
+        with pytest.raises(VersionConflict):
+            await store.finish("a", 1, "resigned")
+        done = await store.finish("a", None, "resigned")
+        assert (done.status, done.version, done.state) == ("resigned", 3, b"s") and done.finished_at > 0
+        done = await store.finish("b", 1, "resigned")
+        assert done.version == 2 and not done.open
+        with pytest.raises(ValueError):
+            await store.finish("b", None, "in-progress")
+
+    with_store(url, body)
+
+
+def test_replace_moves_and_a_game_created_whole(url: str) -> None:
+    async def body(store: RedisGameStore) -> None:
+        rec = await store.create(new_game())
+        await store.set_state("g1", 1, b"s1", "1-r1")
+        rec = await store.replace_moves("g1", 2, b"final", ["2-r1", "d", "3-4/2"], status="won")
+        assert (rec.version, rec.status, rec.move_count, rec.moves) == (3, "won", 3, ("2-r1", "d", "3-4/2"))
+        got = await store.fetch("g1", moves=True)
+        assert (got.moves, got.state, got.finished_at > 0) == (("2-r1", "d", "3-4/2"), b"final", True)
+
+        whole = await store.create(new_game("t1", moves=("1-r1", "s"), status="won", ticket_id="tk"))
+        assert (whole.status, whole.move_count, whole.finished_at > 0) == ("won", 2, True)
+        got = await store.fetch("t1", moves=True)
+        assert got.moves == ("1-r1", "s") and got.ticket_id == "tk" and not got.open
+
+    with_store(url, body)
+
+
+# --------------------------------------------------------------------------- expiry
+
+
+def test_idle_games_expire_then_vanish_and_writes_refresh_the_ttl(url: str) -> None:
+    async def body(store: RedisGameStore) -> None:
+        rec = await store.create(new_game())
+        rec = await store.set_state("g1", 1, b"s", "1-r1")
+        for key in store.keys("g1"):
+            ttl = await store.client.pttl(key)
+            assert 0 < ttl <= 1200, (key, ttl)
+        await asyncio.sleep(0.4)
+        rec = await store.set_state("g1", rec.version, b"s2", "2-r2")  # a write: the idle clock restarts
+        await asyncio.sleep(0.4)
+        assert not (await store.fetch("g1")).expired  # 0.8 s since creation, 0.4 s since the last write
+        await asyncio.sleep(0.35)
+        got = await store.fetch("g1", moves=True)
+        assert got.expired and got.open and got.moves == ("1-r1", "2-r2")  # readable (seed revealable) ...
+        with pytest.raises(GameExpired):
+            await store.set_state("g1", got.version, b"s3", "3-r3")  # ... but closed to moves
+        with pytest.raises(GameExpired):
+            await store.undo("g1", got.version, b"s")
+        await asyncio.sleep(0.7)
+        with pytest.raises(NotFound):
+            await store.fetch("g1")  # and gone after the retention time
+        assert not any([await store.client.exists(k) for k in store.keys("g1")])
+
+    with_store(url, body, idle_seconds=0.6, retain_seconds=0.6)
+
+
+def test_a_finished_game_is_kept_for_the_retention_time(url: str) -> None:
+    async def body(store: RedisGameStore) -> None:
+        await store.create(new_game())
+        await store.finish("g1", 1, "resigned")
+        ttls = [await store.client.pttl(k) for k in store.keys("g1")[:2]]
+        assert all(1000 < t <= 2000 for t in ttls), ttls
+
+    with_store(url, body, idle_seconds=100, retain_seconds=2)
+
+
+# --------------------------------------------------------------------------- memory
+
+
+def game_memory(store: RedisGameStore, game_id: str) -> Awaitable[int]:
+    async def total() -> int:
+        return sum([(await store.client.memory_usage(k)) or 0 for k in store.keys(game_id)])
+
+    return total()
+
+
+def test_memory_per_game_after_0_and_200_moves(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """MEMORY USAGE over the game's keys, with real states and real explicit moves of the longest notation."""
+    played = play_random("royal-retinue-kings-last", 200, random.Random(7))
+    assert sum(len(t) + 1 for t, _ in played) > 1100  # about 6 bytes a move as text
+
+    async def body(store: RedisGameStore) -> tuple[int, int]:
+        rec = await store.create(new_game("0123456789abcdefghijkl", variant="royal-retinue-kings-last"))
+        fresh = await game_memory(store, rec.game_id)
+        for text, state in played:
+            rec = await store.set_state(rec.game_id, rec.version, state, text)
+        return fresh, await game_memory(store, rec.game_id)
+
+    fresh, full = with_store(url, body)
+    with capsys.disabled():
+        print(f"\n[memory per game, {url.split(':')[0]}] 0 moves: {fresh} B, 200 moves: {full} B")
+    assert 0 < fresh < full < MEMORY_GOAL
+
+
+# --------------------------------------------------------------------------- cluster specifics and failures
+
+
+def test_a_games_keys_share_one_cluster_slot(redis_cluster_db: str) -> None:
+    async def body(store: RedisGameStore) -> set[int]:
+        assert store.is_cluster
+        return {int(await store.client.cluster_keyslot(k)) for k in store.keys("some-game-id")}
+
+    assert len(with_store(redis_cluster_db, body)) == 1
+
+
+def test_games_spread_over_the_cluster_masters(redis_cluster_db: str) -> None:
+    async def body(store: RedisGameStore) -> int:
+        for i in range(30):
+            rec = await store.create(new_game(f"game-{i}"))
+            await store.set_state(rec.game_id, 1, b"s", "1-r1")
+        nodes = store.client.get_primaries()  # type: ignore[union-attr]
+        sizes = [await store.client.dbsize(target_nodes=n) for n in nodes]  # type: ignore[call-arg]
+        return sum(1 for s in sizes if s > 0)
+
+    assert with_store(redis_cluster_db, body) == 3
+
+
+def test_scripts_are_reloaded_after_a_script_flush(redis_db: str) -> None:
+    async def body(store: RedisGameStore) -> GameRecord:
+        await store.create(new_game())
+        await store.client.script_flush()
+        return await store.set_state("g1", 1, b"s", "1-r1")
+
+    assert with_store(redis_db, body).version == 2
+
+
+def test_an_unreachable_redis_is_store_unavailable() -> None:
+    import redis_support
+
+    port = redis_support.free_port()
+
+    async def body(store: RedisGameStore) -> None:
+        with pytest.raises(StoreUnavailable):
+            await store.ping()
+        with pytest.raises(StoreUnavailable):
+            await store.fetch("g1")
+
+    started = time.monotonic()
+    with_store(f"redis://127.0.0.1:{port}/0", body, socket_connect_timeout=1)
+    assert time.monotonic() - started < 10
+
+
+# --------------------------------------------------------------------------- the packed move log
+
+
+@given(st.lists(st.text(alphabet=st.characters(min_codepoint=33, max_codepoint=126), min_size=1, max_size=64)))
+def test_any_move_text_round_trips_through_the_packed_log(texts: list[str]) -> None:
+    assert unpack_moves(b"".join(pack_move(t) for t in texts)) == tuple(texts)
+
+
+def test_engine_moves_pack_into_about_two_bytes() -> None:
+    rng = random.Random(11)
+    for variant in ("royal-retinue", "cats-tail", "captives", "sultan-52", "picture-gallery"):
+        texts = [t for t, _ in play_random(variant, 60, rng)]
+        packed = [pack_move(t) for t in texts]
+        assert unpack_moves(b"".join(packed)) == tuple(texts)
+        assert sum(map(len, packed)) <= 3 * len(texts), (variant, texts)
+
+
+def test_pack_move_refuses_what_a_log_cannot_hold() -> None:
+    for bad in ("", "a b", "x" * 65, "ход"):
+        with pytest.raises(ValueError):
+            pack_move(bad)
