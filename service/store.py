@@ -236,7 +236,7 @@ class GameStore(ABC):
         """
 
     @abstractmethod
-    async def replace_moves(
+    async def replace(
         self,
         game_id: str,
         expected_version: int | None,
@@ -244,9 +244,11 @@ class GameStore(ABC):
         moves: Sequence[str],
         *,
         status: str | None = None,
+        undos: int = 0,
     ) -> GameRecord:
         """Replace the whole log with ``moves`` and the state with ``state`` (a solution submitted for a game),
-        and close the game with ``status`` if given. ``expected_version`` None = whatever the version.
+        add ``undos`` to the undo count (played moves the solution drops), and close the game with ``status`` if
+        given. ``expected_version`` None = whatever the version.
 
         NotFound, VersionConflict, GameClosed, GameExpired. The result carries the new log.
         """
@@ -464,13 +466,14 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 """
 )
 
-# ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or ''
+# ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or '', ARGV[9] = undos
 _REPLACE = (
     _GUARD
     + """
 redis.call('SET', KEYS[2], ARGV[5])
 if ARGV[6] == '' then redis.call('DEL', KEYS[3]) else redis.call('SET', KEYS[3], ARGV[6]) end
 redis.call('HSET', KEYS[1], 'mc', ARGV[7])
+redis.call('HINCRBY', KEYS[1], 'uc', ARGV[9])
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[1], 'st', ARGV[8], 'fa', now)
   touch(ARGV[3])
@@ -646,7 +649,7 @@ class RedisGameStore(GameStore):
         reply = await self._write(self._undo, game_id, [self._version_arg(expected_version), state])
         return self._record(game_id, reply[1], reply[2], state)
 
-    async def replace_moves(
+    async def replace(
         self,
         game_id: str,
         expected_version: int | None,
@@ -654,7 +657,10 @@ class RedisGameStore(GameStore):
         moves: Sequence[str],
         *,
         status: str | None = None,
+        undos: int = 0,
     ) -> GameRecord:
+        if isinstance(undos, bool) or not isinstance(undos, int) or undos < 0:
+            raise ValueError(f"undos is a whole number >= 0, not {undos!r}")
         if not state:
             raise ValueError("a game needs a state")
         if status is not None and status == StoreStatus.IN_PROGRESS:
@@ -664,7 +670,7 @@ class RedisGameStore(GameStore):
         moves = tuple(moves)
         log = b"".join(pack_move(m) for m in moves)
         arg = "" if expected_version is None else self._version_arg(expected_version)
-        reply = await self._write(self._replace, game_id, [arg, state, log, str(len(moves)), status or ""])
+        reply = await self._write(self._replace, game_id, [arg, state, log, str(len(moves)), status or "", str(undos)])
         return self._record(game_id, reply[1], reply[2], state, moves=moves)
 
     async def finish(self, game_id: str, expected_version: int | None, status: str) -> GameRecord:

@@ -257,7 +257,7 @@ def test_a_winning_move_closes_the_game(url: str) -> None:
             store.set_state("g1", 2, b"x", "2-f"),
             store.undo("g1", 2, b"x"),
             store.finish("g1", 2, "resigned"),
-            store.replace_moves("g1", 2, b"x", ["1-r1"]),
+            store.replace("g1", 2, b"x", ["1-r1"]),
         ):
             with pytest.raises(GameClosed) as err:
                 await write
@@ -285,12 +285,13 @@ def test_finish_with_and_without_a_version_guard(url: str) -> None:
     with_store(url, body)
 
 
-def test_replace_moves_and_a_game_created_whole(url: str) -> None:
+def test_replace_the_log_and_a_game_created_whole(url: str) -> None:
     async def body(store: RedisGameStore) -> None:
         rec = await store.create(new_game())
         await store.set_state("g1", 1, b"s1", "1-r1")
-        rec = await store.replace_moves("g1", 2, b"final", ["2-r1", "d", "3-4/2"], status="won")
+        rec = await store.replace("g1", 2, b"final", ["2-r1", "d", "3-4/2"], status="won", undos=1)
         assert (rec.version, rec.status, rec.move_count, rec.moves) == (3, "won", 3, ("2-r1", "d", "3-4/2"))
+        assert rec.undo_count == 1
         got = await store.fetch("g1", moves=True)
         assert (got.moves, got.state, got.finished_at > 0) == (("2-r1", "d", "3-4/2"), b"final", True)
 
