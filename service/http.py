@@ -1,0 +1,409 @@
+"""The REST/JSON transport: HTTP in, the same ``GameService`` call as gRPC, JSON out.
+
+Routes are not listed here: :mod:`service.http_routes` reads them from the proto's ``google.api.http``
+annotations, :mod:`service.http_transcode` turns path, query and body into the RPC's request message
+(protobuf's JSON mapping), and the call goes to the very ``GameService`` method the gRPC servicer calls,
+in the same process and the same asyncio loop (no second copy of the logic, no network hop).
+Credentials travel as gRPC metadata does: ``Authorization: Bearer <game token>`` and ``x-operator-key``,
+read by the servicer's own ``credentials_from``. Errors are the ``google.rpc.Status`` the gRPC client
+would get, as JSON (Envoy's transcoder sends the same shape), with the HTTP status of Google's mapping.
+
+The same listener serves ``/openapi.json`` (generated from the proto) and the web client (``clients/web``)
+at ``/``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import json
+import logging
+import re
+import socket
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
+from google.protobuf.message import Message
+from google.rpc import code_pb2, status_pb2
+from patience.v1 import patience_pb2
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from service.errors import Code, ServiceError, to_status
+
+from .http_openapi import load_comments, openapi_document
+from .http_routes import Router, routes_for_services
+from .http_transcode import TranscodeError, build_request, http_status, response_json, status_json
+
+log = logging.getLogger(__name__)
+
+#: Where the web client lives in a source checkout (and in the container image, which copies the tree).
+WEB_DIR = Path(__file__).resolve().parent.parent / "clients" / "web"
+#: The headers that become call metadata, as gRPC clients send them.
+FORWARDED_HEADERS = ("authorization", "x-operator-key", "x-request-id")
+SERVICES: tuple[ServiceDescriptor, ...] = tuple(patience_pb2.DESCRIPTOR.services_by_name.values())
+
+Metadata = tuple[tuple[str, str], ...]
+#: Calls one RPC: (method, request message, call metadata) -> response message; raises ServiceError.
+Invoker = Callable[[MethodDescriptor, Message, Metadata], Awaitable[Message]]
+
+_SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
+
+
+def rpc_attribute(method: MethodDescriptor) -> str:
+    """``ApplyMove`` -> ``apply_move``: the GameService method for an RPC (the servicer's convention)."""
+    return _SNAKE.sub("_", method.name).lower()
+
+
+def game_service_invoker(games: Any) -> Invoker:
+    """Call ``games.<rpc_in_snake_case>(request, credentials)``, credentials read as the servicer reads them."""
+    from service.servicer import credentials_from
+
+    async def invoke(method: MethodDescriptor, request: Message, metadata: Metadata) -> Message:
+        call = getattr(games, rpc_attribute(method), None)
+        if call is None:
+            raise ServiceError(Code.INTERNAL, "UNIMPLEMENTED", f"{method.name} is not implemented", {})
+        response: Message = await call(request, credentials_from(metadata))
+        return response
+
+    return invoke
+
+
+def _error_response(status: status_pb2.Status, http: int, headers: dict[str, str] | None = None) -> Response:
+    return _json(status_json(status), http, headers)
+
+
+def _service_error(error: ServiceError, headers: dict[str, str] | None = None) -> Response:
+    return _error_response(to_status(error), error.code.http_status, headers)
+
+
+def _http_error(http: int, code: Code, reason: str, message: str, headers: dict[str, str] | None = None) -> Response:
+    """An error of the HTTP layer itself (no route, wrong method, body too large) in the same Status shape."""
+    status = to_status(ServiceError(code, reason, message))
+    return _error_response(status, http, headers)
+
+
+def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    return Response(body, status_code=status, media_type="application/json", headers=headers)
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _BodyTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+class RestGateway:
+    """The ``/v1/...`` routes: match, transcode, invoke, answer."""
+
+    def __init__(self, invoke: Invoker, *, max_body_bytes: int = 1 << 20) -> None:
+        self.routes = routes_for_services(SERVICES)
+        self.router = Router(self.routes)
+        self.invoke = invoke
+        self.max_body_bytes = max_body_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
+        response = await self.handle(request)
+        await response(scope, receive, send)
+
+    async def handle(self, request: Request) -> Response:
+        raw_path = request.scope.get("raw_path") or request.url.path.encode()
+        path = raw_path.decode("latin-1").split("?", 1)[0]
+        found = self.router.match(request.method, path)
+        if isinstance(found, list):
+            if not found:
+                return _http_error(404, Code.NOT_FOUND, "NO_SUCH_ROUTE", f"no route {path[:100]!r}")
+            allow = ", ".join(found)
+            message = f"{request.method} is not allowed here; use {allow}"
+            return _http_error(405, Code.INVALID_ARGUMENT, "METHOD_NOT_ALLOWED", message, {"allow": allow})
+        route = found.route
+        rid = _request_id(request)
+        headers = {"x-request-id": rid, "cache-control": "no-store"}
+        try:
+            body = await _read_body(request, self.max_body_bytes)
+        except _BodyTooLarge:
+            message = f"the body is larger than {self.max_body_bytes} bytes"
+            return _http_error(413, Code.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE", message, headers)
+        if body.strip() and not _is_json(request.headers.get("content-type", "")):
+            message = "send the body as application/json"
+            return _http_error(415, Code.INVALID_ARGUMENT, "UNSUPPORTED_MEDIA_TYPE", message, headers)
+        try:
+            message_in = build_request(route, found.path_params, request.query_params.multi_items(), body)
+        except TranscodeError as exc:
+            meta = {"field": exc.field} if exc.field else {}
+            return _service_error(ServiceError(Code.INVALID_ARGUMENT, exc.reason, exc.message, meta), headers)
+        forwarded = [(n, request.headers[n]) for n in FORWARDED_HEADERS if n != "x-request-id" and n in request.headers]
+        metadata: Metadata = (*forwarded, ("x-request-id", rid))
+        started = time.perf_counter()
+        token = _set_request_id(rid)
+        code = "OK"
+        try:
+            response = await self.invoke(route.method, message_in, metadata)
+        except ServiceError as exc:
+            code = exc.code.name
+            return _service_error(exc, headers)
+        except Exception:
+            code = "INTERNAL"
+            log.exception("unexpected error in %s", route.rpc_name)
+            status = status_pb2.Status(code=code_pb2.INTERNAL, message="internal error")
+            return _error_response(status, http_status(code_pb2.INTERNAL), headers)
+        finally:
+            _access_log(request, route.rpc_name, code, started, rid)
+            _reset_request_id(token)
+        _record_metrics(route.rpc_name, response)
+        return _json(response_json(route, response), 200, headers)
+
+
+# ------------------------------------------------------------------------------------- operations hooks
+# The deployment helper's request ids and game metrics, used when present (imported lazily, as server.py does).
+
+
+def _module(name: str) -> Any:
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _request_id(request: Request) -> str:
+    logs = _module("service.logs")
+    if logs is None:
+        import uuid
+
+        return uuid.uuid4().hex
+    incoming = logs.incoming_request_id(list(request.headers.items()))
+    return str(incoming or logs.new_request_id())
+
+
+def _set_request_id(rid: str) -> Any:
+    logs = _module("service.logs")
+    return None if logs is None else (logs.request_id, logs.request_id.set(rid))
+
+
+def _reset_request_id(token: Any) -> None:
+    if token is not None:
+        var, tok = token
+        var.reset(tok)
+
+
+def _record_metrics(name: str, response: Message) -> None:
+    metrics = _module("service.metrics")
+    if metrics is not None:
+        with contextlib.suppress(AttributeError, ValueError):
+            metrics.record_response(name, response)
+
+
+_access = logging.getLogger("service.access")
+
+
+def _access_log(request: Request, rpc: str, code: str, started: float, rid: str) -> None:
+    if _access.isEnabledFor(logging.INFO):
+        client = request.client
+        _access.info(
+            "http",
+            extra={
+                "request_id": rid,
+                "method": rpc,
+                "http": f"{request.method} {request.url.path}"[:200],
+                "code": code,
+                "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+                "peer": f"{client.host}:{client.port}" if client else "",
+            },
+        )
+
+
+# ------------------------------------------------------------------------------------------- the app
+
+#: The web client loads only its own files; the API is same-origin.
+_SECURITY_HEADERS = {
+    "content-security-policy": (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+    ),
+    "x-content-type-options": "nosniff",
+    "referrer-policy": "no-referrer",
+    "x-frame-options": "DENY",
+}
+
+
+class _SecurityHeaders:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                present = {k.lower() for k, _ in message.get("headers", [])}
+                extra = [(k.encode(), v.encode()) for k, v in _SECURITY_HEADERS.items() if k.encode() not in present]
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def openapi_for(gateway: RestGateway) -> dict[str, Any]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("patience-service")
+    except PackageNotFoundError:
+        ver = "0"
+    proto_path = Path(patience_pb2.__file__).with_name("patience.proto")
+    return openapi_document(SERVICES, gateway.routes, comments=load_comments(proto_path), version=ver)
+
+
+def create_app(invoke: Invoker, *, max_body_bytes: int = 1 << 20, web_dir: Path | None = WEB_DIR) -> ASGIApp:
+    """The ASGI application: ``/v1/...`` (transcoded RPCs), ``/openapi.json``, the web client at ``/``."""
+    gateway = RestGateway(invoke, max_body_bytes=max_body_bytes)
+    document = json.dumps(openapi_for(gateway), ensure_ascii=False).encode()
+
+    async def openapi(request: Request) -> Response:
+        return Response(document, media_type="application/json", headers={"cache-control": "no-cache"})
+
+    async def not_found(request: Request) -> Response:
+        return _http_error(404, Code.NOT_FOUND, "NO_SUCH_ROUTE", f"no route {request.url.path[:100]!r}")
+
+    routes: list[Any] = [
+        Route("/openapi.json", openapi, methods=["GET"]),
+        Mount("/v1", app=gateway),
+    ]
+    if web_dir is not None and (web_dir / "index.html").is_file():
+        index = web_dir / "index.html"
+
+        async def home(request: Request) -> Response:
+            return FileResponse(index, headers={"cache-control": "no-cache"})
+
+        routes.append(Route("/", home, methods=["GET", "HEAD"]))
+        routes.append(Mount("/", app=StaticFiles(directory=web_dir, html=False, follow_symlink=False)))
+    else:
+        routes.append(Route("/", not_found, methods=["GET", "HEAD"]))
+    app = Starlette(routes=routes)
+    return _SecurityHeaders(app)
+
+
+# ------------------------------------------------------------------------------------------- serving
+
+
+def _bind(listen: str, *, reuse_port: bool = False) -> socket.socket:
+    host, sep, port_text = listen.rpartition(":")
+    if not sep or not port_text.isdigit():
+        raise ValueError(f"--http-listen takes HOST:PORT, not {listen!r}")
+    host = host.strip("[]") or "0.0.0.0"
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if reuse_port and hasattr(socket, "SO_REUSEPORT"):
+        # Several worker processes (--workers N) share the port the way their gRPC servers do.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+    try:
+        sock.bind((host, int(port_text)))
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+class HttpServer:
+    """uvicorn serving the app inside the running asyncio loop (the gRPC server's loop)."""
+
+    def __init__(self, app: ASGIApp, listen: str, *, grace: float = 5.0, reuse_port: bool = False) -> None:
+        self.app = app
+        self.reuse_port = reuse_port
+        self.listen = listen
+        self.grace = grace
+        self.port = 0
+        self._socket: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._ticker: asyncio.Task[None] | None = None
+
+    async def start(self) -> HttpServer:
+        self._socket = _bind(self.listen, reuse_port=self.reuse_port)
+        self.port = int(self._socket.getsockname()[1])
+        config = uvicorn.Config(
+            self.app,
+            lifespan="off",
+            log_config=None,
+            access_log=False,
+            server_header=False,
+            proxy_headers=False,
+            timeout_graceful_shutdown=max(int(self.grace), 1),
+            h11_max_incomplete_event_size=64 * 1024,
+        )
+        config.load()
+        server = uvicorn.Server(config)
+        server.lifespan = config.lifespan_class(config)
+        # startup() without serve(): uvicorn then installs no signal handlers; serve() in server.py owns them.
+        await server.startup(sockets=[self._socket])
+        self._server = server
+        self._ticker = asyncio.get_running_loop().create_task(server.main_loop())  # date header, should_exit
+        log.info("http listening", extra={"listen": self.listen, "http_port": self.port})
+        return self
+
+    async def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.should_exit = True
+        if self._ticker is not None:
+            await self._ticker
+        await server.shutdown(sockets=[self._socket] if self._socket else None)
+
+
+async def start_http(
+    games: Any,
+    listen: str,
+    *,
+    web_dir: Path | None = WEB_DIR,
+    max_body_bytes: int | None = None,
+) -> HttpServer:
+    """Serve REST + the web client on ``listen`` (``HOST:PORT``; port 0 picks one) over ``games``."""
+    settings = getattr(games, "settings", None)
+    limit = max_body_bytes or int(getattr(settings, "max_message_bytes", 1 << 20))
+    grace = float(getattr(settings, "grace", 5.0))
+    app = create_app(game_service_invoker(games), max_body_bytes=limit, web_dir=web_dir)
+    reuse_port = int(getattr(settings, "workers", 1) or 1) > 1
+    return await HttpServer(app, listen, grace=grace, reuse_port=reuse_port).start()
+
+
+__all__: Sequence[str] = (
+    "HttpServer",
+    "Invoker",
+    "RestGateway",
+    "create_app",
+    "game_service_invoker",
+    "rpc_attribute",
+    "start_http",
+)
