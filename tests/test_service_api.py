@@ -1,0 +1,472 @@
+"""The gRPC API end to end: a real server on a free port, a real Redis, ordinary stubs.
+
+Every error code the API promises is provoked here and its ErrorInfo reason checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from patience.v1 import patience_pb2 as pb
+from service_harness import (
+    Client,
+    FixedSeeds,
+    ServerThread,
+    assert_no_secret,
+    bearer,
+    refusal,
+    settings_for,
+    solve,
+    state_after,
+)
+
+from engine.catalogue import VARIANT_IDS, get_game
+from engine.view import player_view
+from service.convert import view_message
+from service.games import MIX_LABEL
+
+SEED = bytes.fromhex("5eed" * 16)
+
+
+@pytest.fixture(scope="module")
+def seeds() -> FixedSeeds:
+    return FixedSeeds()
+
+
+@pytest.fixture(scope="module")
+def server(redis_url: str, seeds: FixedSeeds) -> Iterator[ServerThread]:
+    srv = ServerThread(settings_for(redis_url, max_moves=500, max_message_bytes=64 * 1024), seed_source=seeds)
+    srv.start()
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture
+def client(server: ServerThread) -> Iterator[Client]:
+    c = Client(server.address)
+    yield c
+    c.close()
+
+
+def new_game(client: Client, seeds: FixedSeeds, variant: str = "sultan-36", seed: bytes = SEED, **kw: object):
+    seeds.seeds.insert(0, seed)
+    reply = client.NewGame(pb.NewGameRequest(variant=variant, **kw))  # type: ignore[arg-type]
+    return reply.game, reply.game_token
+
+
+# -- catalogue and dealing -------------------------------------------------------------------
+
+
+def test_list_variants_is_the_catalogue(client: Client) -> None:
+    reply = client.ListVariants(pb.ListVariantsRequest())
+    assert tuple(v.id for v in reply.variants) == VARIANT_IDS
+    cats = next(v for v in reply.variants if v.id == "cats-tail")
+    assert cats.deck_size == 104 and cats.name_ru == "Кошачий хвост"
+    [opt] = cats.options
+    assert (opt.name, opt.type, opt.default_value, list(opt.allowed_values)) == (
+        "sequence_moves",
+        "bool",
+        "true",
+        ["true", "false"],
+    )
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+def test_new_game_deals_from_the_committed_seed_and_shows_no_secret(
+    client: Client, seeds: FixedSeeds, variant: str
+) -> None:
+    game, token = new_game(client, seeds, variant)
+    assert game.version == 1 and game.move_count == 0 and game.undo_count == 0
+    assert game.status in (pb.GAME_STATUS_IN_PROGRESS, pb.GAME_STATUS_STUCK)
+    assert game.commitment == hashlib.sha256(SEED).digest()
+    assert game.deal_algorithm == "deal-v1"
+    assert not game.seed and not game.server_seed
+    assert game.HasField("expires_at") and not game.HasField("finished_at")
+    assert len(token) >= 40
+    engine_game = get_game(variant)
+    start = engine_game.deal(SEED)
+    assert game.view == view_message(player_view(engine_game, start))
+    assert_no_secret(game, engine_game, start, SEED)
+
+
+def test_options_are_signed_into_the_game(client: Client, seeds: FixedSeeds) -> None:
+    game, _ = new_game(client, seeds, "cats-tail", options={"sequence_moves": "false"})
+    assert dict(game.options) == {"sequence_moves": "false"}
+    game, _ = new_game(client, seeds, "picture-gallery")
+    assert dict(game.options) == {"deals": "2"}
+
+
+def test_client_seed_is_mixed_in_and_checkable_after_the_end(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "sultan-52", client_seed=b"my own luck")
+    mixed = hmac.new(SEED, MIX_LABEL + b"my own luck", hashlib.sha256).digest()
+    assert game.client_seed == b"my own luck"
+    assert game.commitment == hashlib.sha256(mixed).digest()
+    engine_game = get_game("sultan-52")
+    assert_no_secret(game, engine_game, engine_game.deal(mixed), mixed, (SEED,))
+    over = client.Resign(pb.ResignRequest(game_id=game.game_id), metadata=bearer(token)).game
+    assert over.seed == mixed and over.server_seed == SEED
+    assert hashlib.sha256(over.seed).digest() == game.commitment
+
+
+def test_unknown_variant_bad_option_and_bad_client_seed_are_invalid_arguments(client: Client) -> None:
+    r = refusal(lambda: client.NewGame(pb.NewGameRequest(variant="klondike")))
+    assert (r.code, r.reason, r.domain, r.metadata["field"]) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "UNKNOWN_VARIANT",
+        "patience.v1",
+        "variant",
+    )
+    r = refusal(lambda: client.NewGame(pb.NewGameRequest(variant="cats-tail", options={"sequence_moves": "maybe"})))
+    assert (r.code, r.reason, r.metadata["field"]) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_OPTION", "options")
+    r = refusal(lambda: client.NewGame(pb.NewGameRequest(variant="tribunal", options={"deals": "3"})))
+    assert (r.code, r.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_OPTION")
+    r = refusal(lambda: client.NewGame(pb.NewGameRequest(variant="sultan-36", client_seed=b"x" * 65)))
+    assert (r.code, r.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_CLIENT_SEED")
+    r = refusal(lambda: client.NewGame(pb.NewGameRequest(variant="sultan-36", client_seed=b"")))
+    assert (r.code, r.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_CLIENT_SEED")
+    assert client.NewGame(pb.NewGameRequest(variant="sultan-36", client_seed=b"x" * 64)).game.version == 1
+
+
+# -- playing ---------------------------------------------------------------------------------
+
+
+def test_apply_move_as_text_and_structured(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "sultan-36")
+    reply = client.ApplyMove(
+        pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, text="s"), metadata=bearer(token)
+    )
+    assert reply.applied.text == "s" and reply.applied.move.kind == pb.MOVE_KIND_STOCK
+    assert reply.game.version == 2 and reply.game.move_count == 1
+    structured = pb.Move(kind=pb.MOVE_KIND_STOCK)
+    reply = client.ApplyMove(
+        pb.ApplyMoveRequest(game_id=game.game_id, expected_version=2, structured=structured), metadata=bearer(token)
+    )
+    assert reply.game.version == 3 and reply.game.move_count == 2
+    engine_game, state = state_after("sultan-36", None, SEED, ["s", "s"])
+    assert reply.game.view == view_message(player_view(engine_game, state))
+    assert_no_secret(reply, engine_game, state, SEED)
+
+
+def test_applied_move_comes_back_explicit(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "royal-retinue")
+    legal = client.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=bearer(token))
+    to_foundation = next((m for m in legal.moves if m.move.target.kind == pb.PILE_KIND_FOUNDATION), None)
+    assert to_foundation is not None, "this seed's deal has a free ace"
+    implicit = to_foundation.text.rsplit("f", 1)[0] + "f"  # "5-f1" -> "5-f"
+    reply = client.ApplyMove(
+        pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, text=implicit), metadata=bearer(token)
+    )
+    assert reply.applied.text == to_foundation.text
+    assert reply.applied.move == to_foundation.move
+    r = client.GetGame(pb.GetGameRequest(game_id=game.game_id, include_moves=True), metadata=bearer(token))
+    assert list(r.game.moves) == [to_foundation.text]
+
+
+def test_legal_moves_are_the_engines(client: Client, seeds: FixedSeeds) -> None:
+    for variant in ("cats-tail", "captives", "tribunal", "sultan-52"):
+        game, token = new_game(client, seeds, variant)
+        reply = client.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=bearer(token))
+        engine_game = get_game(variant)
+        assert [m.text for m in reply.moves] == [m.text() for m in engine_game.legal_moves(engine_game.deal(SEED))]
+        assert reply.version == 1
+        for m in reply.moves:  # the structured form says the same as the text
+            from service.convert import move_from_message
+
+            assert move_from_message(m.move).text() == m.text
+
+
+def test_refused_move_leaves_the_game_unchanged(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "sultan-36")
+    client.ApplyMove(pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, text="s"), metadata=bearer(token))
+    before = client.GetGame(pb.GetGameRequest(game_id=game.game_id, include_moves=True), metadata=bearer(token)).game
+    r = refusal(
+        lambda: client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game.game_id, expected_version=2, text="rd"), metadata=bearer(token)
+        )
+    )
+    assert (r.code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "STOCK_NOT_EMPTY")
+    assert r.metadata == {"rule": "stock-not-empty", "move_index": "1", "move_text": "rd"}
+    after = client.GetGame(pb.GetGameRequest(game_id=game.game_id, include_moves=True), metadata=bearer(token)).game
+    assert after.version == before.version == 2
+    assert after.view == before.view and list(after.moves) == list(before.moves) == ["s"]
+
+
+def test_bad_notation_is_invalid_argument_with_the_move(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "sultan-36")
+    r = refusal(
+        lambda: client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, text="3-7-2"), metadata=bearer(token)
+        )
+    )
+    assert (r.code, r.reason, r.metadata["move_index"], r.metadata["move_text"]) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "BAD_NOTATION",
+        "0",
+        "3-7-2",
+    )
+    bad = pb.Move(kind=pb.MOVE_KIND_TRANSFER, sources=[pb.PileRef(kind=pb.PILE_KIND_COLUMN)], target=pb.PileRef())
+    r = refusal(
+        lambda: client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, structured=bad), metadata=bearer(token)
+        )
+    )
+    assert (r.code, r.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_NOTATION")
+    r = refusal(
+        lambda: client.ApplyMove(pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1), metadata=bearer(token))
+    )
+    assert (r.code, r.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MISSING_MOVE")
+    r = refusal(lambda: client.ApplyMove(pb.ApplyMoveRequest(game_id=game.game_id, text="s"), metadata=bearer(token)))
+    assert (r.code, r.reason, r.metadata["field"]) == (
+        grpc.StatusCode.INVALID_ARGUMENT,
+        "MISSING_EXPECTED_VERSION",
+        "expected_version",
+    )
+
+
+def test_stale_version_is_aborted_with_the_current_version(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "sultan-36")
+    client.ApplyMove(pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, text="s"), metadata=bearer(token))
+    for expected in (1, 3, 99):
+        r = refusal(
+            lambda e=expected: client.ApplyMove(
+                pb.ApplyMoveRequest(game_id=game.game_id, expected_version=e, text="s"), metadata=bearer(token)
+            )
+        )
+        assert (r.code, r.reason) == (grpc.StatusCode.ABORTED, "STALE_VERSION")
+        assert r.metadata == {"expected_version": str(expected), "current_version": "2"}
+    r = refusal(
+        lambda: client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=1), metadata=bearer(token))
+    )
+    assert (r.code, r.metadata["current_version"]) == (grpc.StatusCode.ABORTED, "2")
+
+
+def test_unknown_game_is_not_found(client: Client) -> None:
+    for game_id in ("nope", "x" * 64, "{bad}", "a" * 200):
+        r = refusal(lambda g=game_id: client.GetGame(pb.GetGameRequest(game_id=g), metadata=bearer("t")))
+        assert (r.code, r.reason) == (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND")
+    r = refusal(lambda: client.GetGame(pb.GetGameRequest(), metadata=bearer("t")))
+    assert (r.code, r.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MISSING_GAME_ID")
+
+
+def test_every_call_on_a_game_needs_its_token(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "sultan-36")
+    gid = game.game_id
+    calls = {
+        "GetGame": lambda md: client.GetGame(pb.GetGameRequest(game_id=gid), metadata=md),
+        "ApplyMove": lambda md: client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=gid, expected_version=1, text="s"), metadata=md
+        ),
+        "UndoMove": lambda md: client.UndoMove(pb.UndoMoveRequest(game_id=gid, expected_version=1), metadata=md),
+        "LegalMoves": lambda md: client.LegalMoves(pb.LegalMovesRequest(game_id=gid), metadata=md),
+        "Resign": lambda md: client.Resign(pb.ResignRequest(game_id=gid), metadata=md),
+        "SubmitSolution": lambda md: client.SubmitSolution(
+            pb.SubmitSolutionRequest(game_id=gid, moves=["s"]), metadata=md
+        ),
+    }
+    for name, call in calls.items():
+        for md in ((), (("authorization", token),), (("authorization", "Bearer "),)):
+            r = refusal(lambda c=call, m=md: c(m))
+            assert (r.code, r.reason) == (grpc.StatusCode.UNAUTHENTICATED, "MISSING_TOKEN"), name
+        for wrong in ("Bearer " + token[:-1], "Bearer " + token + "x", "Bearer someone-elses-token"):
+            r = refusal(lambda c=call, w=wrong: c((("authorization", w),)))
+            assert (r.code, r.reason) == (grpc.StatusCode.PERMISSION_DENIED, "WRONG_TOKEN"), name
+    again = client.GetGame(pb.GetGameRequest(game_id=gid), metadata=(("authorization", "bearer " + token),))
+    assert again.game.version == 1 and again.game.move_count == 0
+
+
+# -- undo, resign, expiry --------------------------------------------------------------------
+
+
+def test_undo_takes_back_the_last_move_and_is_counted(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "sultan-36")
+    md = bearer(token)
+    v = 1
+    for text in ("s", "s", "s"):
+        v = client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game.game_id, expected_version=v, text=text), metadata=md
+        ).game.version
+    reply = client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=v), metadata=md)
+    assert reply.undone.text == "s" and reply.game.version == v + 1
+    assert (reply.game.move_count, reply.game.undo_count) == (2, 1)
+    engine_game, state = state_after("sultan-36", None, SEED, ["s", "s"])
+    assert reply.game.view == view_message(player_view(engine_game, state))
+    assert_no_secret(reply, engine_game, state, SEED)
+    reply = client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=v + 1), metadata=md)
+    reply = client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=v + 2), metadata=md)
+    assert (reply.game.move_count, reply.game.undo_count) == (0, 3)
+    assert reply.game.view == game.view
+    r = refusal(lambda: client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=v + 3), metadata=md))
+    assert (r.code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "NOTHING_TO_UNDO")
+
+
+def test_undo_can_be_forbidden_at_new_game(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "sultan-36", allow_undo=False)
+    assert not game.allow_undo
+    client.ApplyMove(pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, text="s"), metadata=bearer(token))
+    r = refusal(
+        lambda: client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=2), metadata=bearer(token))
+    )
+    assert (r.code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "UNDO_FORBIDDEN")
+    assert client.GetGame(pb.GetGameRequest(game_id=game.game_id), metadata=bearer(token)).game.move_count == 1
+
+
+def test_resign_ends_the_game_and_reveals_the_seed(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "captives")
+    md = bearer(token)
+    client.ApplyMove(pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, text="s"), metadata=md)
+    r = refusal(lambda: client.Resign(pb.ResignRequest(game_id=game.game_id, expected_version=1), metadata=md))
+    assert (r.code, r.reason) == (grpc.StatusCode.ABORTED, "STALE_VERSION")
+    over = client.Resign(pb.ResignRequest(game_id=game.game_id), metadata=md).game
+    assert over.status == pb.GAME_STATUS_RESIGNED and over.version == 3
+    assert over.seed == SEED and hashlib.sha256(over.seed).digest() == game.commitment
+    assert over.HasField("finished_at") and not over.HasField("expires_at")
+    assert client.GetGame(pb.GetGameRequest(game_id=game.game_id), metadata=md).game.seed == SEED
+    for call in (
+        lambda: client.ApplyMove(pb.ApplyMoveRequest(game_id=game.game_id, expected_version=3, text="s"), metadata=md),
+        lambda: client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=3), metadata=md),
+        lambda: client.Resign(pb.ResignRequest(game_id=game.game_id), metadata=md),
+        lambda: client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=["s"]), metadata=md),
+    ):
+        r = refusal(call)
+        assert (r.code, r.reason, r.metadata["status"]) == (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "GAME_OVER",
+            "resigned",
+        )
+    assert list(client.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=md).moves) == []
+
+
+def test_idle_game_expires_and_reveals_its_seed(redis_url: str) -> None:
+    seeds = FixedSeeds(SEED)
+    srv = ServerThread(settings_for(redis_url, idle_timeout=1), seed_source=seeds).start()
+    client = Client(srv.address)
+    try:
+        reply = client.NewGame(pb.NewGameRequest(variant="tribunal"))
+        md = bearer(reply.game_token)
+        gid = reply.game.game_id
+        assert not reply.game.seed
+        import time
+
+        time.sleep(1.2)
+        game = client.GetGame(pb.GetGameRequest(game_id=gid), metadata=md).game
+        assert game.status == pb.GAME_STATUS_EXPIRED and game.seed == SEED and game.HasField("finished_at")
+        r = refusal(
+            lambda: client.ApplyMove(pb.ApplyMoveRequest(game_id=gid, expected_version=1, text="d"), metadata=md)
+        )
+        assert (r.code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_EXPIRED")
+    finally:
+        client.close()
+        srv.stop()
+
+
+# -- winning ---------------------------------------------------------------------------------
+
+
+def test_a_game_won_through_apply_move_shows_no_secret_until_the_end(client: Client, seeds: FixedSeeds) -> None:
+    engine_game = get_game("sultan-36")
+    start = engine_game.deal(SEED)
+    solution = solve(engine_game, start)
+    game, token = new_game(client, seeds, "sultan-36")
+    md = bearer(token)
+    version = game.version
+    state = start
+    for i, text in enumerate(solution):
+        reply = client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, text=text), metadata=md
+        )
+        state = engine_game.apply(state, text)
+        version = reply.game.version
+        assert reply.game.move_count == i + 1
+        if i < len(solution) - 1:
+            assert reply.game.status == pb.GAME_STATUS_IN_PROGRESS
+            assert_no_secret(reply, engine_game, state, SEED)
+            if i % 40 == 0:
+                legal = client.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=md)
+                assert_no_secret(legal, engine_game, state, SEED)
+                got = client.GetGame(pb.GetGameRequest(game_id=game.game_id, include_moves=True), metadata=md)
+                assert_no_secret(got, engine_game, state, SEED)
+    assert reply.game.status == pb.GAME_STATUS_WON and reply.game.view.status == pb.GAME_STATUS_WON
+    assert reply.game.seed == SEED and reply.game.HasField("finished_at")
+    r = refusal(
+        lambda: client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, text="s"), metadata=md
+        )
+    )
+    assert (r.code, r.reason, r.metadata["status"]) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER", "won")
+    r = refusal(
+        lambda: client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=version), metadata=md)
+    )
+    assert (r.code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")
+
+
+# -- solutions -------------------------------------------------------------------------------
+
+
+def test_submitted_solution_verdicts(client: Client, seeds: FixedSeeds) -> None:
+    engine_game = get_game("sultan-36")
+    solution = solve(engine_game, engine_game.deal(SEED))
+    game, token = new_game(client, seeds, "sultan-36")
+    md = bearer(token)
+    unfinished = client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=solution[:-1]), metadata=md)
+    assert unfinished.verdict.outcome == pb.OUTCOME_UNFINISHED
+    assert unfinished.verdict.move_count == len(solution) - 1 and not unfinished.HasField("certificate")
+    bad = [*solution[:5], "rd", *solution[5:]]
+    illegal = client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=bad), metadata=md)
+    v = illegal.verdict
+    assert (v.outcome, v.error_index, v.error_reason, v.error_move_text, v.move_count) == (
+        pb.OUTCOME_ILLEGAL,
+        5,
+        "stock-not-empty",
+        "rd",
+        5,
+    )
+    assert v.final_state_hash and v.error_message
+    junk = client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=["s", "zz top"]), metadata=md)
+    assert (junk.verdict.outcome, junk.verdict.error_index, junk.verdict.error_reason) == (
+        pb.OUTCOME_ILLEGAL,
+        1,
+        "bad-notation",
+    )
+    after = client.GetGame(pb.GetGameRequest(game_id=game.game_id), metadata=md).game
+    assert after.version == 1 and after.move_count == 0 and not after.seed  # verdicts change nothing
+
+
+def test_submission_limits_are_resource_exhausted(client: Client, seeds: FixedSeeds) -> None:
+    game, token = new_game(client, seeds, "sultan-36")
+    md = bearer(token)
+    r = refusal(
+        lambda: client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=["s"] * 501), metadata=md)
+    )
+    assert (r.code, r.reason, r.metadata["limit"]) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_MOVES", "500")
+    r = refusal(
+        lambda: client.SubmitSolution(
+            pb.SubmitSolutionRequest(game_id=game.game_id, moves=[" ".join(["s"] * 501)]), metadata=md
+        )
+    )
+    assert (r.code, r.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_MOVES")
+    with pytest.raises(grpc.RpcError) as exc:  # over the server's max message size (64 KiB here)
+        client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=["s" * 70_000]), metadata=md)
+    assert exc.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED  # type: ignore[attr-defined]
+    r = refusal(lambda: client.SubmitSolution(pb.SubmitSolutionRequest(moves=["s"])))
+    assert (r.code, r.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "MISSING_DEAL")
+
+
+def test_the_secret_scan_catches_leaks() -> None:
+    """The scan above is only worth something if it fails on a leak: show it the stock, or the seed."""
+    engine_game = get_game("tribunal")
+    start = engine_game.deal(SEED)
+    honest = view_message(player_view(engine_game, start))
+    assert_no_secret(honest, engine_game, start, SEED)
+    leaky = pb.View()
+    leaky.CopyFrom(honest)
+    leaky.stock.extend(["AC"])
+    with pytest.raises(AssertionError):
+        assert_no_secret(leaky, engine_game, start, SEED)
+    with pytest.raises(AssertionError):
+        assert_no_secret(pb.Game(view=honest, seed=SEED), engine_game, start, SEED)
+    with pytest.raises(AssertionError):
+        assert_no_secret(pb.Game(view=honest, ticket_id=SEED.hex()), engine_game, start, SEED)
