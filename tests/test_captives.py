@@ -225,13 +225,16 @@ def test_empty_column_takes_the_longest_run_or_any_tail() -> None:
     refuse(s, "1-2/4", Reason.NOT_FREE_CARD)
 
 
-def test_whole_column_onto_an_empty_column_is_refused() -> None:
-    """Decision: it changes nothing, so it is refused (SAME_PILE); a part of the column may go."""
+def test_whole_column_onto_an_empty_column_is_legal() -> None:
+    """RULES.md: an empty column takes any playable card or run, a whole column's run included."""
     s = position(["9H 8H", ""])
-    refuse(s, "1-2", Reason.SAME_PILE)
-    refuse(s, "1-2/2", Reason.SAME_PILE)
+    s2 = accept(s, "1-2/2")
+    assert texts(s2.columns[1]) == "9H 8H" and s2.columns[0] == ()
+    assert game.resolve(s, "1-2") == Move.parse("1-2/2")  # onto an empty column: the longest run
     accept(s, "1-2/1")
-    refuse(position(["9H", ""]), "1-2", Reason.SAME_PILE)
+    accept(position(["9H", ""]), "1-2/1")
+    assert Move.parse("1-2/1") in set(game.legal_moves(position(["9H", ""])))
+    refuse(position(["9H", ""]), "1-1", Reason.SAME_PILE)
 
 
 def test_waste_top_onto_a_column_or_an_empty_column() -> None:
@@ -515,11 +518,11 @@ def test_a_whole_won_game() -> None:
 
 
 def test_stuck_when_no_move_is_left() -> None:
-    s = position(["9H", "5S", "", ""], foundations=["KC"], waste="7D", redeals=2)
-    # The waste's 7D can still go to an empty column.
+    s = position(["9H", "5S", "", "JC", "5C", "7C", "9C", "JS"], foundations=["KC"], waste="7D", redeals=2)
+    # The waste's 7D can still go to the empty column.
     assert game.status(s) is Status.IN_PROGRESS
     s = accept(s, "w-3")
-    # Now only single cards remain, and moving a whole column onto an empty one is no move.
+    # Now no move is left: no empty column, nothing fits anywhere, no turn left.
     assert game.status(s) is Status.STUCK
     assert list(game.legal_moves(s)) == []
     # Its neighbour: a waste left with one turn, and then with none.

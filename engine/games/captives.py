@@ -143,8 +143,7 @@ class Captives(Game):
                         yield Move(MoveKind.TRANSFER, (src,), dst, n)
                 else:
                     for n in range(1, run + 1):
-                        if n != len(col):
-                            yield Move(MoveKind.TRANSFER, (src,), dst, n)
+                        yield Move(MoveKind.TRANSFER, (src,), dst, n)
         # The waste top onto a column.
         if state.waste:
             w = state.waste[-1]
@@ -280,12 +279,6 @@ def _to_column(state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, M
             )
     else:
         n = run
-    if not target and n == len(col):
-        raise illegal(
-            Reason.SAME_PILE,
-            f"moving all of column {s + 1} onto empty column {d + 1} changes nothing",
-            move,
-        )
     moved = col[-n:]
     cut = col[:-n]
     if s < d:
