@@ -1,0 +1,280 @@
+"""The asyncio client: the same methods as :class:`~patience_client.PatienceClient`, awaited.
+
+>>> async with AsyncPatienceClient(ClientSettings(target="localhost:50051")) as client:   # doctest: +SKIP
+...     started = await client.new_game("cats-tail")
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from types import TracebackType
+from typing import Any, TypeVar, cast
+
+import grpc
+import grpc.aio
+from google.protobuf.message import Message
+from patience.v1 import patience_pb2 as pb
+
+from . import _api
+from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
+from .config import NO_RETRY, ClientSettings
+from .errors import ServiceError, VersionConflict, error_from_rpc
+from .moves import MoveLike
+
+R = TypeVar("R", bound=Message)
+
+
+class AsyncPatienceClient:
+    """A ``grpc.aio`` client for ``patience.v1.PatienceService``; see PatienceClient for each method.
+
+    Create it inside the event loop that uses it (grpc.aio channels belong to one loop).
+    """
+
+    def __init__(self, settings: ClientSettings | None = None, *, channel: grpc.aio.Channel | None = None) -> None:
+        self.settings = settings or ClientSettings()
+        self.credentials = _api.Credentials(self.settings)
+        self._own_channel = channel is None
+        if channel is None:
+            creds = self.settings.credentials()
+            options = self.settings.options()
+            if creds is None:
+                channel = grpc.aio.insecure_channel(self.settings.target, options=options)
+            else:
+                channel = grpc.aio.secure_channel(self.settings.target, creds, options=options)
+        self.channel = channel
+        self._stubs: dict[str, Callable[..., Any]] = {
+            rpc.name: channel.unary_unary(
+                rpc.path,
+                request_serializer=_api.serializer(rpc),
+                response_deserializer=_api.deserializer(rpc),
+            )
+            for rpc in _api.ALL_RPCS
+        }
+        #: Called before each pause with (rpc name, failed attempt number, pause in seconds, error).
+        self.on_retry: Callable[[str, int, float, ServiceError], None] | None = None
+
+    async def close(self) -> None:
+        if self._own_channel:
+            await self.channel.close()
+
+    async def __aenter__(self) -> AsyncPatienceClient:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    def remember(self, game_id: str, token: str) -> None:
+        """Use ``token`` for every later call on ``game_id``."""
+        self.credentials.remember(game_id, token)
+
+    async def _call(
+        self,
+        rpc: _api.Rpc,
+        request: Message,
+        response_type: type[R],
+        *,
+        timeout: float | None,
+        metadata: Sequence[tuple[str, str]] = (),
+        safe: bool | None = None,
+    ) -> R:
+        policy = self.settings.retry if (rpc.safe if safe is None else safe) else NO_RETRY
+        pauses = policy.backoffs()
+        stub = self._stubs[rpc.name]
+        deadline = self.settings.timeout if timeout is None else timeout
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return cast(R, await stub(request, timeout=deadline, metadata=tuple(metadata)))
+            except grpc.RpcError as err:
+                error = error_from_rpc(err, method=rpc.name, attempts=attempt)
+                pause = next(pauses, None) if error.code in policy.retry_codes else None
+                if pause is None:
+                    raise error from None
+                if self.on_retry is not None:
+                    self.on_retry(rpc.name, attempt, pause, error)
+                await asyncio.sleep(pause)
+
+    async def list_variants(self, *, timeout: float | None = None) -> list[pb.Variant]:
+        resp = await self._call(_api.LIST_VARIANTS, pb.ListVariantsRequest(), pb.ListVariantsResponse, timeout=timeout)
+        return list(resp.variants)
+
+    async def new_game(
+        self,
+        variant: str = "",
+        options: _api.OptionValues | None = None,
+        *,
+        client_seed: bytes | None = None,
+        deal_ticket: str | None = None,
+        allow_undo: bool | None = None,
+        timeout: float | None = None,
+    ) -> pb.NewGameResponse:
+        req = _api.new_game_request(variant, options, client_seed, deal_ticket, allow_undo)
+        resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
+        self.credentials.remember(resp.game.game_id, resp.game_token)
+        return resp
+
+    async def get_game(
+        self, game_id: str, *, include_moves: bool = False, token: str | None = None, timeout: float | None = None
+    ) -> pb.Game:
+        req = pb.GetGameRequest(game_id=game_id, include_moves=include_moves)
+        md = self.credentials.game_metadata(game_id, token)
+        return (await self._call(_api.GET_GAME, req, pb.GetGameResponse, timeout=timeout, metadata=md)).game
+
+    async def apply_move(
+        self,
+        game_id: str,
+        move: MoveLike,
+        *,
+        expected_version: int,
+        token: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.ApplyMoveResponse:
+        req = _api.apply_move_request(game_id, move, expected_version)
+        md = self.credentials.game_metadata(game_id, token)
+        return await self._call(_api.APPLY_MOVE, req, pb.ApplyMoveResponse, timeout=timeout, metadata=md)
+
+    async def undo_move(
+        self, game_id: str, *, expected_version: int, token: str | None = None, timeout: float | None = None
+    ) -> pb.UndoMoveResponse:
+        req = pb.UndoMoveRequest(game_id=game_id, expected_version=expected_version)
+        md = self.credentials.game_metadata(game_id, token)
+        return await self._call(_api.UNDO_MOVE, req, pb.UndoMoveResponse, timeout=timeout, metadata=md)
+
+    async def legal_moves(
+        self, game_id: str, *, token: str | None = None, timeout: float | None = None
+    ) -> pb.LegalMovesResponse:
+        req = pb.LegalMovesRequest(game_id=game_id)
+        md = self.credentials.game_metadata(game_id, token)
+        return await self._call(_api.LEGAL_MOVES, req, pb.LegalMovesResponse, timeout=timeout, metadata=md)
+
+    async def resign(
+        self, game_id: str, *, expected_version: int = 0, token: str | None = None, timeout: float | None = None
+    ) -> pb.Game:
+        req = pb.ResignRequest(game_id=game_id, expected_version=expected_version)
+        md = self.credentials.game_metadata(game_id, token)
+        safe = expected_version > 0
+        resp = await self._call(_api.RESIGN, req, pb.ResignResponse, timeout=timeout, metadata=md, safe=safe)
+        return resp.game
+
+    async def refresh(self, game_id: str, *, token: str | None = None, timeout: float | None = None) -> pb.Game:
+        return await self.get_game(game_id, token=token, timeout=timeout)
+
+    async def session(self, game: pb.Game | str, *, token: str | None = None) -> AsyncGameSession:
+        if token is not None:
+            self.remember(game if isinstance(game, str) else game.game_id, token)
+        if isinstance(game, str):
+            game = await self.get_game(game)
+        return AsyncGameSession(self, game)
+
+    async def submit_solution(
+        self,
+        moves: Iterable[MoveLike] | str,
+        *,
+        game_id: str | None = None,
+        deal_ticket: str | None = None,
+        token: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.SubmitSolutionResponse:
+        req = _api.submit_request(moves, game_id, deal_ticket)
+        md = self.credentials.game_metadata(game_id, token) if game_id is not None else ()
+        return await self._call(_api.SUBMIT_SOLUTION, req, pb.SubmitSolutionResponse, timeout=timeout, metadata=md)
+
+    async def mint_deal(
+        self,
+        variant: str,
+        options: _api.OptionValues | None = None,
+        *,
+        valid_seconds: int = 0,
+        label: str = "",
+        operator_key: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.MintDealResponse:
+        req = pb.MintDealRequest(
+            variant=variant, options=_api.options_text(options), valid_seconds=valid_seconds, label=label
+        )
+        md = self.credentials.operator_metadata(operator_key)
+        return await self._call(_api.MINT_DEAL, req, pb.MintDealResponse, timeout=timeout, metadata=md)
+
+    async def verify_certificate(
+        self, certificate: bytes | pb.Certificate, *, replay: bool = False, timeout: float | None = None
+    ) -> pb.VerifyCertificateResponse:
+        encoded = certificate.encoded if isinstance(certificate, pb.Certificate) else certificate
+        req = pb.VerifyCertificateRequest(certificate=encoded, replay=replay)
+        return await self._call(_api.VERIFY_CERTIFICATE, req, pb.VerifyCertificateResponse, timeout=timeout)
+
+    async def get_signing_keys(self, *, timeout: float | None = None) -> list[pb.SigningKey]:
+        resp = await self._call(
+            _api.GET_SIGNING_KEYS, pb.GetSigningKeysRequest(), pb.GetSigningKeysResponse, timeout=timeout
+        )
+        return list(resp.keys)
+
+    async def verify_offline(
+        self, certificate: bytes | pb.Certificate, *, keys: PublicKeys | None = None, replay: bool = False
+    ) -> CertificateCheck:
+        """Check a certificate locally; the replay (if asked) runs in a worker thread."""
+        encoded = certificate.encoded if isinstance(certificate, pb.Certificate) else certificate
+        if keys is None:
+            keys = keys_from_proto(await self.get_signing_keys())
+        return await asyncio.to_thread(verify_certificate, encoded, keys, replay=replay)
+
+
+class AsyncGameSession:
+    """The asyncio twin of :class:`~patience_client.GameSession`."""
+
+    def __init__(self, client: AsyncPatienceClient, game: pb.Game) -> None:
+        self.client = client
+        self.game = game
+
+    @property
+    def game_id(self) -> str:
+        return self.game.game_id
+
+    @property
+    def version(self) -> int:
+        return self.game.version
+
+    async def refresh(self) -> pb.Game:
+        self.game = await self.client.get_game(self.game_id)
+        return self.game
+
+    async def _conflict(self, exc: VersionConflict) -> VersionConflict:
+        exc.game = await self.refresh()
+        return exc
+
+    async def move(self, move: MoveLike, *, rebase: bool = False) -> pb.ApplyMoveResponse:
+        try:
+            resp = await self.client.apply_move(self.game_id, move, expected_version=self.version)
+        except VersionConflict as exc:
+            await self._conflict(exc)
+            if not rebase:
+                raise
+            resp = await self.client.apply_move(self.game_id, move, expected_version=self.version)
+        self.game = resp.game
+        return resp
+
+    async def undo(self) -> pb.UndoMoveResponse:
+        try:
+            resp = await self.client.undo_move(self.game_id, expected_version=self.version)
+        except VersionConflict as exc:
+            raise await self._conflict(exc) from None
+        self.game = resp.game
+        return resp
+
+    async def legal_moves(self) -> list[pb.NotatedMove]:
+        return list((await self.client.legal_moves(self.game_id)).moves)
+
+    async def resign(self) -> pb.Game:
+        try:
+            self.game = await self.client.resign(self.game_id, expected_version=self.version)
+        except VersionConflict as exc:
+            raise await self._conflict(exc) from None
+        return self.game
+
+    async def submit(self, moves: Iterable[MoveLike] | str) -> pb.SubmitSolutionResponse:
+        resp = await self.client.submit_solution(moves, game_id=self.game_id)
+        await self.refresh()
+        return resp

@@ -1,0 +1,322 @@
+"""The synchronous client: one method per RPC, typed, with retries and typed errors.
+
+>>> with PatienceClient(ClientSettings(target="localhost:50051")) as client:   # doctest: +SKIP
+...     started = client.new_game("cats-tail")
+...     game = client.apply_move(started.game.game_id, "3-r", expected_version=started.game.version).game
+
+The client remembers the token of every game it created (or that you pass to
+:meth:`PatienceClient.remember`), so later calls on that game need only its id.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from types import TracebackType
+from typing import Any, TypeVar, cast
+
+import grpc
+from google.protobuf.message import Message
+from patience.v1 import patience_pb2 as pb
+
+from . import _api
+from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
+from .config import NO_RETRY, ClientSettings
+from .errors import ServiceError, VersionConflict, error_from_rpc
+from .moves import MoveLike
+
+R = TypeVar("R", bound=Message)
+
+
+class PatienceClient:
+    """A blocking client for ``patience.v1.PatienceService``.
+
+    Every method takes ``timeout`` (seconds, for each attempt; default ``settings.timeout``) and raises a
+    :class:`~patience_client.errors.ServiceError` subclass when the call fails. Calls that are safe to repeat
+    are retried on UNAVAILABLE according to ``settings.retry``.
+    """
+
+    def __init__(self, settings: ClientSettings | None = None, *, channel: grpc.Channel | None = None) -> None:
+        self.settings = settings or ClientSettings()
+        self.credentials = _api.Credentials(self.settings)
+        self._own_channel = channel is None
+        if channel is None:
+            creds = self.settings.credentials()
+            options = self.settings.options()
+            if creds is None:
+                channel = grpc.insecure_channel(self.settings.target, options=options)
+            else:
+                channel = grpc.secure_channel(self.settings.target, creds, options=options)
+        self.channel = channel
+        self._stubs: dict[str, Callable[..., Any]] = {
+            rpc.name: channel.unary_unary(
+                rpc.path,
+                request_serializer=_api.serializer(rpc),
+                response_deserializer=_api.deserializer(rpc),
+            )
+            for rpc in _api.ALL_RPCS
+        }
+        #: Called before each pause with (rpc name, failed attempt number, pause in seconds, error).
+        self.on_retry: Callable[[str, int, float, ServiceError], None] | None = None
+
+    # -- plumbing -------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the channel (only one the client opened itself)."""
+        if self._own_channel:
+            self.channel.close()
+
+    def __enter__(self) -> PatienceClient:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def remember(self, game_id: str, token: str) -> None:
+        """Use ``token`` for every later call on ``game_id``."""
+        self.credentials.remember(game_id, token)
+
+    def _call(
+        self,
+        rpc: _api.Rpc,
+        request: Message,
+        response_type: type[R],
+        *,
+        timeout: float | None,
+        metadata: Sequence[tuple[str, str]] = (),
+        safe: bool | None = None,
+    ) -> R:
+        policy = self.settings.retry if (rpc.safe if safe is None else safe) else NO_RETRY
+        pauses = policy.backoffs()
+        stub = self._stubs[rpc.name]
+        deadline = self.settings.timeout if timeout is None else timeout
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return cast(R, stub(request, timeout=deadline, metadata=tuple(metadata)))
+            except grpc.RpcError as err:
+                error = error_from_rpc(err, method=rpc.name, attempts=attempt)
+                pause = next(pauses, None) if error.code in policy.retry_codes else None
+                if pause is None:
+                    raise error from None
+                if self.on_retry is not None:
+                    self.on_retry(rpc.name, attempt, pause, error)
+                time.sleep(pause)
+
+    # -- the catalogue --------------------------------------------------------
+
+    def list_variants(self, *, timeout: float | None = None) -> list[pb.Variant]:
+        """Every variant with its options."""
+        resp = self._call(_api.LIST_VARIANTS, pb.ListVariantsRequest(), pb.ListVariantsResponse, timeout=timeout)
+        return list(resp.variants)
+
+    # -- games ------------------------------------------------------------------
+
+    def new_game(
+        self,
+        variant: str = "",
+        options: _api.OptionValues | None = None,
+        *,
+        client_seed: bytes | None = None,
+        deal_ticket: str | None = None,
+        allow_undo: bool | None = None,
+        timeout: float | None = None,
+    ) -> pb.NewGameResponse:
+        """Deal a new game; the response carries the game and its token (remembered by this client).
+
+        Never retried: a repeat would deal a second game.
+        """
+        req = _api.new_game_request(variant, options, client_seed, deal_ticket, allow_undo)
+        resp = self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
+        self.credentials.remember(resp.game.game_id, resp.game_token)
+        return resp
+
+    def get_game(
+        self, game_id: str, *, include_moves: bool = False, token: str | None = None, timeout: float | None = None
+    ) -> pb.Game:
+        """The game as the player sees it (with its move log if ``include_moves``)."""
+        req = pb.GetGameRequest(game_id=game_id, include_moves=include_moves)
+        md = self.credentials.game_metadata(game_id, token)
+        return self._call(_api.GET_GAME, req, pb.GetGameResponse, timeout=timeout, metadata=md).game
+
+    def apply_move(
+        self,
+        game_id: str,
+        move: MoveLike,
+        *,
+        expected_version: int,
+        token: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.ApplyMoveResponse:
+        """Play ``move`` (text, engine Move or structured) if the game is at ``expected_version``.
+
+        IllegalMove if the rules refuse it, VersionConflict if the game has moved on (see :meth:`refresh`).
+        Retried on UNAVAILABLE: the version guard turns a repeat of a move that did land into ABORTED.
+        """
+        req = _api.apply_move_request(game_id, move, expected_version)
+        md = self.credentials.game_metadata(game_id, token)
+        return self._call(_api.APPLY_MOVE, req, pb.ApplyMoveResponse, timeout=timeout, metadata=md)
+
+    def undo_move(
+        self, game_id: str, *, expected_version: int, token: str | None = None, timeout: float | None = None
+    ) -> pb.UndoMoveResponse:
+        """Take back the last move (IllegalMove if the game forbids undo or has no move to undo)."""
+        req = pb.UndoMoveRequest(game_id=game_id, expected_version=expected_version)
+        md = self.credentials.game_metadata(game_id, token)
+        return self._call(_api.UNDO_MOVE, req, pb.UndoMoveResponse, timeout=timeout, metadata=md)
+
+    def legal_moves(
+        self, game_id: str, *, token: str | None = None, timeout: float | None = None
+    ) -> pb.LegalMovesResponse:
+        """Every legal move now, with the version they are legal at."""
+        req = pb.LegalMovesRequest(game_id=game_id)
+        md = self.credentials.game_metadata(game_id, token)
+        return self._call(_api.LEGAL_MOVES, req, pb.LegalMovesResponse, timeout=timeout, metadata=md)
+
+    def resign(
+        self, game_id: str, *, expected_version: int = 0, token: str | None = None, timeout: float | None = None
+    ) -> pb.Game:
+        """End the game; the returned game carries the seed. Retried only with an ``expected_version``."""
+        req = pb.ResignRequest(game_id=game_id, expected_version=expected_version)
+        md = self.credentials.game_metadata(game_id, token)
+        safe = expected_version > 0
+        return self._call(_api.RESIGN, req, pb.ResignResponse, timeout=timeout, metadata=md, safe=safe).game
+
+    def refresh(self, game_id: str, *, token: str | None = None, timeout: float | None = None) -> pb.Game:
+        """Re-read the game, e.g. after a VersionConflict, to learn its position and version."""
+        return self.get_game(game_id, token=token, timeout=timeout)
+
+    def session(self, game: pb.Game | str, *, token: str | None = None) -> GameSession:
+        """A :class:`GameSession` on ``game`` (a Game already read, or an id: then it is read now)."""
+        if token is not None:
+            self.remember(game if isinstance(game, str) else game.game_id, token)
+        if isinstance(game, str):
+            game = self.get_game(game)
+        return GameSession(self, game)
+
+    # -- solutions, tickets, certificates ----------------------------------------
+
+    def submit_solution(
+        self,
+        moves: Iterable[MoveLike] | str,
+        *,
+        game_id: str | None = None,
+        deal_ticket: str | None = None,
+        token: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.SubmitSolutionResponse:
+        """Replay a whole move list from the deal of ``game_id`` (needs its token) or of ``deal_ticket``.
+
+        The verdict says won, unfinished or illegal (with the move's index, reason and text); a win carries
+        the certificate. Not retried.
+        """
+        req = _api.submit_request(moves, game_id, deal_ticket)
+        md = self.credentials.game_metadata(game_id, token) if game_id is not None else ()
+        return self._call(_api.SUBMIT_SOLUTION, req, pb.SubmitSolutionResponse, timeout=timeout, metadata=md)
+
+    def mint_deal(
+        self,
+        variant: str,
+        options: _api.OptionValues | None = None,
+        *,
+        valid_seconds: int = 0,
+        label: str = "",
+        operator_key: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.MintDealResponse:
+        """A signed deal ticket (needs the operator key). Not retried."""
+        req = pb.MintDealRequest(
+            variant=variant, options=_api.options_text(options), valid_seconds=valid_seconds, label=label
+        )
+        md = self.credentials.operator_metadata(operator_key)
+        return self._call(_api.MINT_DEAL, req, pb.MintDealResponse, timeout=timeout, metadata=md)
+
+    def verify_certificate(
+        self, certificate: bytes | pb.Certificate, *, replay: bool = False, timeout: float | None = None
+    ) -> pb.VerifyCertificateResponse:
+        """Ask the service to check a certificate (see :meth:`verify_offline` to check it yourself)."""
+        encoded = certificate.encoded if isinstance(certificate, pb.Certificate) else certificate
+        req = pb.VerifyCertificateRequest(certificate=encoded, replay=replay)
+        return self._call(_api.VERIFY_CERTIFICATE, req, pb.VerifyCertificateResponse, timeout=timeout)
+
+    def get_signing_keys(self, *, timeout: float | None = None) -> list[pb.SigningKey]:
+        """The public keys that sign certificates (old ones included)."""
+        resp = self._call(_api.GET_SIGNING_KEYS, pb.GetSigningKeysRequest(), pb.GetSigningKeysResponse, timeout=timeout)
+        return list(resp.keys)
+
+    def verify_offline(
+        self, certificate: bytes | pb.Certificate, *, keys: PublicKeys | None = None, replay: bool = False
+    ) -> CertificateCheck:
+        """Check a certificate here, not on the server: with ``keys``, or the service's keys fetched once."""
+        encoded = certificate.encoded if isinstance(certificate, pb.Certificate) else certificate
+        if keys is None:
+            keys = keys_from_proto(self.get_signing_keys())
+        return verify_certificate(encoded, keys, replay=replay)
+
+
+class GameSession:
+    """One game followed by one player: keeps the last game read, so each write sends its version.
+
+    After a VersionConflict (another client moved, or a retried write had in fact landed) it re-reads the
+    game: the exception carries the fresh game as ``game`` and the session continues from it. With
+    ``rebase=True`` a move is sent once more against the fresh version -- the server checks it again, so a
+    move that no longer fits is refused, never misapplied.
+    """
+
+    def __init__(self, client: PatienceClient, game: pb.Game) -> None:
+        self.client = client
+        self.game = game
+
+    @property
+    def game_id(self) -> str:
+        return self.game.game_id
+
+    @property
+    def version(self) -> int:
+        return self.game.version
+
+    def refresh(self) -> pb.Game:
+        self.game = self.client.get_game(self.game_id)
+        return self.game
+
+    def _conflict(self, exc: VersionConflict) -> VersionConflict:
+        exc.game = self.refresh()
+        return exc
+
+    def move(self, move: MoveLike, *, rebase: bool = False) -> pb.ApplyMoveResponse:
+        """Play ``move`` at the session's version; see the class for conflicts."""
+        try:
+            resp = self.client.apply_move(self.game_id, move, expected_version=self.version)
+        except VersionConflict as exc:
+            self._conflict(exc)
+            if not rebase:
+                raise
+            resp = self.client.apply_move(self.game_id, move, expected_version=self.version)
+        self.game = resp.game
+        return resp
+
+    def undo(self) -> pb.UndoMoveResponse:
+        try:
+            resp = self.client.undo_move(self.game_id, expected_version=self.version)
+        except VersionConflict as exc:
+            raise self._conflict(exc) from None
+        self.game = resp.game
+        return resp
+
+    def legal_moves(self) -> list[pb.NotatedMove]:
+        return list(self.client.legal_moves(self.game_id).moves)
+
+    def resign(self) -> pb.Game:
+        try:
+            self.game = self.client.resign(self.game_id, expected_version=self.version)
+        except VersionConflict as exc:
+            raise self._conflict(exc) from None
+        return self.game
+
+    def submit(self, moves: Iterable[MoveLike] | str) -> pb.SubmitSolutionResponse:
+        resp = self.client.submit_solution(moves, game_id=self.game_id)
+        self.refresh()
+        return resp

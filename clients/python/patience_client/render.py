@@ -1,0 +1,169 @@
+"""The table as text for a terminal: Unicode suits, red and black, one line a pile.
+
+Columns are drawn as rows (``" 3  K♠ Q♥ J♣"``): a two-deck column can hold
+dozens of cards, which fits a terminal's width far better than its height.
+Colours are ANSI escapes, used only when asked (the CLI asks when stdout is a
+terminal and NO_COLOR is unset).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from patience.v1 import patience_pb2 as pb
+
+from engine.errors import Reason
+
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+RED_SUITS = frozenset("DH")
+RED = "\x1b[31m"
+BLACK = "\x1b[1m"
+DIM = "\x1b[2m"
+RESET = "\x1b[0m"
+
+#: The games with a waste pile (families 3 and 4).
+WASTE_VARIANTS = frozenset({"captives", "sultan-36", "sultan-52"})
+
+STATUS_NAMES = {
+    pb.GAME_STATUS_UNSPECIFIED: "unknown",
+    pb.GAME_STATUS_IN_PROGRESS: "in progress",
+    pb.GAME_STATUS_WON: "won",
+    pb.GAME_STATUS_STUCK: "stuck (no legal move; undo or resign)",
+    pb.GAME_STATUS_RESIGNED: "resigned",
+    pb.GAME_STATUS_EXPIRED: "expired",
+}
+
+#: Why the rules refuse a move, in a player's words (the server's message names the cards).
+EXPLANATIONS: dict[Reason, str] = {
+    Reason.BAD_NOTATION: (
+        "that is not a move. Moves look like 3-7, 3-7/4 (a run of 4), 3-r, 3,5-r, 3-f, r2-f, w-f2, "
+        "f1-f4/3, d, s, rd, 3-k. Type ? for the legal moves."
+    ),
+    Reason.UNKNOWN_VARIANT: "there is no such game; `patience-cli variants` lists them.",
+    Reason.BAD_OPTION: "that option or value does not exist for this game; `patience-cli variants` lists them.",
+    Reason.NOT_IN_THIS_GAME: "this kind of move does not exist in this game.",
+    Reason.NO_SUCH_PILE: "this game has no such pile.",
+    Reason.SAME_PILE: "the source and the target are the same pile.",
+    Reason.EMPTY_PILE: "there is no card to take there.",
+    Reason.NOT_FREE_CARD: "only a pile's free card (its last one) can be taken, alone or as the bottom of a run.",
+    Reason.DOES_NOT_FIT: "the card does not fit on that pile by this game's building rule.",
+    Reason.WRONG_COLOUR: "columns build down in alternating colours: red on black, black on red.",
+    Reason.WRONG_SUIT: "this pile builds in suit.",
+    Reason.RESERVE_FULL: "every reserve cell is taken.",
+    Reason.CELL_OCCUPIED: "that cell already holds a card.",
+    Reason.DEAD_COLUMN: "a column once emptied is dead: it is never filled again.",
+    Reason.KING_CANNOT_MOVE: "kings never move in this game.",
+    Reason.NOT_A_KING: "only a king goes to the king row.",
+    Reason.KING_ROW_FULL: "all king-row slots are taken.",
+    Reason.SEQUENCE_MOVES_OFF: "this deal forbids run moves (sequence_moves=false): move one card at a time.",
+    Reason.STOCK_EMPTY: "the stock is empty (rd turns the waste over or redeals, if any are left).",
+    Reason.STOCK_NOT_EMPTY: "that needs an empty stock.",
+    Reason.NO_REDEALS_LEFT: "no redeals are left.",
+    Reason.HIDDEN_CARD: "that card is face down.",
+    Reason.GAME_OVER: "the game is over: no move is legal any more.",
+}
+
+
+def explain(reason: Reason | None) -> str:
+    """A player's explanation for an engine reason ('' when there is none)."""
+    return EXPLANATIONS.get(reason, "") if reason is not None else ""
+
+
+def card(text: str, *, color: bool = False) -> str:
+    """``TH`` -> ``10♥`` (red when ``color``); ``""`` -> ``··``, ``??`` -> a face-down card."""
+    if not text:
+        return f"{DIM}··{RESET}" if color else "··"
+    if text == "??":
+        return f"{DIM}🂠{RESET}" if color else "??"
+    rank, suit = text[:-1], text[-1:]
+    shown = ("10" if rank == "T" else rank) + SUIT_SYMBOLS.get(suit, suit)
+    if not color:
+        return shown
+    return f"{RED if suit in RED_SUITS else BLACK}{shown}{RESET}"
+
+
+def cards(texts: Iterable[str], *, color: bool = False) -> str:
+    return " ".join(card(t, color=color) for t in texts)
+
+
+def _wrap(prefix: str, items: Sequence[str], width: int, visible: Sequence[int]) -> list[str]:
+    """``prefix`` then the items, wrapped under the first item at ``width`` visible characters."""
+    lines: list[str] = []
+    line, used = prefix, len(prefix)
+    indent = " " * len(prefix)
+    for item, size in zip(items, visible, strict=True):
+        if used + size + 1 > width and used > len(prefix):
+            lines.append(line.rstrip())
+            line, used = indent, len(indent)
+        line += item + " "
+        used += size + 1
+    lines.append(line.rstrip())
+    return lines
+
+
+def _visible(text: str) -> int:
+    if not text:
+        return 2
+    return 2 if text == "??" else len(text) + (0 if text[0] != "T" else 1)
+
+
+def view_lines(view: pb.View, *, color: bool = False, width: int = 100) -> list[str]:
+    """The piles of ``view``, one line each (long columns wrap)."""
+    lines: list[str] = []
+    if view.fixed:
+        lines.append("fixed        " + cards(view.fixed, color=color))
+    if view.foundations:
+        name = "king row   " if view.captives else "foundations"
+        tops = [f"f{i + 1} {card(p.cards[-1] if p.cards else '', color=color)}" for i, p in enumerate(view.foundations)]
+        counts = [len(p.cards) for p in view.foundations]
+        lines.append(f"{name}  " + "  ".join(tops))
+        if any(counts):
+            row = "  ".join(f"{f'({n})':<{len(f'f{i + 1}') + 3}}" for i, n in enumerate(counts))
+            lines.append(("             " + row).rstrip())
+    if view.captives:
+        lines.append(
+            "captives     " + "  ".join(f"c{i + 1} {card(c, color=color)}" for i, c in enumerate(view.captives))
+        )
+    if view.cells:
+        name = "side slots " if view.variant.startswith("sultan") else "reserve    "
+        lines.append(f"{name}  " + "  ".join(f"r{i + 1} {card(c, color=color)}" for i, c in enumerate(view.cells)))
+    for i, col in enumerate(view.columns):
+        prefix = f"{i + 1:>2}  "
+        if not col.cards:
+            lines.append(prefix + ("--" if not color else f"{DIM}--{RESET}"))
+            continue
+        items = [card(c, color=color) for c in col.cards]
+        lines.extend(_wrap(prefix, items, width, [_visible(c) for c in col.cards]))
+    if view.stock_count or view.waste or view.redeals_left or view.redeals_used:
+        stock = f"stock {view.stock_count}"
+        if view.stock_visible and view.stock:
+            stock += (
+                "  (next first: " + cards(view.stock[:12], color=color) + (" ...)" if len(view.stock) > 12 else ")")
+            )
+        lines.append(stock)
+        if view.waste or view.variant in WASTE_VARIANTS:
+            top = cards(view.waste[-8:], color=color) if view.waste else "--"
+            lines.append(f"waste {len(view.waste)}  {top}  (top last)")
+        lines.append(f"redeals used {view.redeals_used}, left {view.redeals_left}")
+    return lines
+
+
+def game_header(game: pb.Game) -> str:
+    status = STATUS_NAMES.get(game.status, str(game.status))
+    return (
+        f"{game.variant}  game {game.game_id}  version {game.version}  "
+        f"moves {game.move_count}  undos {game.undo_count}  {status}"
+    )
+
+
+def render_game(game: pb.Game, *, color: bool = False, width: int = 100) -> str:
+    """The header line and the table."""
+    return "\n".join([game_header(game), *view_lines(game.view, color=color, width=width)])
+
+
+def legal_lines(moves: Sequence[pb.NotatedMove], *, width: int = 100) -> list[str]:
+    """Legal moves, several a line."""
+    if not moves:
+        return ["no legal move (undo, or resign)"]
+    texts = [m.text for m in moves]
+    return _wrap(f"{len(texts)} legal: ", texts, width, [len(t) for t in texts])
