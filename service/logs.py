@@ -38,7 +38,7 @@ access_log = logging.getLogger("service.access")
 
 
 class JsonFormatter(logging.Formatter):
-    """``{"ts", "level", "logger", "msg", "request_id"?, ...extra fields, "exc"?}`` on one line."""
+    """``{"ts", "level", "logger", "msg", "pid", "request_id"?, ...extra fields, "exc"?}`` on one line."""
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
@@ -46,6 +46,7 @@ class JsonFormatter(logging.Formatter):
             "level": record.levelname.lower(),
             "logger": record.name,
             "msg": record.getMessage(),
+            "pid": record.process,  # tells the --workers processes apart
         }
         rid = getattr(record, "request_id", None) or request_id.get()
         if rid:
