@@ -26,10 +26,12 @@ from service_harness import (
 
 from engine.catalogue import VARIANT_IDS, get_game
 from engine.view import player_view
+from service.certificates import KeyRing
 from service.convert import view_message
 from service.games import MIX_LABEL
 
 SEED = bytes.fromhex("5eed" * 16)
+KEY_RING = KeyRing.generate()
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +41,11 @@ def seeds() -> FixedSeeds:
 
 @pytest.fixture(scope="module")
 def server(redis_url: str, seeds: FixedSeeds) -> Iterator[ServerThread]:
-    srv = ServerThread(settings_for(redis_url, max_moves=500, max_message_bytes=64 * 1024), seed_source=seeds)
+    srv = ServerThread(
+        settings_for(redis_url, max_moves=500, max_message_bytes=64 * 1024),
+        seed_source=seeds,
+        crypto=(KEY_RING, None),
+    )
     srv.start()
     yield srv
     srv.stop()
@@ -391,6 +397,16 @@ def test_a_game_won_through_apply_move_shows_no_secret_until_the_end(client: Cli
                 assert_no_secret(got, engine_game, state, SEED)
     assert reply.game.status == pb.GAME_STATUS_WON and reply.game.view.status == pb.GAME_STATUS_WON
     assert reply.game.seed == SEED and reply.game.HasField("finished_at")
+    cert = reply.game.certificate
+    assert cert.encoded and list(cert.moves) == solution and cert.move_count == len(solution)
+    assert (cert.variant, cert.seed, cert.commitment, cert.undo_count) == ("sultan-36", SEED, game.commitment, 0)
+    assert cert.game_id == game.game_id and cert.key_id == KEY_RING.active_key_id
+    assert cert.started_at == game.created_at and cert.finished_at == reply.game.finished_at
+    checked = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=cert.encoded, replay=True))
+    assert (checked.valid, checked.reason) == (True, "")
+    assert checked.certificate == cert
+    shown = client.GetGame(pb.GetGameRequest(game_id=game.game_id), metadata=md).game
+    assert shown.status == pb.GAME_STATUS_WON and shown.certificate == cert  # re-signed: the same bytes
     r = refusal(
         lambda: client.ApplyMove(
             pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, text="s"), metadata=md
@@ -404,6 +420,18 @@ def test_a_game_won_through_apply_move_shows_no_secret_until_the_end(client: Cli
 
 
 # -- solutions -------------------------------------------------------------------------------
+
+
+def first_detour(solution: list[str], variant: str = "sultan-36") -> tuple[int, str]:
+    """The first index where the solution's position has another legal move, and that move."""
+    engine_game = get_game(variant)
+    state = engine_game.deal(SEED)
+    for k, text in enumerate(solution):
+        other = [m.text() for m in engine_game.legal_moves(state) if m.text() != text]
+        if other:
+            return k, other[0]
+        state = engine_game.apply(state, text)
+    raise AssertionError("the solution is forced all the way")
 
 
 def test_submitted_solution_verdicts(client: Client, seeds: FixedSeeds) -> None:
@@ -470,3 +498,86 @@ def test_the_secret_scan_catches_leaks() -> None:
         assert_no_secret(pb.Game(view=honest, seed=SEED), engine_game, start, SEED)
     with pytest.raises(AssertionError):
         assert_no_secret(pb.Game(view=honest, ticket_id=SEED.hex()), engine_game, start, SEED)
+
+
+def test_a_solution_submitted_for_a_game_wins_a_certificate_that_counts_dropped_moves(
+    client: Client, seeds: FixedSeeds
+) -> None:
+    engine_game = get_game("sultan-36")
+    solution = solve(engine_game, engine_game.deal(SEED))
+    game, token = new_game(client, seeds, "sultan-36")
+    md = bearer(token)
+    # Play the solution up to its first choice, take a detour, undo it, take it again: the log then ends in one
+    # move that the solution drops.
+    k, detour = first_detour(solution)
+    version = 1
+    for text in [*solution[:k], detour]:
+        version = client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, text=text), metadata=md
+        ).game.version
+    version = client.UndoMove(
+        pb.UndoMoveRequest(game_id=game.game_id, expected_version=version), metadata=md
+    ).game.version
+    version = client.ApplyMove(
+        pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, text=detour), metadata=md
+    ).game.version
+    reply = client.SubmitSolution(
+        pb.SubmitSolutionRequest(game_id=game.game_id, moves=[" ".join(solution)]), metadata=md
+    )
+    assert reply.verdict.outcome == pb.OUTCOME_WON and reply.game_id == game.game_id
+    cert = reply.certificate
+    assert list(cert.moves) == solution and cert.undo_count == 2  # one undo + the dropped detour
+    assert client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=cert.encoded, replay=True)).valid
+    after = client.GetGame(pb.GetGameRequest(game_id=game.game_id, include_moves=True), metadata=md).game
+    assert after.status == pb.GAME_STATUS_WON and list(after.moves) == solution and after.seed == SEED
+    assert after.certificate == cert and after.undo_count == cert.undo_count
+    r = refusal(
+        lambda: client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=solution), metadata=md)
+    )
+    assert (r.code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")
+
+
+def test_without_undo_a_solution_may_not_drop_played_moves(client: Client, seeds: FixedSeeds) -> None:
+    engine_game = get_game("sultan-36")
+    solution = solve(engine_game, engine_game.deal(SEED))
+    game, token = new_game(client, seeds, "sultan-36", allow_undo=False)
+    md = bearer(token)
+    k, detour = first_detour(solution)
+    version = 1
+    for text in [*solution[:k], detour]:
+        version = client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, text=text), metadata=md
+        ).game.version
+    r = refusal(
+        lambda: client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=solution), metadata=md)
+    )
+    assert (r.code, r.reason, r.metadata["taken_back"]) == (grpc.StatusCode.FAILED_PRECONDITION, "UNDO_FORBIDDEN", "1")
+
+
+def test_certificates_verify_and_tampering_is_refused(client: Client, seeds: FixedSeeds) -> None:
+    engine_game = get_game("sultan-36")
+    solution = solve(engine_game, engine_game.deal(SEED))
+    game, token = new_game(client, seeds, "sultan-36")
+    cert = client.SubmitSolution(
+        pb.SubmitSolutionRequest(game_id=game.game_id, moves=solution), metadata=bearer(token)
+    ).certificate
+    keys = client.GetSigningKeys(pb.GetSigningKeysRequest()).keys
+    assert [(k.key_id, k.algorithm, k.active) for k in keys] == [(KEY_RING.active_key_id, "Ed25519", True)]
+    # Offline: anyone with the public key checks the signature without the server.
+    import base64
+    import json
+
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    envelope = json.loads(cert.encoded)
+    payload = base64.b64decode(envelope["payload"])
+    Ed25519PublicKey.from_public_bytes(keys[0].public_key).verify(base64.b64decode(envelope["signature"]), payload)
+    # One changed move in the signed payload: the signature no longer matches.
+    forged = json.loads(payload)
+    forged["undo_count"] = 0 if forged["undo_count"] else 5
+    envelope["payload"] = base64.b64encode(json.dumps(forged, sort_keys=True, separators=(",", ":")).encode()).decode()
+    tampered = json.dumps(envelope, sort_keys=True, separators=(",", ":")).encode()
+    reply = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=tampered))
+    assert (reply.valid, reply.reason) == (False, "bad-signature")
+    reply = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=b"not a certificate"))
+    assert (reply.valid, reply.reason) == (False, "malformed")
