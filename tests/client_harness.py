@@ -1,0 +1,173 @@
+"""A real patience service for the client tests (tests/test_client_*.py).
+
+``service.server.create_server`` runs in its own event-loop thread on a real
+port over the real Redis of tests/conftest.py, with deterministic seeds, its
+own signing keys and an operator key, so the client under test crosses the
+network exactly as an application's would. The tests import the service only
+here, to run it: the client package itself never imports it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine.catalogue import get_game
+from engine.encoding import encode_state
+from engine.game import Game
+from engine.state import State
+
+OPERATOR_KEY = "client-tests-operator-key-0123456789"
+
+
+def seed_for(n: int) -> bytes:
+    """The n-th deterministic deal seed of the client tests."""
+    return hashlib.sha256(b"patience-client-test-%d" % n).digest()
+
+
+class Seeds:
+    """A seed source for the server: ``seed_for(0)``, ``seed_for(1)``, ... so tests know every deal."""
+
+    def __init__(self) -> None:
+        self.issued: list[bytes] = []
+        self._lock = threading.Lock()
+
+    def __call__(self) -> bytes:
+        with self._lock:
+            seed = seed_for(len(self.issued))
+            self.issued.append(seed)
+            return seed
+
+
+class ServiceThread:
+    """``create_server`` + ``start`` on an event loop of its own; ``stop`` ends both."""
+
+    def __init__(self, redis_url: str, keys_dir: Path, *, port: int = 0, seeds: Seeds | None = None) -> None:
+        from service.config import Settings
+
+        self.settings = Settings(
+            listen=f"127.0.0.1:{port}",
+            redis_url=redis_url,
+            operator_key=OPERATOR_KEY,
+            keys_dir=keys_dir,
+            generate_keys=True,
+            grace=0.5,
+        )
+        self.seeds = seeds or Seeds()
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True, name="patience-service")
+        self.server: Any = None
+        self.port = port
+
+    def with_settings(self, **changes: Any) -> ServiceThread:
+        self.settings = replace(self.settings, **changes)
+        return self
+
+    def start(self) -> ServiceThread:
+        from service.server import create_server
+
+        self.thread.start()
+
+        async def boot() -> tuple[Any, int]:
+            server, port = await create_server(self.settings, seed_source=self.seeds)
+            await server.start()
+            return server, port
+
+        self.server, self.port = asyncio.run_coroutine_threadsafe(boot(), self.loop).result(30)
+        return self
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        if self.server is not None:
+            asyncio.run_coroutine_threadsafe(self.server.stop(0.2), self.loop).result(30)
+            self.server = None
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(10)
+        self.loop.close()
+
+
+@pytest.fixture
+def service(redis_db: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServiceThread]:
+    """A running service over a freshly flushed Redis."""
+    server = ServiceThread(redis_db, tmp_path_factory.mktemp("keys")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def solve(game: Game, start: State, budget: float = 20.0) -> list[str]:
+    """Depth-first search over the whole position (tests only: it sees the hidden cards).
+
+    Quick for ``sultan-36``, the game the client tests win; not meant for the hard deals.
+    """
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    seen: set[bytes] = set()
+    path: list[str] = []
+    deadline = time.monotonic() + budget
+
+    def dfs(state: State) -> bool:
+        if game.is_won(state):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        key = encode_state(game, state)
+        if key in seen:
+            return False
+        seen.add(key)
+        moves = sorted(game.legal_moves(state), key=lambda m: m.target is None or m.target.kind.value != "f")
+        for move in moves:
+            nxt, explicit = game.play(state, move)
+            path.append(explicit.text())
+            if dfs(nxt):
+                return True
+            path.pop()
+        return False
+
+    if not dfs(start):
+        raise AssertionError(f"no solution for {game.id} within {budget}s")
+    return path
+
+
+def solution_for(variant: str, seed: bytes) -> list[str]:
+    game = get_game(variant)
+    return solve(game, game.deal(seed))
+
+
+def refused_move(
+    variant: str, seed: bytes, reasons: tuple[str, ...] = ("does-not-fit", "wrong-colour")
+) -> tuple[str, str]:
+    """A column-to-column move the engine refuses at the deal for one of ``reasons``: (text, reason code)."""
+    from engine.errors import IllegalMoveError
+
+    game = get_game(variant)
+    state = game.deal(seed)
+    n = len(state.columns)
+    for a in range(1, n + 1):
+        for b in range(1, n + 1):
+            if a == b:
+                continue
+            try:
+                game.play(state, game_move(f"{a}-{b}"))
+            except IllegalMoveError as exc:
+                if exc.reason.value in reasons:
+                    return f"{a}-{b}", exc.reason.value
+    raise AssertionError(f"no refused column move for {variant}")
+
+
+def game_move(text: str) -> Any:
+    from engine.moves import Move
+
+    return Move.parse(text)
