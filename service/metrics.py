@@ -121,7 +121,7 @@ def registry() -> CollectorRegistry:
     from prometheus_client import multiprocess
 
     collected = CollectorRegistry()
-    multiprocess.MultiProcessCollector(collected, path=directory)
+    multiprocess.MultiProcessCollector(collected, path=directory)  # type: ignore[no-untyped-call]
     return collected
 
 

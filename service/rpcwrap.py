@@ -16,7 +16,6 @@ from typing import Any, Generic, TypeVar
 import grpc
 
 T = TypeVar("T")
-Context = grpc.aio.ServicerContext  # type: ignore[type-arg]
 
 #: begin(method, context) -> token; end(token, method, context, code_name, response or None).
 Begin = Callable[[str, Any], Awaitable[T]]
@@ -32,7 +31,7 @@ def status_name(context: Any, default: str) -> str:
         return default
     if isinstance(code, grpc.StatusCode):
         return str(code.name)
-    return _BY_VALUE.get(code, default)  # some grpc versions keep the bare integer
+    return str(_BY_VALUE.get(code, default))  # some grpc versions keep the bare integer
 
 
 def _ending(context: Any, error: BaseException) -> str:

@@ -123,9 +123,9 @@ def run(settings: Settings, serve_one: ServeOne) -> int:
         log.info("workers started", extra={"listen": listen, "workers": count, "pids": sorted(children)})
         while children:
             pid, wait_status = os.wait()
-            index = children.pop(pid, None)
-            if index is None:
+            if pid not in children:
                 continue
+            index = children.pop(pid)
             code = os.waitstatus_to_exitcode(wait_status)
             _mark_dead(pid, metrics_dir)
             if code != 0 or not stopping:
@@ -156,6 +156,6 @@ def _mark_dead(pid: int, directory: str) -> None:
     try:
         from prometheus_client import multiprocess
 
-        multiprocess.mark_process_dead(pid, directory)
+        multiprocess.mark_process_dead(pid, directory)  # type: ignore[no-untyped-call]
     except Exception:  # the metrics are a convenience; supervising the workers is not
         log.debug("mark_process_dead(%d) failed", pid, exc_info=True)

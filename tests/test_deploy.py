@@ -1,0 +1,382 @@
+"""What CI can check of the deployment without a Docker engine or a cluster.
+
+- hadolint on deploy/Dockerfile, yamllint on compose and every manifest;
+- the Kubernetes manifests, each file and each kustomization as rendered, against the API schemas
+  (kubernetes-validate, strict: unknown fields are errors);
+- the wiring that no linter sees: every PATIENCE_* variable the Dockerfile, compose and the ConfigMap set is a
+  real setting; selectors match pod labels; probes use gRPC health; keys are mounted read-only;
+- a smoke test that runs the image's exact ENTRYPOINT + CMD with the image's ENV, outside a container, against a
+  real Redis, and probes it with the image's exact HEALTHCHECK command until it answers SERVING.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shlex
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+DOCKERFILE = DEPLOY / "Dockerfile"
+COMPOSE = DEPLOY / "compose.yaml"
+K8S = DEPLOY / "k8s"
+BIN = Path(sys.executable).parent
+KUBERNETES_VERSION = "1.30.0"  # the oldest release we claim (native gRPC probes are GA since 1.27)
+
+
+def tool(name: str) -> str:
+    """A linter installed with the `test` extra, next to this interpreter; a missing one is a failure."""
+    path = BIN / name
+    if path.exists():
+        return str(path)
+    found = shutil.which(name)
+    if found is None:
+        pytest.fail(f"{name} is not installed: `pip install -e '.[test]'` (deploy/setup.sh does it)", pytrace=False)
+    return found
+
+
+def run(*args: str, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=120, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------- Dockerfile
+
+
+def dockerfile_instructions() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) in order, continuation lines joined, comments dropped."""
+    out: list[tuple[str, str]] = []
+    pending = ""
+    for raw in DOCKERFILE.read_text().splitlines():
+        line = raw.strip()
+        if not pending and (not line or line.startswith("#")):
+            continue
+        if line.startswith("#"):
+            continue
+        if line.endswith("\\"):
+            pending += line[:-1] + " "
+            continue
+        line = pending + line
+        pending = ""
+        word, _, rest = line.partition(" ")
+        out.append((word.upper(), rest.strip()))
+    return out
+
+
+def final_stage() -> list[tuple[str, str]]:
+    instructions = dockerfile_instructions()
+    last_from = max(i for i, (word, _) in enumerate(instructions) if word == "FROM")
+    return instructions[last_from:]
+
+
+def image_env() -> dict[str, str]:
+    """The runtime stage's ENV, in the `ENV K=V K2=V2` form this Dockerfile uses."""
+    env: dict[str, str] = {}
+    for word, rest in final_stage():
+        if word == "ENV":
+            for item in shlex.split(rest):
+                key, _, value = item.partition("=")
+                env[key] = value
+    return env
+
+
+def exec_form(word: str) -> list[str]:
+    for w, rest in reversed(final_stage()):
+        if w == word:
+            value = json.loads(rest)
+            assert isinstance(value, list), f"{word} must use the exec (JSON) form, so SIGTERM reaches the server"
+            return [str(v) for v in value]
+    return []
+
+
+def entry_command() -> list[str]:
+    return exec_form("ENTRYPOINT") + exec_form("CMD")
+
+
+def healthcheck_command() -> list[str]:
+    for word, rest in reversed(final_stage()):
+        if word == "HEALTHCHECK":
+            cmd = rest[rest.index("CMD ") + 4 :].strip()
+            return [str(v) for v in json.loads(cmd)]
+    pytest.fail("the runtime stage has no HEALTHCHECK")
+
+
+def test_hadolint_passes() -> None:
+    result = run(tool("hadolint"), "--config", str(ROOT / ".hadolint.yaml"), str(DOCKERFILE))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_dockerfile_is_multistage_nonroot_with_grpc_healthcheck() -> None:
+    instructions = dockerfile_instructions()
+    assert sum(word == "FROM" for word, _ in instructions) >= 2, "build and runtime stages"
+    runtime = final_stage()
+    users = [rest for word, rest in runtime if word == "USER"]
+    assert users and users[-1].split(":")[0] not in {"root", "0"}, "the runtime stage runs as a non-root user"
+    build_runs = " ".join(rest for word, rest in instructions[: len(instructions) - len(runtime)] if word == "RUN")
+    assert "proto/generate.py" in build_runs, "the build stage compiles the proto"
+    assert healthcheck_command()[:3] == ["python", "-m", "service.healthcheck"]
+    assert entry_command()[:3] == ["python", "-m", "service"]
+    assert not any(word == "RUN" and "pip install" in rest for word, rest in runtime), "no build tools at run time"
+
+
+def test_dockerfile_copies_only_what_exists_and_dockerignore_lets_it_through() -> None:
+    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text()
+    allowed = {line[1:].rstrip("/") for line in ignore.splitlines() if line.startswith("!")}
+    for word, rest in dockerfile_instructions():
+        if word == "COPY" and "--from=" not in rest:
+            *sources, _dest = rest.split()
+            for source in sources:
+                name = source.rstrip("/")
+                assert (ROOT / name).exists(), f"COPY {source}: no such file in the repository"
+                assert name in allowed, f"COPY {source}: excluded by deploy/Dockerfile.dockerignore"
+
+
+# ------------------------------------------------------------------------------------------------- YAML
+
+
+def yaml_files() -> list[Path]:
+    return sorted([COMPOSE, *K8S.rglob("*.yaml")])
+
+
+def test_yamllint_passes() -> None:
+    result = run(tool("yamllint"), "--strict", "-c", str(ROOT / ".yamllint"), *map(str, yaml_files()))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def known_settings() -> set[str]:
+    from service import config
+
+    return {spec.env for spec in config.specs()}
+
+
+def assert_known(names: set[str], where: str) -> None:
+    unknown = {n for n in names if n.startswith("PATIENCE_")} - known_settings()
+    assert not unknown, f"{where} sets variables that service/config.py does not read: {sorted(unknown)}"
+
+
+def test_image_env_names_real_settings() -> None:
+    assert_known(set(image_env()), "deploy/Dockerfile")
+
+
+def compose() -> dict[str, Any]:
+    data = yaml.safe_load(COMPOSE.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def test_compose_two_replicas_over_persistent_redis() -> None:
+    services = compose()["services"]
+    server, redis, keys = services["patience"], services["redis"], services["keys"]
+    assert server["deploy"]["replicas"] == 2
+    assert server["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}
+    assert server["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert server["depends_on"]["keys"]["condition"] == "service_completed_successfully"
+    assert "keys:/etc/patience/keys:ro" in server["volumes"], "replicas mount the keys read-only"
+    command = " ".join(redis["command"])
+    assert "--appendonly yes" in command, "Redis keeps an append-only file"
+    assert "redis-data:/data" in redis["volumes"]
+    assert keys["entrypoint"][:3] == ["python", "-m", "service.keys"]
+    assert_known(set(server["environment"]), "deploy/compose.yaml")
+    assert server["environment"]["PATIENCE_REDIS_URL"].startswith("redis://redis:")
+
+
+# ------------------------------------------------------------------------------------------- Kubernetes
+
+
+def kustomization_dirs() -> list[Path]:
+    return sorted(p.parent for p in K8S.rglob("kustomization.yaml"))
+
+
+def kustomization(directory: Path) -> dict[str, Any]:
+    data = yaml.safe_load((directory / "kustomization.yaml").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def patch_files() -> set[Path]:
+    return {(d / p["path"]).resolve() for d in kustomization_dirs() for p in kustomization(d).get("patches", [])}
+
+
+def resource_files() -> list[Path]:
+    """Every manifest that is a whole object (not a kustomization, not a patch)."""
+    patches = patch_files()
+    return [p for p in sorted(K8S.rglob("*.yaml")) if p.name != "kustomization.yaml" and p.resolve() not in patches]
+
+
+def test_every_manifest_is_listed_and_every_listed_file_exists() -> None:
+    listed: set[Path] = set()
+    for directory in kustomization_dirs():
+        for entry in kustomization(directory).get("resources", []):
+            target = (directory / entry).resolve()
+            assert target.exists(), f"{directory}/kustomization.yaml lists {entry}, which does not exist"
+            if target.is_file():
+                listed.add(target)
+    orphans = [p for p in resource_files() if p.resolve() not in listed]
+    assert not orphans, f"manifests no kustomization uses: {orphans}"
+
+
+def validate(*paths: Path) -> None:
+    result = run(tool("kubernetes-validate"), "--strict", "--quiet", "-k", KUBERNETES_VERSION, *map(str, paths))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_each_manifest_validates_against_the_kubernetes_schemas() -> None:
+    validate(*resource_files())
+
+
+def render(directory: Path) -> list[dict[str, Any]]:
+    """kustomize's output, by kubectl's built-in kustomize (kubectl ships in the CI image)."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("kubectl (with built-in kustomize) is not installed: the rendered overlays are not checked")
+    result = run(kubectl, "kustomize", str(directory))
+    assert result.returncode == 0, result.stderr
+    return [d for d in yaml.safe_load_all(result.stdout) if d]
+
+
+@pytest.mark.parametrize("directory", kustomization_dirs(), ids=lambda d: str(d.relative_to(ROOT)))
+def test_rendered_kustomization_validates(directory: Path, tmp_path: Path) -> None:
+    documents = render(directory)
+    out = tmp_path / "rendered.yaml"
+    out.write_text(yaml.safe_dump_all(documents))
+    validate(out)
+
+
+def by_kind(documents: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
+    return {(d["kind"], d["metadata"]["name"]): d for d in documents}
+
+
+def test_default_deployment_is_wired() -> None:
+    objects = by_kind(render(K8S))
+    deployment = objects[("Deployment", "patience")]
+    pod = deployment["spec"]["template"]
+    labels = pod["metadata"]["labels"]
+    assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    for kind, name in [("Service", "patience"), ("Service", "patience-headless")]:
+        assert objects[(kind, name)]["spec"]["selector"].items() <= labels.items(), f"{name} selects the pods"
+    assert objects[("PodDisruptionBudget", "patience")]["spec"]["selector"]["matchLabels"].items() <= labels.items()
+    assert objects[("HorizontalPodAutoscaler", "patience")]["spec"]["scaleTargetRef"]["name"] == "patience"
+
+    container = pod["spec"]["containers"][0]
+    for probe in ("readinessProbe", "livenessProbe", "startupProbe"):
+        assert container[probe]["grpc"]["port"] == 50051, f"{probe} uses gRPC health checking"
+    assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
+    keys = next(v for v in pod["spec"]["volumes"] if v["name"] == "keys")
+    assert keys["secret"]["secretName"] == "patience-keys"
+    assert next(m for m in container["volumeMounts"] if m["name"] == "keys")["readOnly"] is True
+
+    config = objects[("ConfigMap", "patience")]["data"]
+    assert_known(set(config), "deploy/k8s/base/configmap.yaml")
+    assert config["PATIENCE_KEYS_DIR"] == "/etc/patience/keys"
+    grace = float(config["PATIENCE_GRACE"])
+    assert grace + 5 < pod["spec"]["terminationGracePeriodSeconds"], "the grace period ends before SIGKILL"
+
+    redis = objects[("StatefulSet", "patience-redis")]
+    assert "appendonly yes" in objects[("ConfigMap", "patience-redis")]["data"]["redis.conf"]
+    assert redis["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] == "data"
+    host = config["PATIENCE_REDIS_URL"].split("//")[1].split(":")[0]
+    assert ("Service", host) in objects, "PATIENCE_REDIS_URL names the Redis Service"
+
+
+def test_external_redis_overlay_takes_the_url_from_a_secret_and_drops_the_statefulset() -> None:
+    objects = by_kind(render(K8S / "overlays" / "external-redis"))
+    assert not any(kind == "StatefulSet" for kind, _ in objects)
+    env = objects[("Deployment", "patience")]["spec"]["template"]["spec"]["containers"][0]["env"]
+    url = next(e for e in env if e["name"] == "PATIENCE_REDIS_URL")
+    assert url["valueFrom"]["secretKeyRef"] == {"name": "patience-redis", "key": "url"}
+
+
+# ---------------------------------------------------------------------------------------------- smoke test
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def container_like_env(overrides: dict[str, str]) -> dict[str, str]:
+    """This machine's environment without PATIENCE_* settings, plus the image's ENV, plus ``overrides``.
+
+    The image's PATH puts its virtualenv first; here the test's virtualenv plays that part, so the
+    commands run unchanged: their ``python`` is this virtualenv's.
+    """
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
+    for key, value in image_env().items():
+        env[key] = f"{BIN}:{os.environ.get('PATH', '')}" if key == "PATH" else value
+    env.update(overrides)
+    return env
+
+
+@pytest.fixture
+def keys_dir(tmp_path: Path) -> Path:
+    """Keys made the way compose's `keys` job makes them (its exact command), when service.keys exists."""
+    directory = tmp_path / "keys"
+    if importlib.util.find_spec("service.keys") is None:  # until the storage helper's keys.py lands
+        directory.mkdir()
+        return directory
+    command = compose()["services"]["keys"]["entrypoint"]
+    command = [str(c).replace("/etc/patience/keys", str(directory)) for c in command]
+    result = subprocess.run(command, env=container_like_env({}), capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return directory
+
+
+def wait_healthy(env: dict[str, str], process: subprocess.Popen[str], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    last = ""
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"the server exited with {process.returncode}"
+        probe = subprocess.run(healthcheck_command(), env=env, capture_output=True, text=True, timeout=15)
+        if probe.returncode == 0:
+            return
+        last = probe.stderr
+        time.sleep(0.3)
+    pytest.fail(f"the HEALTHCHECK never passed: {last}")
+
+
+def test_image_entry_command_serves_and_passes_its_healthcheck(redis_db: str, keys_dir: Path, tmp_path: Path) -> None:
+    grpc_port, metrics_port = free_port(), free_port()
+    env = container_like_env(
+        {
+            "PATIENCE_LISTEN": f"127.0.0.1:{grpc_port}",
+            "PATIENCE_METRICS_LISTEN": f"127.0.0.1:{metrics_port}",
+            "PATIENCE_REDIS_URL": redis_db,
+            "PATIENCE_KEYS_DIR": str(keys_dir),
+            "PATIENCE_GRACE": "5",
+        }
+    )
+    workdir = tmp_path / "app"  # like the image's empty WORKDIR: the package must come from the install
+    workdir.mkdir()
+    log = tmp_path / "server.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            entry_command(), env=env, cwd=workdir, stdout=sink, stderr=subprocess.STDOUT, text=True
+        )
+        try:
+            wait_healthy(env, process)
+            with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as reply:
+                scraped = reply.read().decode()
+            assert 'grpc_server_handled_total{grpc_code="OK",grpc_method="Check"' in scraped
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=20) == 0, "SIGTERM ends the server cleanly"
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    lines = [line for line in log.read_text().splitlines() if line.startswith("{")]
+    records = [json.loads(line) for line in lines]
+    assert any(r.get("msg") == "serving" for r in records), log.read_text()
+    assert any(r.get("msg") == "stopped" for r in records), log.read_text()
