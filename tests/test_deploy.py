@@ -348,10 +348,11 @@ def wait_healthy(env: dict[str, str], process: subprocess.Popen[str], timeout: f
 
 
 def test_image_entry_command_serves_and_passes_its_healthcheck(redis_db: str, keys_dir: Path, tmp_path: Path) -> None:
-    grpc_port, metrics_port = free_port(), free_port()
+    grpc_port, http_port, metrics_port = free_port(), free_port(), free_port()
     env = container_like_env(
         {
             "PATIENCE_LISTEN": f"127.0.0.1:{grpc_port}",
+            "PATIENCE_HTTP_LISTEN": f"127.0.0.1:{http_port}",
             "PATIENCE_METRICS_LISTEN": f"127.0.0.1:{metrics_port}",
             "PATIENCE_REDIS_URL": redis_db,
             "PATIENCE_KEYS_DIR": str(keys_dir),
@@ -370,6 +371,10 @@ def test_image_entry_command_serves_and_passes_its_healthcheck(redis_db: str, ke
             with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as reply:
                 scraped = reply.read().decode()
             assert 'grpc_server_handled_total{grpc_code="OK",grpc_method="Check"' in scraped
+            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/v1/variants", timeout=5) as reply:
+                assert len(json.loads(reply.read())["variants"]) == 9, "REST answers on the image's HTTP port"
+            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/", timeout=5) as reply:
+                assert b"<html" in reply.read().lower(), "the web client is served"
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=20) == 0, "SIGTERM ends the server cleanly"
         finally:
