@@ -45,7 +45,9 @@ class Server:
     settings: Settings
     http: Any = None
     http_port: int | None = None
+    health_interval: float = 5.0
     _stopped: bool = field(default=False, repr=False)
+    _watcher: asyncio.Task[None] | None = field(default=None, repr=False)
 
     async def start(self) -> None:
         """Start serving; health turns SERVING once the store answers."""
@@ -54,19 +56,32 @@ class Server:
             http = importlib.import_module("service.http")
             self.http = await _maybe_await(http.start_http(self.games, self.settings.http_listen))
             self.http_port = getattr(self.http, "port", None)
+        await self._check_store()
+        self._watcher = asyncio.get_running_loop().create_task(self._watch_store())
+
+    async def _check_store(self) -> None:
+        """SERVING while the store answers a ping, NOT_SERVING while it does not."""
         try:
             await self.store.ping()
-        except StoreError as exc:
-            log.warning("the store does not answer yet: %s", exc)
+        except (StoreError, OSError) as exc:
+            log.warning("the store does not answer: %s", exc)
             await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
             return
         await self._set_health(health_pb2.HealthCheckResponse.SERVING)
+
+    async def _watch_store(self) -> None:
+        while not self._stopped:
+            await asyncio.sleep(self.health_interval)
+            if not self._stopped:
+                await self._check_store()
 
     async def stop(self, grace: float | None = None) -> None:
         """Refuse new calls, let in-flight ones finish for ``grace`` seconds, close the store."""
         if self._stopped:
             return
         self._stopped = True
+        if self._watcher is not None:
+            self._watcher.cancel()
         await self.health.enter_graceful_shutdown()
         if self.http is not None:
             await _maybe_await(self.http.stop())
@@ -116,6 +131,7 @@ async def create_server(
     store: GameStore | None = None,
     crypto: tuple[Any, Any] | None = None,
     reuse_port: bool = False,
+    health_interval: float = 5.0,
 ) -> tuple[Server, int]:
     """Build the server bound to ``settings.listen`` (port 0: a free one); start it with ``await server.start()``."""
     if store is None:
@@ -148,7 +164,15 @@ async def create_server(
     port = server.add_insecure_port(settings.listen)
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
-    built = Server(grpc=server, port=port, games=games, store=store, health=health, settings=settings)
+    built = Server(
+        grpc=server,
+        port=port,
+        games=games,
+        store=store,
+        health=health,
+        settings=settings,
+        health_interval=health_interval,
+    )
     return built, port
 
 

@@ -1,0 +1,164 @@
+"""The server around the API: health, reflection, settings, their documentation, and the generated code."""
+
+from __future__ import annotations
+
+import filecmp
+import importlib.util
+import re
+import subprocess
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from patience.v1 import patience_pb2 as pb
+from patience.v1 import patience_pb2_grpc as pb_grpc
+from service_harness import ROOT, refusal, running, settings_for
+
+from service.config import Settings, load, specs
+
+SERVICE = "patience.v1.PatienceService"
+
+
+def test_health_is_serving_and_reflection_lists_the_api(redis_url: str) -> None:
+    with running(settings_for(redis_url)) as server, grpc.insecure_channel(server.address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        for name in ("", SERVICE):
+            reply = health.Check(health_pb2.HealthCheckRequest(service=name), timeout=5)
+            assert reply.status == health_pb2.HealthCheckResponse.SERVING
+        with pytest.raises(grpc.RpcError) as exc:
+            health.Check(health_pb2.HealthCheckRequest(service="no.such.Service"), timeout=5)
+        assert exc.value.code() == grpc.StatusCode.NOT_FOUND  # type: ignore[attr-defined]
+        stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+        replies = list(stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")])))
+        names = {s.name for s in replies[0].list_services_response.service}
+        assert {SERVICE, "grpc.health.v1.Health"} <= names
+        replies = list(
+            stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(file_containing_symbol=SERVICE)]))
+        )
+        assert replies[0].file_descriptor_response.file_descriptor_proto
+
+
+def test_health_is_not_serving_while_redis_is_away() -> None:
+    import redis_support
+
+    port = redis_support.free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    with running(settings_for(url), health_interval=0.2) as server, grpc.insecure_channel(server.address) as ch:
+        health = health_pb2_grpc.HealthStub(ch)
+        reply = health.Check(health_pb2.HealthCheckRequest(), timeout=5)
+        assert reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
+        stub = pb_grpc.PatienceServiceStub(ch)
+        r = refusal(lambda: stub.NewGame(pb.NewGameRequest(variant="sultan-36")))
+        assert (r.code, r.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
+        # Redis comes up on that port: health follows without a restart, and games can be dealt.
+        redis = subprocess.Popen(
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )
+        try:
+            deadline = time.monotonic() + 10
+            while (
+                health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
+                != health_pb2.HealthCheckResponse.SERVING
+            ):
+                assert time.monotonic() < deadline, "health did not turn SERVING"
+                time.sleep(0.1)
+            assert stub.NewGame(pb.NewGameRequest(variant="sultan-36")).game.version == 1
+        finally:
+            redis.terminate()
+            redis.wait(10)
+
+
+def test_reflection_can_be_switched_off(redis_url: str) -> None:
+    with running(settings_for(redis_url, reflection=False)) as server, grpc.insecure_channel(server.address) as ch:
+        stub = reflection_pb2_grpc.ServerReflectionStub(ch)
+        with pytest.raises(grpc.RpcError) as exc:
+            list(stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")])))
+        assert exc.value.code() == grpc.StatusCode.UNIMPLEMENTED  # type: ignore[attr-defined]
+
+
+# -- settings ----------------------------------------------------------------------------------
+
+
+def test_flags_win_over_environment_and_environment_over_defaults() -> None:
+    env = {"PATIENCE_LISTEN": "10.0.0.1:1", "PATIENCE_MAX_MOVES": "7", "PATIENCE_REFLECTION": "off"}
+    s = load(["--listen", "127.0.0.1:9", "--redis-url", "redis://r:6379/0"], env)
+    assert (s.listen, s.max_moves, s.reflection, s.redis_url) == ("127.0.0.1:9", 7, False, "redis://r:6379/0")
+    assert load([], {}) == Settings()
+    assert load(["--idle-timeout", "60", "--keys-dir", "/k"], {}).keys_dir == Path("/k")
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "names"),
+    [
+        (["--max-moves", "0"], {}, "--max-moves"),
+        (["--max-moves", "many"], {}, "--max-moves"),
+        ([], {"PATIENCE_IDLE_TIMEOUT": "-5"}, "PATIENCE_IDLE_TIMEOUT"),
+        ([], {"PATIENCE_REFLECTION": "perhaps"}, "PATIENCE_REFLECTION"),
+        ([], {"PATIENCE_LOG_FORMAT": "xml"}, "PATIENCE_LOG_FORMAT"),
+    ],
+)
+def test_bad_settings_stop_with_the_source_named(
+    argv: list[str], env: dict[str, str], names: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        load(argv, env)
+    assert exc.value.code == 2
+    assert names in capsys.readouterr().err
+
+
+def test_operator_key_from_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "operator"
+    path.write_text("s3cret\n")
+    assert load(["--operator-key-file", str(path)], {}).resolved_operator_key() == "s3cret"
+    assert load([], {"PATIENCE_OPERATOR_KEY": "k"}).resolved_operator_key() == "k"
+    assert load([], {}).resolved_operator_key() is None
+
+
+def test_configuration_doc_names_every_setting() -> None:
+    doc = (ROOT / "docs" / "configuration.md").read_text()
+    for spec in specs():
+        assert f"`{spec.flag}" in doc, spec.flag
+        assert f"`{spec.env}`" in doc, spec.env
+    documented = set(re.findall(r"`(PATIENCE_[A-Z_]+)`", doc))
+    assert documented == {s.env for s in specs()}, "the doc names a variable the server does not read"
+
+
+# -- generated code ----------------------------------------------------------------------------
+
+
+def test_generated_code_is_fresh(tmp_path: Path) -> None:
+    """The committed patience_pb2*.py equal what proto/generate.py makes from patience.proto now."""
+    spec = importlib.util.spec_from_file_location("proto_generate", ROOT / "proto" / "generate.py")
+    assert spec is not None and spec.loader is not None
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    generate.generate(tmp_path)
+    fresh = tmp_path / "patience" / "v1"
+    committed = ROOT / "proto" / "patience" / "v1"
+    names = sorted(p.name for p in fresh.iterdir())
+    assert names == ["patience_pb2.py", "patience_pb2.pyi", "patience_pb2_grpc.py"]
+    for name in names:
+        assert filecmp.cmp(fresh / name, committed / name, shallow=False), (
+            f"proto/patience/v1/{name} is stale: run `python proto/generate.py` and commit the result"
+        )
+
+
+def test_every_rpc_has_an_http_route() -> None:
+    from google.api import annotations_pb2
+    from patience.v1 import patience_pb2
+
+    service = patience_pb2.DESCRIPTOR.services_by_name["PatienceService"]
+    routes = {}
+    for method in service.methods:
+        rule = method.GetOptions().Extensions[annotations_pb2.http]
+        verb = rule.WhichOneof("pattern")
+        assert verb is not None, f"{method.name} has no google.api.http rule"
+        routes[method.name] = (verb, getattr(rule, verb))
+        assert getattr(rule, verb).startswith("/v1/")
+    assert routes["ApplyMove"] == ("post", "/v1/games/{game_id}/moves")
+    assert routes["GetGame"] == ("get", "/v1/games/{game_id}")
+    assert len(routes) == 11
