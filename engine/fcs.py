@@ -125,7 +125,8 @@ def fcs_import(text: str) -> list[str]:
 
     Reads the verbose form (``fc-solve -p -t -sam``: "Move a card from stack 3 to freecell 0", with or
     without board dumps between moves) or, when the text has no such line, the standard notation
-    (``fc-solve -sn``: ``3a 25 ah``; stacks 1-based there, free cells a-g and k, ``h`` the foundations).
+    (``fc-solve -sn``: ``3a 25 ah``, or ``Move: 3a`` lines with ``-sam``; stacks 1-based there, free cells
+    a-g and k, ``h`` the foundations; a run's length only when it goes to an empty stack, ``25v3``).
     Stacks in the verbose form are 0-based; our columns are 1-based. Anything else is ignored, so the
     solver's whole output can be passed in. Raises ValueError on a move line it does not know.
     """
@@ -171,7 +172,7 @@ def _import_standard(lines: Sequence[str]) -> list[str]:
     out: list[str] = []
     cells = _Cells()
     for line in lines:
-        tokens = line.split()
+        tokens = line.removeprefix("Move:").split()  # with -sam, fc-solve writes "Move: 6a" between boards
         matches = [_STANDARD.fullmatch(t) for t in tokens]
         if not tokens or any(m is None for m in matches):
             continue  # a board dump, a header or a summary line
