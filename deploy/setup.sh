@@ -4,7 +4,13 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-SHARED=${PATIENCE_SHARED_DIR:-$(cd "$ROOT/.." && pwd)/shared}
+# The project brief's shared/ folder (RULES.md, tools/): beside the clone (CI lays it there), else /work/shared.
+SHARED=${PATIENCE_SHARED_DIR:-}
+if [ -z "$SHARED" ]; then
+  for candidate in "$(cd "$ROOT/.." && pwd)/shared" /work/shared; do
+    if [ -d "$candidate/tools" ]; then SHARED=$candidate; break; fi
+  done
+fi
 
 retry() { for i in 1 2 3; do "$@" && return 0; sleep $((i * 5)); done; return 1; }
 
@@ -22,8 +28,12 @@ if [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
 fi
 
 # Freecell Solver with room for 104-card columns: the tests' independent oracle.
-if [ -z "${FC_SOLVE:-}" ] && [ ! -x "$HOME/.cache/fc-solve/bin/fc-solve" ] && [ -x "$SHARED/tools/build-fc-solve.sh" ]; then
-  bash "$SHARED/tools/build-fc-solve.sh" >/dev/null
+if [ -z "${FC_SOLVE:-}" ] && [ ! -x "$HOME/.cache/fc-solve/bin/fc-solve" ]; then
+  if [ -n "$SHARED" ] && [ -f "$SHARED/tools/build-fc-solve.sh" ]; then
+    bash "$SHARED/tools/build-fc-solve.sh" >/dev/null
+  else
+    echo "setup.sh: shared/tools/build-fc-solve.sh not found (set PATIENCE_SHARED_DIR): no fc-solve" >&2
+  fi
 fi
 
 PY=${PYTHON:-python3}

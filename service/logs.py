@@ -60,12 +60,15 @@ class JsonFormatter(logging.Formatter):
 
 
 class TextFormatter(logging.Formatter):
-    """For a person at a terminal: the usual line, with the request id when there is one."""
+    """For a person at a terminal: the usual line, then the extra fields as key=value, then the request id."""
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)
-        rid = request_id.get()
-        return f"{line} [{rid}]" if rid else line
+        fields = " ".join(
+            f"{key}={value}" for key, value in record.__dict__.items() if key not in _STANDARD and key != "request_id"
+        )
+        rid = getattr(record, "request_id", None) or request_id.get()
+        return line + (f" {fields}" if fields else "") + (f" [{rid}]" if rid else "")
 
 
 def configure(level: str | int = "INFO", fmt: str = "json", stream: TextIO | None = None) -> None:
