@@ -171,3 +171,9 @@ def game_move(text: str) -> Any:
     from engine.moves import Move
 
     return Move.parse(text)
+
+
+def ticket_seed(server: ServiceThread, ticket: str) -> bytes:
+    """A ticket's deal seed, read from the server's own minter: the API withholds it until the ticket expires."""
+    minter = server.server.games.tickets
+    return bytes(minter.seed(minter.authenticate(ticket)))

@@ -497,7 +497,7 @@ def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int
         print(f"patience-cli: {exc}", file=sys.stderr)
         return 2
     except ServiceError as exc:
-        if exc.code.name in ("UNAVAILABLE", "DEADLINE_EXCEEDED"):
+        if exc.code.name in ("UNAVAILABLE", "DEADLINE_EXCEEDED") and not exc.reason:  # no answer from the service
             print(f"patience-cli: cannot reach {ctx.settings.target}: {exc.message}", file=sys.stderr)
             return 2
         print(refusal(exc), file=stream)

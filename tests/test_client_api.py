@@ -1,0 +1,300 @@
+"""patience_client against a real service and Redis: every method, sync and asyncio, and its typed errors."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Iterator
+
+import pytest
+from client_harness import OPERATOR_KEY, ServiceThread, refused_move, seed_for, service, solution_for, ticket_seed
+from patience.v1 import patience_pb2 as pb
+from patience_client import (
+    AsyncPatienceClient,
+    ClientSettings,
+    GameNotFound,
+    IllegalMove,
+    InvalidRequest,
+    PatienceClient,
+    PermissionDenied,
+    RetryPolicy,
+    Unauthenticated,
+    VersionConflict,
+    move_to_proto,
+)
+
+from engine.catalogue import VARIANT_IDS, get_game
+from engine.errors import Reason
+from engine.moves import Move
+
+__all__ = ["service"]  # the fixture, imported for pytest
+
+
+def settings(service: ServiceThread, **changes: object) -> ClientSettings:
+    base: dict[str, object] = {"target": service.target, "timeout": 20.0, "retry": RetryPolicy(max_attempts=2)}
+    return ClientSettings(**{**base, **changes})  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def client(service: ServiceThread) -> Iterator[PatienceClient]:
+    with PatienceClient(settings(service, operator_key=OPERATOR_KEY)) as c:
+        yield c
+
+
+def engine_legal(variant: str, seed: bytes, moves: list[str] = []) -> list[str]:  # noqa: B006
+    game = get_game(variant)
+    state = game.deal(seed)
+    for m in moves:
+        state = game.apply(state, m)
+    return sorted(m.text() for m in game.legal_moves(state))
+
+
+# -- reads ---------------------------------------------------------------------------------------------------------
+
+
+def test_list_variants_is_the_engine_catalogue(client: PatienceClient) -> None:
+    variants = client.list_variants()
+    assert [v.id for v in variants] == list(VARIANT_IDS)
+    cats = next(v for v in variants if v.id == "cats-tail")
+    assert cats.deck_size == 104 and [o.name for o in cats.options] == ["sequence_moves"]
+
+
+def test_new_game_commits_to_the_seed_and_the_client_keeps_the_token(client: PatienceClient) -> None:
+    started = client.new_game("cats-tail", {"sequence_moves": False})
+    game = started.game
+    assert started.game_token and game.version == 1 and game.status == pb.GAME_STATUS_IN_PROGRESS
+    assert game.commitment == hashlib.sha256(seed_for(0)).digest()
+    assert game.options["sequence_moves"] == "false"  # bool options go as text
+    assert not game.seed  # revealed only at the end
+    assert client.credentials.tokens[game.game_id] == started.game_token
+    again = client.get_game(game.game_id)  # no token passed: the remembered one is sent
+    assert again.version == 1 and list(again.view.columns[0].cards) == list(game.view.columns[0].cards)
+
+
+def test_get_game_lists_moves_on_request(client: PatienceClient) -> None:
+    gid = client.new_game("cats-tail").game.game_id
+    first = engine_legal("cats-tail", seed_for(0))[0]
+    client.apply_move(gid, first, expected_version=1)
+    assert list(client.get_game(gid, include_moves=True).moves) == [first]
+    assert list(client.get_game(gid).moves) == []
+
+
+def test_legal_moves_are_the_engines(client: PatienceClient) -> None:
+    gid = client.new_game("cats-tail").game.game_id
+    resp = client.legal_moves(gid)
+    assert resp.version == 1
+    assert sorted(m.text for m in resp.moves) == engine_legal("cats-tail", seed_for(0))
+    assert all(Move.parse(m.text) == Move.parse(m.text) for m in resp.moves)
+
+
+# -- writes ----------------------------------------------------------------------------------------------------------
+
+
+def test_apply_move_takes_text_engine_moves_and_structured_moves(client: PatienceClient) -> None:
+    gid = client.new_game("cats-tail").game.game_id
+    played: list[str] = []
+    for form in ("text", "engine", "structured"):
+        text = engine_legal("cats-tail", seed_for(0), played)[0]
+        move: str | Move | pb.Move = text
+        if form == "engine":
+            move = Move.parse(text)
+        elif form == "structured":
+            move = move_to_proto(Move.parse(text))
+        resp = client.apply_move(gid, move, expected_version=len(played) + 1)
+        assert resp.applied.text == text
+        played.append(text)
+        assert resp.game.version == len(played) + 1 and resp.game.move_count == len(played)
+
+
+def test_a_refused_move_raises_illegal_move_with_reason_index_and_text(client: PatienceClient) -> None:
+    gid = client.new_game("cats-tail").game.game_id
+    text, rule = refused_move("cats-tail", seed_for(0))
+    with pytest.raises(IllegalMove) as info:
+        client.apply_move(gid, text, expected_version=1)
+    err = info.value
+    assert err.reason == rule.upper().replace("-", "_")
+    assert err.engine_reason is Reason(rule)
+    assert err.move_index == 0 and err.move_text == text
+    assert err.domain == "patience.v1" and err.message
+    assert client.get_game(gid).version == 1  # nothing changed
+
+
+def test_bad_notation_is_an_invalid_request(client: PatienceClient) -> None:
+    gid = client.new_game("cats-tail").game.game_id
+    with pytest.raises(InvalidRequest) as info:
+        client.apply_move(gid, "3~7", expected_version=1)
+    assert info.value.reason == "BAD_NOTATION" and info.value.engine_reason is Reason.BAD_NOTATION
+    with pytest.raises(InvalidRequest) as bad_variant:
+        client.new_game("no-such-game")
+    assert bad_variant.value.engine_reason is Reason.UNKNOWN_VARIANT
+
+
+def test_undo_takes_back_the_last_move_unless_the_game_forbids_it(client: PatienceClient) -> None:
+    gid = client.new_game("cats-tail").game.game_id
+    first = engine_legal("cats-tail", seed_for(0))[0]
+    client.apply_move(gid, first, expected_version=1)
+    resp = client.undo_move(gid, expected_version=2)
+    assert resp.undone.text == first and resp.game.version == 3 and resp.game.undo_count == 1
+    with pytest.raises(IllegalMove) as nothing:
+        client.undo_move(gid, expected_version=3)
+    assert nothing.value.reason == "NOTHING_TO_UNDO"
+
+    strict = client.new_game("cats-tail", allow_undo=False).game
+    assert not strict.allow_undo
+    client.apply_move(strict.game_id, engine_legal("cats-tail", seed_for(1))[0], expected_version=1)
+    with pytest.raises(IllegalMove) as forbidden:
+        client.undo_move(strict.game_id, expected_version=2)
+    assert forbidden.value.reason == "UNDO_FORBIDDEN"
+
+
+def test_resign_reveals_the_seed_and_ends_the_game(client: PatienceClient) -> None:
+    gid = client.new_game("cats-tail").game.game_id
+    game = client.resign(gid, expected_version=1)
+    assert game.status == pb.GAME_STATUS_RESIGNED and game.seed == seed_for(0)
+    with pytest.raises(IllegalMove) as over:
+        client.apply_move(gid, engine_legal("cats-tail", seed_for(0))[0], expected_version=game.version)
+    assert over.value.reason == "GAME_OVER"
+    # without a version guard too
+    other = client.new_game("sultan-36").game.game_id
+    assert client.resign(other).seed == seed_for(1)
+
+
+def test_a_stale_version_is_a_version_conflict_with_the_current_version(client: PatienceClient) -> None:
+    gid = client.new_game("cats-tail").game.game_id
+    client.apply_move(gid, engine_legal("cats-tail", seed_for(0))[0], expected_version=1)
+    with pytest.raises(VersionConflict) as info:
+        client.apply_move(gid, engine_legal("cats-tail", seed_for(0))[0], expected_version=1)
+    assert info.value.current_version == 2
+    with pytest.raises(VersionConflict):
+        client.undo_move(gid, expected_version=1)
+    assert client.refresh(gid).version == 2
+
+
+def test_a_session_re_reads_the_game_after_a_conflict(client: PatienceClient, service: ServiceThread) -> None:
+    started = client.new_game("cats-tail")
+    mine = client.session(started.game)
+    with PatienceClient(settings(service)) as other_client:
+        theirs = other_client.session(started.game.game_id, token=started.game_token)
+        legal = engine_legal("cats-tail", seed_for(0))
+        theirs.move(legal[0])  # another device plays first
+    with pytest.raises(VersionConflict) as info:
+        mine.move(legal[1])
+    assert info.value.game is not None and info.value.game.version == 2
+    assert mine.version == 2  # the session continues from the fresh game
+    after = engine_legal("cats-tail", seed_for(0), [legal[0]])
+    resp = mine.move(after[0])
+    assert resp.game.version == 3
+    # rebase: send the move again at the fresh version (the server judges it again)
+    with PatienceClient(settings(service)) as other_client:
+        other_client.remember(mine.game_id, started.game_token)
+        other_client.session(mine.game_id).undo()
+    resp = mine.move(after[0], rebase=True)
+    assert resp.applied.text == after[0] and mine.version == 5
+
+
+# -- credentials -------------------------------------------------------------------------------------------------
+
+
+def test_missing_wrong_and_unknown_are_told_apart(client: PatienceClient, service: ServiceThread) -> None:
+    gid = client.new_game("cats-tail").game.game_id
+    with PatienceClient(settings(service)) as stranger:
+        with pytest.raises(Unauthenticated):
+            stranger.get_game(gid)
+        with pytest.raises(PermissionDenied):
+            stranger.get_game(gid, token="not-the-token")
+        with pytest.raises(GameNotFound):
+            client.get_game("no-such-game-id", token="some-token")
+        with pytest.raises((Unauthenticated, PermissionDenied)):
+            stranger.mint_deal("cats-tail")
+
+
+# -- solutions, tickets, certificates ----------------------------------------------------------------------------
+
+
+def test_submit_solution_wins_with_a_certificate_or_names_the_illegal_move(client: PatienceClient) -> None:
+    gid = client.new_game("sultan-36").game.game_id
+    moves = solution_for("sultan-36", seed_for(0))
+    bad = client.submit_solution([*moves[:3], "9-9", *moves[3:]], game_id=gid)
+    assert bad.verdict.outcome == pb.OUTCOME_ILLEGAL and bad.verdict.error_index == 3
+    assert bad.verdict.error_move_text == "9-9" and bad.verdict.error_reason
+    short = client.submit_solution(" ".join(moves[:10]), game_id=gid)  # one string, moves separated by spaces
+    assert short.verdict.outcome == pb.OUTCOME_UNFINISHED and short.verdict.move_count == 10
+    won = client.submit_solution(moves, game_id=gid)
+    assert won.verdict.outcome == pb.OUTCOME_WON and won.game_id == gid
+    assert won.certificate.encoded and list(won.certificate.moves) == moves
+    assert client.get_game(gid).status == pb.GAME_STATUS_WON
+
+
+def test_deal_tickets_deal_the_same_game_for_everyone(client: PatienceClient, service: ServiceThread) -> None:
+    minted = client.mint_deal("sultan-36", label="daily", valid_seconds=3600)
+    assert minted.deal_ticket and minted.variant == "sultan-36"
+    a = client.new_game(deal_ticket=minted.deal_ticket).game
+    b = client.new_game(deal_ticket=minted.deal_ticket).game
+    assert a.game_id != b.game_id and a.commitment == b.commitment == minted.commitment
+    assert a.ticket_id == minted.ticket_id
+    assert not client.resign(a.game_id).seed  # withheld until the ticket expires: other players share the deal
+    moves = solution_for("sultan-36", ticket_seed(service, minted.deal_ticket))
+    won = client.submit_solution(moves, deal_ticket=minted.deal_ticket)
+    assert won.verdict.outcome == pb.OUTCOME_WON and won.certificate.ticket_id == minted.ticket_id
+
+
+def test_signing_keys_and_online_certificate_checks(client: PatienceClient) -> None:
+    keys = client.get_signing_keys()
+    assert keys and all(k.algorithm == "Ed25519" and len(k.public_key) == 32 for k in keys)
+    assert any(k.active for k in keys)
+    gid = client.new_game("sultan-36").game.game_id
+    cert = client.submit_solution(solution_for("sultan-36", seed_for(0)), game_id=gid).certificate
+    assert cert.key_id in {k.key_id for k in keys}
+    ok = client.verify_certificate(cert, replay=True)
+    assert ok.valid and ok.certificate.game_id == gid
+    tampered = bytearray(cert.encoded)
+    tampered[-1] ^= 1
+    bad = client.verify_certificate(bytes(tampered))
+    assert not bad.valid and bad.reason
+
+
+# -- asyncio ---------------------------------------------------------------------------------------------------------
+
+
+def test_the_asyncio_client_does_the_same(service: ServiceThread) -> None:
+    async def scenario() -> None:
+        async with AsyncPatienceClient(settings(service, operator_key=OPERATOR_KEY)) as client:
+            assert [v.id for v in await client.list_variants()] == list(VARIANT_IDS)
+            started = await client.new_game("cats-tail")
+            gid = started.game.game_id
+            assert (await client.get_game(gid)).version == 1
+            legal = await client.legal_moves(gid)
+            assert sorted(m.text for m in legal.moves) == engine_legal("cats-tail", seed_for(0))
+            text, rule = refused_move("cats-tail", seed_for(0))
+            with pytest.raises(IllegalMove) as refused:
+                await client.apply_move(gid, text, expected_version=1)
+            assert refused.value.engine_reason is Reason(rule)
+            assert refused.value.move_index == 0 and refused.value.move_text == text
+            first = legal.moves[0].text
+            applied = await client.apply_move(gid, first, expected_version=1)
+            assert applied.game.version == 2
+            assert list((await client.get_game(gid, include_moves=True)).moves) == [applied.applied.text]
+            with pytest.raises(VersionConflict) as stale:
+                await client.apply_move(gid, first, expected_version=1)
+            assert stale.value.current_version == 2
+            session = await client.session(gid)
+            undone = await session.undo()
+            assert undone.undone.text == applied.applied.text and session.version == 3
+            assert (await session.legal_moves()) and (await session.move(first)).game.version == 4
+            assert (await client.refresh(gid)).version == 4
+            resigned = await client.resign(gid, expected_version=4)
+            assert resigned.seed == seed_for(0)
+
+            sultan = (await client.new_game("sultan-36")).game.game_id
+            won = await client.submit_solution(solution_for("sultan-36", seed_for(1)), game_id=sultan)
+            assert won.verdict.outcome == pb.OUTCOME_WON
+            keys = await client.get_signing_keys()
+            assert (await client.verify_certificate(won.certificate)).valid
+            check = await client.verify_offline(won.certificate, replay=True)
+            assert check.valid and check.replayed and check.key_id in {k.key_id for k in keys}
+            minted = await client.mint_deal("cats-tail")
+            assert (await client.new_game(deal_ticket=minted.deal_ticket)).game.ticket_id == minted.ticket_id
+            with pytest.raises(GameNotFound):
+                await client.get_game("nope", token="some-token")
+
+    asyncio.run(scenario())
