@@ -515,3 +515,12 @@ def test_legal_moves_are_exactly_the_accepted_explicit_moves(game: Game) -> None
                 assert sorted(new.all_cards()) == sorted(s.all_cards())
             s = game.apply(s, rng.choice(moves))
     assert checked >= 20
+
+
+def test_played_positions_are_ordinary_states() -> None:
+    """play builds States without the dataclass __init__ (for speed): they must equal and hash like any."""
+    s = CATS.deal(bytes(32))
+    new = CATS.apply(s, next(iter(CATS.legal_moves(s))))
+    twin = State(new.columns, new.cells, new.foundations)
+    assert new == twin and hash(new) == hash(twin) and repr(new) == repr(twin)
+    assert (new.stock, new.waste, new.captives, new.fixed, new.redeals, new.fresh) == ((), (), (), (), 0, False)

@@ -182,68 +182,60 @@ class RoyalRetinue(Game):
     # -- legal moves ------------------------------------------------------------------
 
     def legal_moves(self, state: State) -> Iterator[Move]:
-        """Every legal move in explicit form; a multi-card reserve move is a sequence of these."""
+        """Every legal move in explicit form; a multi-card reserve move is a sequence of these.
+
+        Order: to the foundations (columns, then cells), column to column, reserve to column, column to
+        the first empty cell, foundation runs.
+        """
         cols = state.columns
         cells = state.cells
         founds = state.foundations
         if sum(map(len, founds)) == ALL_CARDS:
             return
-        first_free = cells.index(NO_CARD) + 1 if NO_CARD in cells else 0
-        first_empty_f = founds.index(()) + 1 if () in founds else 0
-        tops = [f[-1] if f else NO_CARD for f in founds]
+        # foundation index (1-based) that each card goes on first, for the cards that go anywhere
+        home: dict[Card, int] = {}
+        for fi in range(NUM_FOUNDATIONS, 0, -1):  # backwards: the first foundation that fits wins
+            f = founds[fi - 1]
+            if not f:
+                for ace in (0, 13, 26, 39):
+                    home[ace] = fi
+            elif RANK[f[-1]] != KING:
+                home[f[-1] + 1] = fi
+        live = [(ti, t[-1]) for ti, t in enumerate(cols, 1) if t]
 
-        def to_foundation(c: Card) -> int:
-            if RANK[c] == 1:
-                return first_empty_f
-            below = c - 1
-            for i, top in enumerate(tops):
-                if top == below:
-                    return i + 1
-            return 0
-
-        # to the foundations first: what auto-play and people look for first
-        for si, s in enumerate(cols, 1):
-            if s:
-                fi = to_foundation(s[-1])
-                if fi:
-                    yield _C2F[si][fi]
+        for si, top in live:
+            fi = home.get(top, 0)
+            if fi:
+                yield _C2F[si][fi]
         for ri, c in enumerate(cells, 1):
             if c != NO_CARD:
-                fi = to_foundation(c)
+                fi = home.get(c, 0)
                 if fi:
                     yield _R2F[ri][fi]
-        # column to column
-        for si, s in enumerate(cols, 1):
-            if not s:
-                continue
-            run = _run_length(s) if self._runs else 1
-            r0 = RANK[s[-1]]
-            for ti, t in enumerate(cols, 1):
-                if ti == si or not t:
-                    continue
-                top = t[-1]
+        runs = self._runs
+        for si, free in live:
+            s = cols[si - 1]
+            run = _run_length(s) if runs else 1
+            r0 = RANK[free]
+            for ti, top in live:
                 k = RANK[top] - r0
-                if 1 <= k <= run and RED[s[-k]] != RED[top]:
+                if 1 <= k <= run and ti != si and RED[s[-k]] != RED[top]:
                     yield _C2C[(si * 10 + ti) * 14 + k]
-        # reserve to column
         for ri, c in enumerate(cells, 1):
-            if c == NO_CARD:
-                continue
-            for ti, t in enumerate(cols, 1):
-                if t and _ONTO[c * 52 + t[-1]]:
-                    yield _R2C[ri][ti]
-        # column to reserve
-        if first_free:
-            for si, s in enumerate(cols, 1):
-                if s:
-                    yield _C2R[si][first_free]
-        # foundation runs
-        for si, a in enumerate(founds, 1):
-            if not a:
-                continue
+            if c != NO_CARD:
+                base = c * 52
+                for ti, top in live:
+                    if _ONTO[base + top]:
+                        yield _R2C[ri][ti]
+        if NO_CARD in cells:
+            first_free = cells.index(NO_CARD) + 1
+            for si, _ in live:
+                yield _C2R[si][first_free]
+        piles = [(fi, f) for fi, f in enumerate(founds, 1) if f]
+        for si, a in piles:
             suit = SUIT[a[0]]
-            for ti, b in enumerate(founds, 1):
-                if ti != si and b and SUIT[b[-1]] == suit:
+            for ti, b in piles:
+                if ti != si and SUIT[b[0]] == suit:
                     k = len(a) - RANK[b[-1]]
                     if k >= 1:
                         yield _F2F[(si * 9 + ti) * 14 + k]
