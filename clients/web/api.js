@@ -1,0 +1,61 @@
+// The REST client: the routes of /openapi.json, JSON in and out, errors as ApiError.
+// Only the API is used; the page never holds more than a player may see.
+
+export class ApiError extends Error {
+  constructor(httpStatus, status) {
+    super((status && status.message) || `HTTP ${httpStatus}`);
+    this.httpStatus = httpStatus;
+    this.code = status ? status.code : 0;
+    const info = ((status && status.details) || []).find((d) => (d['@type'] || '').endsWith('google.rpc.ErrorInfo'));
+    this.reason = info ? info.reason : '';
+    this.metadata = (info && info.metadata) || {};
+  }
+}
+
+async function call(method, path, { body, token, query } = {}) {
+  const headers = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  let url = path;
+  if (query) {
+    const q = new URLSearchParams(query).toString();
+    if (q) url += `?${q}`;
+  }
+  const init = { method, headers, cache: 'no-store', credentials: 'omit' };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(url, init);
+  } catch (err) {
+    throw new ApiError(0, { message: 'The server cannot be reached. Check the connection and try again.' });
+  }
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (err) {
+    data = null;
+  }
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
+
+export const api = {
+  listVariants: () => call('GET', '/v1/variants'),
+  newGame: (request) => call('POST', '/v1/games', { body: request }),
+  getGame: (id, token, includeMoves = false) =>
+    call('GET', game(id), { token, query: includeMoves ? { includeMoves: 'true' } : undefined }),
+  applyMove: (id, token, expectedVersion, text) =>
+    call('POST', `${game(id)}/moves`, { token, body: { expectedVersion: String(expectedVersion), text } }),
+  undoMove: (id, token, expectedVersion) =>
+    call('POST', `${game(id)}/undo`, { token, body: { expectedVersion: String(expectedVersion) } }),
+  legalMoves: (id, token) => call('GET', `${game(id)}/legal-moves`, { token }),
+  resign: (id, token, expectedVersion) =>
+    call('POST', `${game(id)}/resign`, { token, body: { expectedVersion: String(expectedVersion) } }),
+  submitSolution: (id, token, moves) => call('POST', `${game(id)}/solution`, { token, body: { moves } }),
+  verifyCertificate: (encoded) => call('POST', '/v1/certificates/verify', { body: { certificate: encoded } }),
+  signingKeys: () => call('GET', '/v1/signing-keys'),
+};

@@ -1,0 +1,60 @@
+// Cards as DOM elements: rank and suit in both corners and a large pip, drawn with CSS only.
+
+export const SUITS = { C: '♣', D: '♦', H: '♥', S: '♠' };
+const SUIT_NAMES = { C: 'clubs', D: 'diamonds', H: 'hearts', S: 'spades' };
+const RANK_TEXT = { T: '10' };
+const RANK_NAMES = {
+  A: 'ace', 2: 'two', 3: 'three', 4: 'four', 5: 'five', 6: 'six', 7: 'seven', 8: 'eight', 9: 'nine',
+  T: 'ten', J: 'jack', Q: 'queen', K: 'king',
+};
+
+export const isCard = (text) => typeof text === 'string' && /^[A2-9TJQK][CDHS]$/.test(text);
+export const rankOf = (card) => card[0];
+export const suitOf = (card) => card[1];
+export const isRed = (card) => card[1] === 'D' || card[1] === 'H';
+
+/** "TH" -> "ten of hearts" (for screen readers and titles). */
+export function cardName(card) {
+  return `${RANK_NAMES[card[0]]} of ${SUIT_NAMES[card[1]]}`;
+}
+
+/** "TH" -> "10♥" (for messages). */
+export function cardLabel(card) {
+  return `${RANK_TEXT[card[0]] || card[0]}${SUITS[card[1]]}`;
+}
+
+/** Put card names in a server message in a friendlier form: "TH" -> "10♥". */
+export function prettyCards(text) {
+  return String(text).replace(/\b([A2-9TJQK])([CDHS])\b/g, (m) => cardLabel(m));
+}
+
+const template = () => document.getElementById('tpl-card');
+
+/** A face-up card. */
+export function faceUp(card) {
+  const el = template().content.firstElementChild.cloneNode(true);
+  el.classList.add(isRed(card) ? 'red' : 'black', `rank-${card[0]}`);
+  el.dataset.card = card;
+  const rank = RANK_TEXT[card[0]] || card[0];
+  for (const r of el.querySelectorAll('.rank')) r.textContent = rank;
+  for (const s of el.querySelectorAll('.suit')) s.textContent = SUITS[card[1]];
+  el.querySelector('.pip').textContent = 'JQK'.includes(card[0]) ? card[0] + SUITS[card[1]] : SUITS[card[1]];
+  el.setAttribute('aria-label', cardName(card));
+  return el;
+}
+
+/** A face-down card: its face is unknown to the page (it never received it). */
+export function faceDown() {
+  const el = document.createElement('div');
+  el.className = 'card back';
+  el.setAttribute('aria-label', 'face-down card');
+  return el;
+}
+
+/** An empty place on the table. */
+export function emptySlot(label = '') {
+  const el = document.createElement('div');
+  el.className = 'slot';
+  if (label) el.dataset.label = label;
+  return el;
+}
