@@ -394,6 +394,15 @@ def test_no_foundation_fits() -> None:
     refused(RR, s, "2-f", Reason.WRONG_SUIT)  # 2S is one below 3C, but spades
 
 
+def test_nothing_moves_by_itself() -> None:
+    """An ace freed by a move stays where it is until the player moves it (auto-play sends ordinary moves)."""
+    s = pos("KC AH 7S", "KD 8H", cells="2H")
+    new, _ = play(RR, s, "1-2")
+    assert text(new.columns[0]) == "KC AH" and new.foundations == ((),) * 8 and card_text(new.cells[0]) == "2H"
+    assert play(RR, new, "1-f")[1] == "1-f1"
+    refused(RR, s, "1-f", Reason.DOES_NOT_FIT)  # before the move, 7S hides the ace
+
+
 def test_foundation_cards_never_come_back() -> None:
     """Decision: a foundation card leaves the foundations only by a foundation run."""
     s = pos("KC 3S", foundations=("AH 2H", "AS 2S"))
