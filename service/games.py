@@ -112,6 +112,7 @@ def _game_over(status: str, version: int) -> ServiceError:
 
 
 def _unavailable(exc: Exception) -> ServiceError:
+    log.warning("store unavailable: %s", exc)
     return ServiceError(Code.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unavailable; try again", {})
 
 

@@ -60,14 +60,16 @@ class Server:
         self._watcher = asyncio.get_running_loop().create_task(self._watch_store())
 
     async def _check_store(self) -> None:
-        """SERVING while the store answers a ping, NOT_SERVING while it does not."""
+        """The API's health follows the store's ping; the overall ``""`` says only that this process serves
+        (a liveness probe must not restart every replica while Redis is away: restarting cannot fix that)."""
+        await self.health.set("", health_pb2.HealthCheckResponse.SERVING)
         try:
             await self.store.ping()
         except (StoreError, OSError) as exc:
             log.warning("the store does not answer: %s", exc)
-            await self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+            await self.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.NOT_SERVING)
             return
-        await self._set_health(health_pb2.HealthCheckResponse.SERVING)
+        await self.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
 
     async def _watch_store(self) -> None:
         while not self._stopped:
@@ -90,10 +92,6 @@ class Server:
 
     async def wait(self) -> None:
         await self.grpc.wait_for_termination()
-
-    async def _set_health(self, status: Any) -> None:
-        for name in ("", SERVICE_NAME):
-            await self.health.set(name, status)
 
 
 async def _maybe_await(value: Any) -> Any:

@@ -280,7 +280,15 @@ def start_process(redis_url: str, tmp: Path, *extra: str, env: dict[str, str] | 
 
     port = redis_support.free_port()
     log = tmp / f"service-{port}.log"
-    environ = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
+    environ = {
+        **os.environ,
+        "PATIENCE_KEYS_DIR": str(tmp / "keys"),  # shared by every process of a test: one set of keys
+        "PATIENCE_GENERATE_KEYS": "true",
+        "PATIENCE_OPERATOR_KEY": OPERATOR_KEY,
+        "PATIENCE_LOG_FORMAT": "text",
+        **(env or {}),
+        "PYTHONUNBUFFERED": "1",
+    }
     args = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url, *extra]
     with log.open("wb") as out:
         proc = subprocess.Popen(args, cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT)

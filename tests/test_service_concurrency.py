@@ -16,6 +16,7 @@ from service_harness import (
     FixedSeeds,
     ServerThread,
     bearer,
+    operator,
     refusal,
     running,
     settings_for,
@@ -134,6 +135,8 @@ def test_a_killed_server_process_loses_no_acknowledged_move(redis_db: str, tmp_p
         game = c2.GetGame(pb.GetGameRequest(game_id=gid, include_moves=True), metadata=md).game
         assert (game.version, list(game.moves)) == (4, ["s", "s", "s"])
         version = c2.ApplyMove(pb.ApplyMoveRequest(game_id=gid, expected_version=4, text="s"), metadata=md).game.version
+        ticket = c2.MintDeal(pb.MintDealRequest(variant="tribunal"), metadata=operator()).deal_ticket
+        keys = c2.GetSigningKeys(pb.GetSigningKeysRequest()).keys
         c2.close()
         assert two.terminate() == 0  # SIGTERM: graceful stop, exit status 0
         three = start_process(redis_db, tmp_path)
@@ -141,6 +144,9 @@ def test_a_killed_server_process_loses_no_acknowledged_move(redis_db: str, tmp_p
             c3 = Client(three.address)
             game = c3.GetGame(pb.GetGameRequest(game_id=gid, include_moves=True), metadata=md).game
             assert (game.version, game.move_count) == (5, 4)
+            # The replicas share keys: a ticket minted by one opens on another, and the signing keys agree.
+            assert c3.NewGame(pb.NewGameRequest(deal_ticket=ticket)).game.variant == "tribunal"
+            assert c3.GetSigningKeys(pb.GetSigningKeysRequest()).keys == keys and len(keys) == 1
             c3.close()
         finally:
             three.proc.send_signal(signal.SIGTERM)

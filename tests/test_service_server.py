@@ -41,15 +41,17 @@ def test_health_is_serving_and_reflection_lists_the_api(redis_url: str) -> None:
         assert replies[0].file_descriptor_response.file_descriptor_proto
 
 
-def test_health_is_not_serving_while_redis_is_away() -> None:
+def test_api_health_follows_redis_while_the_process_stays_live() -> None:
     import redis_support
 
     port = redis_support.free_port()
     url = f"redis://127.0.0.1:{port}/0"
     with running(settings_for(url), health_interval=0.2) as server, grpc.insecure_channel(server.address) as ch:
         health = health_pb2_grpc.HealthStub(ch)
-        reply = health.Check(health_pb2.HealthCheckRequest(), timeout=5)
-        assert reply.status == health_pb2.HealthCheckResponse.NOT_SERVING
+        api = health_pb2.HealthCheckRequest(service=SERVICE)
+        assert health.Check(api, timeout=5).status == health_pb2.HealthCheckResponse.NOT_SERVING
+        # The process itself serves (liveness), only the API waits for Redis (readiness).
+        assert health.Check(health_pb2.HealthCheckRequest(), timeout=5).status == health_pb2.HealthCheckResponse.SERVING
         stub = pb_grpc.PatienceServiceStub(ch)
         r = refusal(lambda: stub.NewGame(pb.NewGameRequest(variant="sultan-36")))
         assert (r.code, r.reason) == (grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE")
@@ -60,10 +62,7 @@ def test_health_is_not_serving_while_redis_is_away() -> None:
         )
         try:
             deadline = time.monotonic() + 10
-            while (
-                health.Check(health_pb2.HealthCheckRequest(), timeout=5).status
-                != health_pb2.HealthCheckResponse.SERVING
-            ):
+            while health.Check(api, timeout=5).status != health_pb2.HealthCheckResponse.SERVING:
                 assert time.monotonic() < deadline, "health did not turn SERVING"
                 time.sleep(0.1)
             assert stub.NewGame(pb.NewGameRequest(variant="sultan-36")).game.version == 1
@@ -123,8 +122,13 @@ def test_configuration_doc_names_every_setting() -> None:
     for spec in specs():
         assert f"`{spec.flag}" in doc, spec.flag
         assert f"`{spec.env}`" in doc, spec.env
+    from service import keys
+
+    read_by_keys = {value for name, value in vars(keys).items() if name.startswith("ENV_")}
+    for env in read_by_keys:
+        assert f"`{env}`" in doc, env
     documented = set(re.findall(r"`(PATIENCE_[A-Z_]+)`", doc))
-    assert documented == {s.env for s in specs()}, "the doc names a variable the server does not read"
+    assert documented == {s.env for s in specs()} | read_by_keys, "the doc names a variable nobody reads"
 
 
 # -- generated code ----------------------------------------------------------------------------
