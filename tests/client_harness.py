@@ -35,15 +35,24 @@ def seed_for(n: int) -> bytes:
 
 
 class Seeds:
-    """A seed source for the server: ``seed_for(0)``, ``seed_for(1)``, ... so tests know every deal."""
+    """A seed source for the server: the ``preset`` seeds, then ``seed_for(0)``, ``seed_for(1)``, ...
 
-    def __init__(self) -> None:
+    so that tests know every deal.
+    """
+
+    def __init__(self, *preset: bytes) -> None:
+        self.preset = list(preset)
         self.issued: list[bytes] = []
+        self._generated = 0
         self._lock = threading.Lock()
 
     def __call__(self) -> bytes:
         with self._lock:
-            seed = seed_for(len(self.issued))
+            if self.preset:
+                seed = self.preset.pop(0)
+            else:
+                seed = seed_for(self._generated)
+                self._generated += 1
             self.issued.append(seed)
             return seed
 

@@ -246,6 +246,10 @@ def cmd_submit(ctx: Context) -> int:
         resp = ctx.client.submit_solution(moves, deal_ticket=ctx.args.ticket)
     else:
         resp = ctx.client.submit_solution(moves, game_id=ctx.game_id())
+    return _report_submission(ctx, resp)
+
+
+def _report_submission(ctx: Context, resp: pb.SubmitSolutionResponse) -> int:
     v = resp.verdict
     outcome = pb.Outcome.Name(v.outcome).removeprefix("OUTCOME_").lower()
     ctx.print(f"game {resp.game_id}: {outcome} after {v.move_count} moves (state {v.final_state_hash[:16]})")
@@ -326,6 +330,48 @@ def cmd_mint(ctx: Context) -> int:
     )
     ctx.print(resp.deal_ticket)
     print(f"ticket {resp.ticket_id}: {resp.variant}, commitment {resp.commitment.hex()}", file=sys.stderr)
+    return 0
+
+
+def cmd_fcs_board(ctx: Context) -> int:
+    from engine.fcs import fcs_board
+
+    from .solver import state_from_view
+
+    rules, state = state_from_view(ctx.client.get_game(ctx.game_id()))
+    ctx.out.write(fcs_board(rules, state))
+    return 0
+
+
+def cmd_solve(ctx: Context) -> int:
+    """Solve the current position with fc-solve; write, play or submit the moves."""
+    from .solver import SolverError, solve
+
+    a = ctx.args
+    game = ctx.client.get_game(ctx.game_id(), include_moves=True)
+    try:
+        moves = solve(game, fc_solve=a.fc_solve, max_iterations=a.max_iterations)
+    except SolverError as exc:
+        ctx.print(f"✗ {exc}")
+        return 1
+    ctx.print(f"fc-solve: {len(moves)} moves win from here (checked with the engine)")
+    whole = [*game.moves, *moves]  # a solution starts from the deal
+    if a.out:
+        Path(a.out).write_text("\n".join(whole) + "\n")
+        ctx.print(f"moves from the deal saved to {a.out} (submit them: patience-cli submit {a.out})")
+    if a.play:
+        session = ctx.client.session(game)
+        for text in moves:
+            session.move(text)
+        ctx.print(f"played {len(moves)} moves")
+        ctx.show(session.game)
+        _after(ctx, session.game)
+        return 0 if session.game.status == pb.GAME_STATUS_WON else 1
+    if a.submit:
+        resp = ctx.client.submit_solution(whole, game_id=game.game_id)
+        return _report_submission(ctx, resp)
+    if not a.out:
+        ctx.print(" ".join(moves))
     return 0
 
 
@@ -454,6 +500,15 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-o", "--option", action="append", default=[], metavar="K=V")
     s.add_argument("--valid-seconds", type=int, default=0)
     s.add_argument("--label", default="")
+    cmd("fcs-board", cmd_fcs_board, "the current position in Freecell Solver's board format (cats-tail, royal-retinue)")
+    s = cmd("solve", cmd_solve, "solve the current position with Freecell Solver (cats-tail, royal-retinue)")
+    s.add_argument("--fc-solve", help="the fc-solve program (env FC_SOLVE; default: PATH, ~/.cache/fc-solve)")
+    s.add_argument("--max-iterations", type=int, default=2_000_000, help="fc-solve's search budget")
+    s.add_argument("--out", help="save the whole solution (moves from the deal) to this file")
+    what = s.add_mutually_exclusive_group()
+    what.add_argument("--submit", action="store_true", help="submit it at once (SubmitSolution) for a certificate")
+    what.add_argument("--play", action="store_true", help="play the moves one by one (ApplyMove)")
+    s.add_argument("--cert-out", help="where to save the certificate (default GAME_ID.cert)")
     s = cmd("play", cmd_play, "play interactively (the current game, or a new one of VARIANT)")
     s.add_argument("variant", nargs="?", help="start a new game of this variant")
     s.add_argument("--cert-out", help="where to save the certificate of a win (default GAME_ID.cert)")
