@@ -134,17 +134,18 @@ class RedisProcess:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-def start_redis_process(*, cluster: bool = False, extra: tuple[str, ...] = ()) -> RedisProcess:
-    """Start ``redis-server`` on a free loopback port, persistence off; retried if the port was taken meanwhile."""
+def start_redis_process(*, cluster: bool = False, extra: tuple[str, ...] = (), port: int | None = None) -> RedisProcess:
+    """Start ``redis-server`` on a free loopback port (or ``port``), persistence off; retried if a free port was
+    taken meanwhile."""
     server = _find("redis-server")
     last: RedisStartError | None = None
-    for _ in range(5):
-        port = free_port(with_bus=cluster)
-        directory = Path(tempfile.mkdtemp(prefix=f"patience-redis-{port}-"))
+    for _ in range(1 if port is not None else 5):
+        chosen = port if port is not None else free_port(with_bus=cluster)
+        directory = Path(tempfile.mkdtemp(prefix=f"patience-redis-{chosen}-"))
         log = directory / "redis.log"
         args = [
             server,
-            "--port", str(port),
+            "--port", str(chosen),
             "--bind", "127.0.0.1",
             "--dir", str(directory),
             "--save", "",
@@ -157,7 +158,7 @@ def start_redis_process(*, cluster: bool = False, extra: tuple[str, ...] = ()) -
             args += ["--cluster-enabled", "yes", "--cluster-config-file", str(directory / "nodes.conf")]
         args += list(extra)
         proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        node = RedisProcess(port, directory, proc)
+        node = RedisProcess(chosen, directory, proc)
         try:
             _wait_ping(node.url, proc, log)
         except RedisStartError as exc:

@@ -439,3 +439,29 @@ def test_pack_move_refuses_what_a_log_cannot_hold() -> None:
     for bad in ("", "a b", "x" * 65, "ход"):
         with pytest.raises(ValueError):
             pack_move(bad)
+
+
+def test_the_store_recovers_when_redis_restarts() -> None:
+    """Redis down: StoreUnavailable (no hang, no crash); up again on the same port: the same store works,
+    its scripts loaded again (a restarted Redis has none)."""
+    import redis_support
+
+    node = redis_support.start_redis_process()
+    port = node.port
+    try:
+
+        async def body(store: RedisGameStore) -> None:
+            nonlocal node
+            rec = await store.create(new_game())
+            node.stop()
+            with pytest.raises(StoreUnavailable):
+                await store.set_state("g1", rec.version, b"s", "1-r1")
+            node = redis_support.start_redis_process(port=port)
+            with pytest.raises(NotFound):  # no persistence in this test server: the game is gone
+                await store.fetch("g1")
+            rec = await store.create(new_game())
+            assert (await store.set_state("g1", rec.version, b"s", "1-r1")).version == 2
+
+        with_store(node.url, body, socket_connect_timeout=1, socket_timeout=2)
+    finally:
+        node.stop()
