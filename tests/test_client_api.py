@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -20,7 +22,9 @@ from patience_client import (
     RetryPolicy,
     Unauthenticated,
     VersionConflict,
+    keys_from_proto,
     move_to_proto,
+    verify_certificate,
 )
 
 from engine.catalogue import VARIANT_IDS, get_game
@@ -251,6 +255,22 @@ def test_signing_keys_and_online_certificate_checks(client: PatienceClient) -> N
     tampered[-1] ^= 1
     bad = client.verify_certificate(bytes(tampered))
     assert not bad.valid and bad.reason
+
+    # offline: the keys fetched once, then no server involved
+    offline = client.verify_offline(cert, replay=True)
+    assert offline.valid and offline.replayed and offline.contents is not None
+    assert offline.contents.game_id == gid and offline.contents.seed == seed_for(0)
+    assert offline.contents.final_state_hash == cert.final_state_hash
+    keys = keys_from_proto(client.get_signing_keys())
+    assert verify_certificate(cert.encoded, keys).valid
+    assert verify_certificate(bytes(tampered), keys).reason == bad.reason == "malformed"
+    forged = json.loads(cert.encoded)
+    payload = json.loads(base64.b64decode(forged["payload"]))
+    payload["undo_count"] = 0 if payload["undo_count"] else 1  # a nicer record, not signed by the service
+    forged["payload"] = base64.b64encode(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).decode()
+    forged_bytes = json.dumps(forged, sort_keys=True, separators=(",", ":")).encode()
+    assert verify_certificate(forged_bytes, keys).reason == "bad-signature"
+    assert client.verify_certificate(forged_bytes).reason == "bad-signature"
 
 
 # -- asyncio ---------------------------------------------------------------------------------------------------------
