@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shlex
@@ -187,7 +186,7 @@ def test_compose_two_replicas_over_persistent_redis() -> None:
     command = " ".join(redis["command"])
     assert "--appendonly yes" in command, "Redis keeps an append-only file"
     assert "redis-data:/data" in redis["volumes"]
-    assert keys["entrypoint"][:3] == ["python", "-m", "service.keys"]
+    assert "python -m service.keys generate --out /etc/patience/keys" in " ".join(keys["entrypoint"])
     assert_known(set(server["environment"]), "deploy/compose.yaml")
     assert server["environment"]["PATIENCE_REDIS_URL"].startswith("redis://redis:")
 
@@ -322,15 +321,14 @@ def container_like_env(overrides: dict[str, str]) -> dict[str, str]:
 
 @pytest.fixture
 def keys_dir(tmp_path: Path) -> Path:
-    """Keys made the way compose's `keys` job makes them (its exact command), when service.keys exists."""
+    """Keys made by compose's `keys` job (its exact command, the path moved); run twice, as on every `up`."""
     directory = tmp_path / "keys"
-    if importlib.util.find_spec("service.keys") is None:  # until the storage helper's keys.py lands
-        directory.mkdir()
-        return directory
     command = compose()["services"]["keys"]["entrypoint"]
     command = [str(c).replace("/etc/patience/keys", str(directory)) for c in command]
-    result = subprocess.run(command, env=container_like_env({}), capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stdout + result.stderr
+    for _ in range(2):
+        result = subprocess.run(command, env=container_like_env({}), capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert (directory / "signing-key.pem").is_file()
     return directory
 
 
@@ -373,6 +371,19 @@ def test_image_entry_command_serves_and_passes_its_healthcheck(redis_db: str, ke
             assert 'grpc_server_handled_total{grpc_code="OK",grpc_method="Check"' in scraped
             with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/v1/variants", timeout=5) as reply:
                 assert len(json.loads(reply.read())["variants"]) == 9, "REST answers on the image's HTTP port"
+            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/v1/signing-keys", timeout=5) as reply:
+                keys = json.loads(reply.read())["keys"]
+            shown = subprocess.run(
+                ["python", "-m", "service.keys", "show", "--dir", str(keys_dir), "--json"],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
+            )
+            assert [k["keyId"] for k in keys] == [json.loads(shown.stdout)["signing_keys"][0]["key_id"]], (
+                "the server signs with the mounted key"
+            )
             with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/", timeout=5) as reply:
                 assert b"<html" in reply.read().lower(), "the web client is served"
             process.send_signal(signal.SIGTERM)
