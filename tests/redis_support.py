@@ -83,7 +83,7 @@ def free_port(*, with_bus: bool = False) -> int:
 def docker_reachable(timeout: float = 2.0) -> bool:
     """True when a Docker engine answers a ping quickly (the client alone is not enough)."""
     try:
-        import docker  # testcontainers depends on it
+        import docker  # type: ignore[import-untyped]  # testcontainers depends on it
 
         client = docker.from_env(timeout=int(max(1, timeout)))
         try:
@@ -266,7 +266,10 @@ def redis_server() -> Iterator[str]:
 
 
 def _container() -> Iterator[str]:
-    from testcontainers.redis import RedisContainer
+    try:
+        from testcontainers.community.redis import RedisContainer  # testcontainers >= 4.14
+    except ImportError:
+        from testcontainers.redis import RedisContainer
 
     with RedisContainer("redis:7-alpine") as container:
         host = container.get_container_host_ip()
