@@ -230,7 +230,7 @@ def test_sigterm_lets_the_in_flight_call_finish(redis_db: str, tmp_path: Path) -
         move = stub.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=bearer(token)).moves[0].text
 
         admin = redis.Redis.from_url(redis_db)
-        admin.execute_command("CLIENT", "PAUSE", "2500", "WRITE")  # the move's compare-and-set waits for this
+        admin.execute_command("CLIENT", "PAUSE", "6000", "WRITE")  # the move's compare-and-set waits for this
         try:
             pending = stub.ApplyMove.future(
                 pb.ApplyMoveRequest(game_id=game.game_id, expected_version=game.version, text=move),
