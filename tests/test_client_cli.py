@@ -133,7 +133,7 @@ def test_submit_then_verify_the_certificate_offline_and_online(env: Path, tmp_pa
 
     code, out = run("submit", str(solution))
     assert code == 0 and "won after" in out
-    cert = tmp_path / f"{saved.game_id}.cert"
+    cert = tmp_path / f"patience-{saved.game_id}.cert"
     assert cert.exists() and json.loads(cert.read_bytes())["key_id"]
 
     code, out = run("verify-cert", str(cert), "--replay")  # keys fetched from the server, checked here

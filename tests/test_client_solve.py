@@ -67,7 +67,7 @@ def test_a_freecell_solver_fixture_submitted_wins_a_certificate(env: Path, varia
     assert code == 0 and "won after" in out
     saved = statefile.load(env)
     assert saved is not None
-    code, out = run("verify-cert", f"{saved.game_id}.cert", "--replay")
+    code, out = run("verify-cert", f"patience-{saved.game_id}.cert", "--replay")
     assert code == 0 and "✓ certificate valid" in out
 
 
@@ -88,7 +88,7 @@ def test_solve_plays_on_from_a_position_reached_by_hand(env: Path) -> None:
     assert code == 0 and "won!" in out
     saved = statefile.load(env)
     assert saved is not None
-    assert run("verify-cert", f"{saved.game_id}.cert", "--replay")[0] == 0
+    assert run("verify-cert", f"patience-{saved.game_id}.cert", "--replay")[0] == 0
 
 
 def test_solve_writes_a_solution_from_the_deal_and_submits_it(env: Path, tmp_path: Path) -> None:

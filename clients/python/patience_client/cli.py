@@ -186,7 +186,7 @@ def _after(ctx: Context, game: pb.Game) -> None:
 
 def _cert_path(ctx: Context, game_id: str) -> Path:
     given = getattr(ctx.args, "cert_out", None)
-    return Path(given) if given else Path(f"{game_id}.cert")
+    return Path(given) if given else Path(f"patience-{game_id}.cert")  # ids may start with "-"
 
 
 def cmd_move(ctx: Context) -> int:
@@ -202,7 +202,6 @@ def cmd_move(ctx: Context) -> int:
                 ctx.show(exc.game)
             return 1
         except ServiceError as exc:
-            ctx.show(session.game)
             ctx.print(refusal(exc))
             _after(ctx, session.game)
             return 1
@@ -486,7 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
     s = cmd("submit", cmd_submit, "submit a whole solution (moves from the deal) for a certificate")
     s.add_argument("file", help="moves separated by spaces or new lines; - for stdin")
     s.add_argument("--ticket", help="a deal ticket instead of the current game")
-    s.add_argument("--cert-out", help="where to save the certificate (default GAME_ID.cert)")
+    s.add_argument("--cert-out", help="where to save the certificate (default patience-GAME_ID.cert)")
     s = cmd("verify-cert", cmd_verify_cert, "check a certificate offline (Ed25519 + canonical encoding)")
     s.add_argument("file", help="the certificate file (as saved by submit or play)")
     s.add_argument("--keys", help="public keys JSON (from `patience-cli keys --out`); default: ask the server")
@@ -508,10 +507,10 @@ def build_parser() -> argparse.ArgumentParser:
     what = s.add_mutually_exclusive_group()
     what.add_argument("--submit", action="store_true", help="submit it at once (SubmitSolution) for a certificate")
     what.add_argument("--play", action="store_true", help="play the moves one by one (ApplyMove)")
-    s.add_argument("--cert-out", help="where to save the certificate (default GAME_ID.cert)")
+    s.add_argument("--cert-out", help="where to save the certificate (default patience-GAME_ID.cert)")
     s = cmd("play", cmd_play, "play interactively (the current game, or a new one of VARIANT)")
     s.add_argument("variant", nargs="?", help="start a new game of this variant")
-    s.add_argument("--cert-out", help="where to save the certificate of a win (default GAME_ID.cert)")
+    s.add_argument("--cert-out", help="where to save the certificate of a win (default patience-GAME_ID.cert)")
     new_args(s)
     return p
 

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 from patience.v1 import patience_pb2 as pb
 
 from . import _api
+from ._api import OptionValues
 from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
 from .config import NO_RETRY, ClientSettings
 from .errors import ServiceError, VersionConflict, error_from_rpc
@@ -118,7 +119,7 @@ class PatienceClient:
     def new_game(
         self,
         variant: str = "",
-        options: _api.OptionValues | None = None,
+        options: OptionValues | None = None,
         *,
         client_seed: bytes | None = None,
         deal_ticket: str | None = None,
@@ -220,7 +221,7 @@ class PatienceClient:
     def mint_deal(
         self,
         variant: str,
-        options: _api.OptionValues | None = None,
+        options: OptionValues | None = None,
         *,
         valid_seconds: int = 0,
         label: str = "",

@@ -74,7 +74,7 @@ def card(text: str, *, color: bool = False) -> str:
     if not text:
         return f"{DIM}··{RESET}" if color else "··"
     if text == "??":
-        return f"{DIM}🂠{RESET}" if color else "??"
+        return f"{DIM}░░{RESET}" if color else "??"
     rank, suit = text[:-1], text[-1:]
     shown = ("10" if rank == "T" else rank) + SUIT_SYMBOLS.get(suit, suit)
     if not color:
