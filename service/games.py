@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import logging
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -133,6 +134,7 @@ class GameService:
         self.key_ring = key_ring
         self.tickets = tickets
         self._seed_source = seed_source or (lambda: secrets.token_bytes(SEED_BYTES))
+        self._recent: OrderedDict[str, tuple[GameRecord, Game, State]] = OrderedDict()
 
     # ------------------------------------------------------------------ catalogue
 
@@ -201,6 +203,7 @@ class GameService:
             raise ServiceError(Code.INTERNAL, "ID_COLLISION", "could not allocate a game id") from exc
         except StoreUnavailable as exc:
             raise _unavailable(exc) from exc
+        self._remember(record, game, state)
         log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id})
         return pb.NewGameResponse(game=self._game_message(record, game, state), game_token=token)
 
@@ -218,16 +221,21 @@ class GameService:
         which = request.WhichOneof("move")
         if which is None:
             raise ServiceError(Code.INVALID_ARGUMENT, "MISSING_MOVE", "give the move as text or structured", {})
-        record = await self._fetch(request.game_id, credentials)
-        self._check_open(record, request.expected_version)
-        game, state = self._decode(record)
-        index = record.move_count
+        cached = self._recent_game(request.game_id, request.expected_version, credentials)
+        if cached is None:
+            record = await self._fetch(request.game_id, credentials)
+            self._check_open(record, request.expected_version)
+            game, state = self._decode(record)
+        else:
+            record, game, state = cached
         given = request.text if which == "text" else convert.move_text_of(request.structured)
         try:
             move = Move.parse(request.text) if which == "text" else convert.move_from_message(request.structured)
             new_state, explicit = game.play(state, move)
         except PatienceError as exc:
-            raise from_engine(exc, move_index=index, move_text=given) from exc
+            if cached is not None:  # a stale version or a closed game says so before the refusal does
+                self._check_open(await self._fetch(request.game_id, credentials), request.expected_version)
+            raise from_engine(exc, move_index=record.move_count, move_text=given) from exc
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
         won = game.is_won(new_state)
@@ -243,12 +251,38 @@ class GameService:
                 status=StoreStatus.WON if won else None,
             )
         except StoreError_ as exc:
+            self._recent.pop(request.game_id, None)
             raise self._store_error(exc, request.game_id, request.expected_version) from exc
         if moves is not None:
             updated = _with_moves(updated, (*moves, explicit.text()))
+        else:
+            self._remember(updated, game, new_state)
         return pb.ApplyMoveResponse(
             game=self._game_message(updated, game, new_state), applied=convert.notated(explicit)
         )
+
+    # A replica remembers the last position it wrote for a game, so that the next ApplyMove on it costs one
+    # Redis call (the compare-and-set) instead of two. The store stays the authority: the CAS refuses a write
+    # to any version but the one remembered, so a game moved on by another replica is ABORTED as before.
+    _RECENT_GAMES = 4096
+
+    def _remember(self, record: GameRecord, game: Game, state: State) -> None:
+        self._recent[record.game_id] = (record, game, state)
+        self._recent.move_to_end(record.game_id)
+        while len(self._recent) > self._RECENT_GAMES:
+            self._recent.popitem(last=False)
+
+    def _recent_game(
+        self, game_id: str, expected_version: int, credentials: Credentials
+    ) -> tuple[GameRecord, Game, State] | None:
+        entry = self._recent.get(game_id)
+        if entry is None or entry[0].version != expected_version or not entry[0].open:
+            return None
+        if not credentials.game_token or not hmac.compare_digest(
+            entry[0].token_hash, token_hash(credentials.game_token)
+        ):
+            return None  # the full path gives the precise refusal
+        return entry
 
     async def undo_move(self, request: pb.UndoMoveRequest, credentials: Credentials) -> pb.UndoMoveResponse:
         self._check_version_arg(request.expected_version)
@@ -279,6 +313,7 @@ class GameService:
             ) from exc
         except StoreError_ as exc:
             raise self._store_error(exc, request.game_id, request.expected_version) from exc
+        self._remember(updated, game, result.state)
         return pb.UndoMoveResponse(game=self._game_message(updated, game, result.state), undone=convert.notated(undone))
 
     async def legal_moves(self, request: pb.LegalMovesRequest, credentials: Credentials) -> pb.LegalMovesResponse:

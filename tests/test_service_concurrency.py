@@ -84,6 +84,27 @@ def test_two_servers_share_one_redis(redis_db: str) -> None:
                 lambda: ca.ApplyMove(pb.ApplyMoveRequest(game_id=gid, expected_version=6, text="s"), metadata=md)
             )
             assert (r.code, r.metadata["current_version"]) == (grpc.StatusCode.ABORTED, "7")
+            # A replica's memory of the position it wrote last never outvotes Redis: a game moved on elsewhere
+            # is ABORTED, whether the move would have been legal or not in the remembered position.
+            a_game = ca.NewGame(pb.NewGameRequest(variant="sultan-36"))
+            a_md, a_id = bearer(a_game.game_token), a_game.game.game_id
+            cb.ApplyMove(pb.ApplyMoveRequest(game_id=a_id, expected_version=1, text="s"), metadata=a_md)
+            for text in ("s", "rd", "junk"):
+                r = refusal(
+                    lambda t=text: ca.ApplyMove(
+                        pb.ApplyMoveRequest(game_id=a_id, expected_version=1, text=t), metadata=a_md
+                    )
+                )
+                assert (r.code, r.reason, r.metadata["current_version"]) == (
+                    grpc.StatusCode.ABORTED,
+                    "STALE_VERSION",
+                    "2",
+                ), text
+            cb.Resign(pb.ResignRequest(game_id=a_id), metadata=a_md)
+            r = refusal(
+                lambda: ca.ApplyMove(pb.ApplyMoveRequest(game_id=a_id, expected_version=3, text="s"), metadata=a_md)
+            )
+            assert (r.code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")
             ga = ca.GetGame(pb.GetGameRequest(game_id=gid), metadata=md).game
             gb = cb.GetGame(pb.GetGameRequest(game_id=gid), metadata=md).game
             assert ga == gb and ga.move_count == 6
