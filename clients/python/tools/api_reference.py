@@ -118,6 +118,7 @@ def _class(name: str, cls: type) -> list[str]:
     if issubclass(cls, enum.Enum):
         lines += [f"Values: {', '.join(f'`{m.value}`' for m in cls)}", ""]
     for mname, member in _members(cls):
+        func: object
         if isinstance(member, property):
             lines += [f"#### property `{mname}`", ""]
             func = member.fget
