@@ -322,7 +322,9 @@ def _bind(listen: str, *, reuse_port: bool = False) -> socket.socket:
         raise ValueError(f"--http-listen takes HOST:PORT, not {listen!r}")
     host = host.strip("[]") or "0.0.0.0"
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
+    # proto=IPPROTO_TCP: asyncio sets TCP_NODELAY on accepted connections only for such sockets; without it a
+    # keep-alive response written in two parts waits ~40 ms for the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if reuse_port and hasattr(socket, "SO_REUSEPORT"):
         # Several worker processes (--workers N) share the port the way their gRPC servers do.
