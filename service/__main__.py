@@ -15,6 +15,7 @@ import dataclasses
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -33,6 +34,8 @@ def local_redis(directory: Path) -> Iterator[str]:
         )
     directory.mkdir(parents=True, exist_ok=True)
     socket = directory / "redis.sock"
+    if len(str(socket)) > 100:  # a Unix socket path is at most ~107 bytes: fall back to a short private dir
+        socket = Path(tempfile.mkdtemp(prefix="patience-redis-")) / "redis.sock"
     args = [
         server,
         "--port", "0",

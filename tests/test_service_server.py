@@ -6,6 +6,7 @@ import filecmp
 import importlib.util
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -166,3 +167,61 @@ def test_every_rpc_has_an_http_route() -> None:
     assert routes["ApplyMove"] == ("post", "/v1/games/{game_id}/moves")
     assert routes["GetGame"] == ("get", "/v1/games/{game_id}")
     assert len(routes) == 11
+
+
+@pytest.mark.slow
+def test_without_a_redis_url_python_m_service_runs_its_own_redis(tmp_path: Path) -> None:
+    """`python -m service` with no Redis URL starts a local redis-server on a Unix socket, keeps games across a
+    restart (append-only file), and stops it on SIGTERM."""
+    import os
+    import signal
+
+    import redis_support
+    from grpc_health.v1 import health_pb2 as hpb
+
+    env = {k: v for k, v in os.environ.items() if k != "PATIENCE_REDIS_URL"}
+    env.update(PATIENCE_KEYS_DIR=str(tmp_path / "keys"), PATIENCE_GENERATE_KEYS="true", PATIENCE_LOG_FORMAT="text")
+    redis_dir = tmp_path / "redis"
+
+    def start() -> tuple[subprocess.Popen[bytes], str]:
+        port = redis_support.free_port()
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--local-redis-dir", str(redis_dir)],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        address = f"127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, "python -m service exited"
+            assert time.monotonic() < deadline, "python -m service did not serve"
+            with grpc.insecure_channel(address) as ch:
+                try:
+                    check = hpb.HealthCheckRequest(service=SERVICE)
+                    if health_pb2_grpc.HealthStub(ch).Check(check, timeout=1).status == hpb.HealthCheckResponse.SERVING:
+                        return proc, address
+                except grpc.RpcError:
+                    pass
+            time.sleep(0.1)
+
+    proc, address = start()
+    try:
+        with grpc.insecure_channel(address) as ch:
+            new = pb_grpc.PatienceServiceStub(ch).NewGame(pb.NewGameRequest(variant="sultan-36"))
+        assert (redis_dir / "redis.sock").exists()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    assert not (redis_dir / "redis.sock").exists(), "the local redis-server was left running"
+    proc, address = start()
+    try:
+        with grpc.insecure_channel(address) as ch:
+            game = pb_grpc.PatienceServiceStub(ch).GetGame(
+                pb.GetGameRequest(game_id=new.game.game_id), metadata=(("authorization", f"Bearer {new.game_token}"),)
+            )
+        assert game.game.version == 1
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
