@@ -581,3 +581,43 @@ def test_certificates_verify_and_tampering_is_refused(client: Client, seeds: Fix
     assert (reply.valid, reply.reason) == (False, "bad-signature")
     reply = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=b"not a certificate"))
     assert (reply.valid, reply.reason) == (False, "malformed")
+
+
+@pytest.mark.parametrize("variant", ["tribunal", "picture-gallery", "captives", "sultan-52"])
+def test_random_play_never_shows_a_hidden_card_or_the_seed(client: Client, seeds: FixedSeeds, variant: str) -> None:
+    """Random legal moves (and undos) through the API; every response is scanned against the engine's hidden
+    cards of the position it describes."""
+    import random
+
+    rnd = random.Random(variant)
+    engine_game = get_game(variant)
+    game, token = new_game(client, seeds, variant)
+    md = bearer(token)
+    played: list[str] = []
+    version = game.version
+    for step in range(80):
+        state = state_after(variant, None, SEED, played)[1]
+        legal = client.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=md)
+        assert_no_secret(legal, engine_game, state, SEED)
+        if not legal.moves:
+            break
+        if played and step % 7 == 6:
+            reply = client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=version), metadata=md)
+            played.pop()
+        else:
+            choice = rnd.choice(list(legal.moves))
+            reply = client.ApplyMove(
+                pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, structured=choice.move),
+                metadata=md,
+            )
+            assert reply.applied.text == choice.text
+            played.append(choice.text)
+        version = reply.game.version
+        state = state_after(variant, None, SEED, played)[1]
+        if reply.game.status == pb.GAME_STATUS_WON:
+            break
+        assert_no_secret(reply, engine_game, state, SEED)
+        got = client.GetGame(pb.GetGameRequest(game_id=game.game_id, include_moves=True), metadata=md)
+        assert list(got.game.moves) == played
+        assert_no_secret(got, engine_game, state, SEED)
+    assert len(played) > 10
