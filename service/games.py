@@ -35,7 +35,7 @@ from engine.game import Game, Status
 from engine.moves import Move, split_moves
 from engine.state import State
 from engine.verify import Outcome, replay
-from engine.view import player_view
+from engine.view import hidden_cards, player_view
 from service import convert
 from service.config import Settings
 from service.errors import Code, ServiceError, from_engine
@@ -363,7 +363,7 @@ class GameService:
         self._check_open(record, None)
         game = self._game(record.variant, _parse_options(record.options))
         result = await self._replay(game, game.deal(record.seed), moves)
-        response = pb.SubmitSolutionResponse(verdict=convert.verdict_message(result.verdict), game_id=record.game_id)
+        response = pb.SubmitSolutionResponse(verdict=_verdict(game, result), game_id=record.game_id)
         if result.verdict.outcome is not Outcome.WON:
             return response
         # Moves the game had played that the solution does not keep count as taken back.
@@ -405,7 +405,7 @@ class GameService:
             raise _unimplemented(game.id) from exc
         result = await self._replay(game, start, moves)
         game_id = secrets.token_urlsafe(12)
-        response = pb.SubmitSolutionResponse(verdict=convert.verdict_message(result.verdict), game_id=game_id)
+        response = pb.SubmitSolutionResponse(verdict=_verdict(game, result), game_id=game_id)
         if result.verdict.outcome is Outcome.WON:  # kept whole, for the record; nobody holds a token to it
             whole = NewGameRecord(
                 game_id=game_id,
@@ -702,6 +702,16 @@ class GameService:
 
 # The store's error base, under a name that does not shadow ours.
 from service.store import StoreError as StoreError_  # noqa: E402
+
+
+def _verdict(game: Game, result: Any) -> pb.Verdict:
+    """The verdict message; the final state's hash only when that position hides no card -- a hash of a
+    position with hidden cards lets a player test guesses of them offline (two cards left in the stock: two
+    guesses)."""
+    message = convert.verdict_message(result.verdict)
+    if hidden_cards(game, result.state):
+        message.final_state_hash = ""
+    return message
 
 
 def _ticket_id(field: str) -> str:

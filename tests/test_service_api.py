@@ -452,7 +452,9 @@ def test_submitted_solution_verdicts(client: Client, seeds: FixedSeeds) -> None:
         "rd",
         5,
     )
-    assert v.final_state_hash and v.error_message
+    assert v.error_message
+    assert not v.final_state_hash  # the stock still hides cards
+    assert unfinished.verdict.final_state_hash  # one move short of the win: nothing hidden any more
     junk = client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=["s", "zz top"]), metadata=md)
     assert (junk.verdict.outcome, junk.verdict.error_index, junk.verdict.error_reason) == (
         pb.OUTCOME_ILLEGAL,
@@ -621,3 +623,18 @@ def test_random_play_never_shows_a_hidden_card_or_the_seed(client: Client, seeds
         assert list(got.game.moves) == played
         assert_no_secret(got, engine_game, state, SEED)
     assert len(played) > 10
+
+
+def test_the_final_state_hash_is_given_when_nothing_is_hidden(client: Client, seeds: FixedSeeds) -> None:
+    from engine.encoding import state_hash
+
+    engine_game = get_game("cats-tail")  # every card face up from the start
+    start = engine_game.deal(SEED)
+    first = next(iter(engine_game.legal_moves(start))).text()
+    game, token = new_game(client, seeds, "cats-tail")
+    reply = client.SubmitSolution(
+        pb.SubmitSolutionRequest(game_id=game.game_id, moves=[first, "9-9"]), metadata=bearer(token)
+    )
+    v = reply.verdict
+    assert (v.outcome, v.error_index, v.move_count) == (pb.OUTCOME_ILLEGAL, 1, 1)
+    assert v.final_state_hash == state_hash(engine_game, engine_game.apply(start, first))
