@@ -25,6 +25,8 @@ from service_harness import (
 )
 
 from engine.catalogue import VARIANT_IDS, get_game
+from engine.errors import MoveError
+from engine.moves import Move
 from engine.view import player_view
 from service.certificates import KeyRing
 from service.convert import view_message
@@ -585,6 +587,27 @@ def test_certificates_verify_and_tampering_is_refused(client: Client, seeds: Fix
     assert (reply.valid, reply.reason) == (False, "malformed")
 
 
+def shuffle_hidden(game, state, rnd):  # type: ignore[no-untyped-def]
+    """``state`` with its hidden cards (stock order unless visible, face-down captives) dealt out differently."""
+    from dataclasses import replace
+
+    stock = list(state.stock)
+    slots = [i for i, c in enumerate(state.captives) if c >= 0 and not game.captive_released(state, i)]
+    pool = ([] if game.stock_visible(state) else stock) + [state.captives[i] for i in slots]
+    rnd.shuffle(pool)
+    if not game.stock_visible(state):
+        stock, pool = pool[: len(stock)], pool[len(stock) :]
+    captives = list(state.captives)
+    for i, c in zip(slots, pool, strict=True):
+        captives[i] = c
+    return replace(state, stock=tuple(stock), captives=tuple(captives))
+
+
+CANDIDATE_MOVES = ["s", "d", "rd", "w-f", "w-r", "w-1", "1-k", "3-k", "1-2", "2-1", "8-1", "1-f", "5-f"] + [
+    f"{a}-{b}" for a in ("c1", "c3", "c7", "r1", "r4", "f1", "f2") for b in ("f", "f1", "f8", "1", "r", "k")
+]
+
+
 @pytest.mark.parametrize("variant", ["tribunal", "picture-gallery", "captives", "sultan-52"])
 def test_random_play_never_shows_a_hidden_card_or_the_seed(client: Client, seeds: FixedSeeds, variant: str) -> None:
     """Random legal moves (and undos) through the API; every response is scanned against the engine's hidden
@@ -603,6 +626,20 @@ def test_random_play_never_shows_a_hidden_card_or_the_seed(client: Client, seeds
         assert_no_secret(legal, engine_game, state, SEED)
         if not legal.moves:
             break
+        # A refusal says the same whatever the hidden cards are: the engine refuses the move with the same words
+        # in the position with its hidden cards shuffled.
+        shuffled = shuffle_hidden(engine_game, state, rnd)
+        for text in rnd.sample(CANDIDATE_MOVES, 6):
+            if engine_game.is_legal(state, text):
+                continue
+            r = refusal(
+                lambda t=text, v=version: client.ApplyMove(
+                    pb.ApplyMoveRequest(game_id=game.game_id, expected_version=v, text=t), metadata=md
+                )
+            )
+            with pytest.raises(MoveError) as again:
+                engine_game.play(shuffled, Move.parse(text))
+            assert (r.metadata["rule"], r.message) == (again.value.reason.value, again.value.message), text
         if played and step % 7 == 6:
             reply = client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=version), metadata=md)
             played.pop()
