@@ -236,23 +236,30 @@ async function refused(err, text = '') {
     return;
   }
   document.body.dataset.lastReason = err.reason;
+  document.body.dataset.refusals = String(Number(document.body.dataset.refusals || 0) + 1);
   say(`${text ? `“${text}”: ` : ''}${explain(err)}`, 'refused');
   showSelection();
+  settled();
 }
 
+/** After every change: save, fetch the legal moves (or show the result), then mark the page settled. */
 async function afterChange() {
   save();
   if (state.game.status === 'GAME_STATUS_WON') {
     say('You won! Every card is home.', 'win');
     await showResult();
-    return;
-  }
-  if (isOver()) {
+  } else if (isOver()) {
     await showResult();
-    return;
+  } else {
+    await refreshLegal();
+    if (state.game.status === 'GAME_STATUS_STUCK') say('No legal move is left. Undo, or resign to see the deal.', 'info');
   }
-  await refreshLegal();
-  if (state.game.status === 'GAME_STATUS_STUCK') say('No legal move is left. Undo, or resign to see the deal.', 'info');
+  settled();
+}
+
+/** For people nothing; for the browser tests the version the page has finished drawing. */
+function settled() {
+  document.body.dataset.settled = String(state.game.version);
 }
 
 async function refreshLegal() {

@@ -236,16 +236,18 @@ export function fit(table, layout) {
 }
 
 export function fitColumns(table) {
-  const cw = parseFloat(getComputedStyle(table).getPropertyValue('--cw')) || 70;
+  const cw = parseFloat(table.style.getPropertyValue('--cw')) || 70;
   const ch = cw * 1.4;
   const bottom = Math.max(window.innerHeight - 8, 480);
-  for (const col of table.querySelectorAll('.pile.fan-down')) {
+  const columns = [...table.querySelectorAll('.pile.fan-down')];
+  // Read every position first, then write: one layout instead of one per column.
+  const tops = columns.map((col) => col.getBoundingClientRect().top + window.scrollY);
+  columns.forEach((col, i) => {
     const n = col.querySelectorAll('.card').length;
-    const top = col.getBoundingClientRect().top + window.scrollY;
-    const room = bottom - top;
+    const room = bottom - tops[i];
     let fan = ch * 0.27;
     if (n > 1) fan = Math.min(fan, (room - ch) / (n - 1));
     fan = Math.max(fan, cw * 0.2);
     col.style.setProperty('--fan', `${fan.toFixed(1)}px`);
-  }
+  });
 }

@@ -1,0 +1,280 @@
+"""The web client end to end, in a real headless Chromium against a live server (gRPC + REST, real Redis).
+
+Deals a game, plays legal moves by clicking and by dragging, undoes, sees a refused move explained, wins a
+Cat's Tail deal by replaying a Freecell Solver solution click by click and sees its certificate verified
+in the browser, checks that no hidden card reaches the page or its network traffic before the game ends,
+and draws every family's table at desktop and phone size (screenshots in the test's tmp dir;
+``bench/web_screenshots.py`` writes the ones in docs/screenshots).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from http_support import LiveServer, fcs_fixtures, live_server
+from web_support import DESKTOP, PHONE, Table, chromium_missing, launch
+
+from engine.cards import TEXT
+from engine.catalogue import get_game
+from engine.deal import canonical_deck
+from engine.moves import Move
+from engine.view import hidden_cards
+
+pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=chromium_missing() or "")
+
+SEED = hashlib.sha256(b"web0").digest()  # a cats-tail deal with a column-to-column move at the start
+CARD = re.compile(r"^[A2-9TJQK][CDHS]$")
+
+
+@pytest.fixture(scope="module")
+def server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    with live_server(redis_url, tmp_path_factory.mktemp("keys")) as live:
+        yield live
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = launch(p)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def table(browser: Any, server: LiveServer) -> Iterator[Table]:
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    t = Table(page, server.base_url).open()
+    try:
+        yield t
+        assert t.errors == [], t.errors
+    finally:
+        context.close()
+
+
+def texts(pile: tuple[int, ...] | list[int]) -> list[str]:
+    return [TEXT[c] for c in pile]
+
+
+def test_deal_play_drag_and_undo(table: Table, server: LiveServer) -> None:
+    rules = get_game("cats-tail")
+    state = rules.deal(SEED)
+    server.seeds.push(SEED)
+    table.deal("cats-tail")
+    for i, column in enumerate(state.columns, start=1):
+        assert table.pile(str(i)) == texts(column)
+    assert table.moves() == 0
+    # Selecting a card highlights exactly the destinations the rules allow for it.
+    legal = list(rules.legal_moves(state))
+    column_move = next(m for m in legal if m.source.kind.value == "" and m.target and m.target.kind.value == "")
+    src, count = str(column_move.source.index), column_move.count or 1
+    table.click_card(src, len(state.columns[int(src) - 1]) - count)
+    expected = {
+        m.target.text() if m.target.kind.value != "r" else "r"
+        for m in legal
+        if m.sources == column_move.sources and (m.count or 1) == count and m.target is not None
+    }
+    shown = {t if not t.startswith("r") else "r" for t in table.targets()}
+    assert shown == expected
+    table.click_pile(str(column_move.target.index))
+    table.wait_settled(2)
+    state, _ = rules.play(state, column_move)
+    assert table.moves() == 1
+    for i, column in enumerate(state.columns, start=1):
+        assert table.pile(str(i)) == texts(column)
+    # Drag a free card to a reserve cell.
+    free = next(i for i, c in enumerate(state.columns, start=1) if c)
+    table.drag(str(free), len(state.columns[free - 1]) - 1, "r3")
+    table.wait_settled(3)
+    state, _ = rules.play(state, Move.parse(f"{free}-r3"))
+    assert table.pile("r3") == texts(state.cells[2:3]) and table.moves() == 2
+    # Undo takes it back.
+    table.page.click("#btn-undo")
+    table.wait_settled(4)
+    assert table.pile("r3") == [] and table.moves() == 1
+    assert table.page.inner_text("#undos") == "1"
+    assert "Took back" in table.message()
+
+
+def test_a_refused_move_is_explained(table: Table, server: LiveServer) -> None:
+    rules = get_game("cats-tail")
+    state = rules.deal(SEED)
+    server.seeds.push(SEED)
+    table.deal("cats-tail")
+    legal = {m.text() for m in rules.legal_moves(state)}
+    a, b = next(
+        (a, b)
+        for a in range(1, 10)
+        for b in range(1, 10)
+        if a != b and state.columns[a - 1] and state.columns[b - 1] and f"{a}-{b}/1" not in legal
+    )
+    table.click_card(str(a))
+    table.click_pile(str(b))
+    table.page.wait_for_selector("body[data-refusals='1']", state="attached")
+    message = table.message()
+    assert table.page.get_attribute("#message", "class") == "message refused"
+    assert f"{a}-{b}/1" in message
+    reason = table.page.get_attribute("body", "data-last-reason")
+    assert reason in ("DOES_NOT_FIT", "WRONG_COLOUR")
+    assert "does not fit" in message or "alternating colours" in message
+    assert table.moves() == 0 and table.version == 1
+
+
+def _replay_through_the_page(table: Table, moves: list[str]) -> None:
+    for i, text in enumerate(moves):
+        try:
+            table.click_move(text)
+        except Exception as exc:
+            raise AssertionError(f"move {i} {text!r}: {table.message()!r}") from exc
+
+
+def test_win_cats_tail_through_the_page_and_verify_the_certificate(
+    table: Table, server: LiveServer, tmp_path: Path
+) -> None:
+    fixtures = fcs_fixtures("cats-tail")
+    if not fixtures:
+        pytest.skip("no Freecell Solver fixture for cats-tail in tests/data/fcs")
+    seed, moves = fixtures[0]
+    server.seeds.push(seed)
+    table.deal("cats-tail")
+    _replay_through_the_page(table, moves)
+    page = table.page
+    page.wait_for_selector("#result:not([hidden])")
+    assert page.inner_text("#result-title") == "You won!"
+    assert page.get_attribute("body", "data-status") == "GAME_STATUS_WON"
+    page.wait_for_selector("#cert-status[data-valid]")
+    assert page.get_attribute("#cert-status", "data-valid") == "true", page.inner_text("#cert-status")
+    assert "Verified in this browser" in page.inner_text("#cert-status")
+    fields = page.inner_text("#cert-fields")
+    assert seed.hex() in fields and str(len(moves)) in fields
+    page.wait_for_selector("#fair-status[data-ok]")
+    assert page.get_attribute("#fair-status", "data-ok") == "true"
+    page.screenshot(path=str(tmp_path / "won.png"))
+
+
+def test_a_forged_certificate_is_refused_in_the_browser(table: Table, server: LiveServer) -> None:
+    """The page's verifier is not a rubber stamp: a flipped signature byte fails."""
+    with httpx.Client(base_url=server.base_url) as client:
+        keys = client.get("/v1/signing-keys").json()["keys"]
+    payload = base64.b64encode(json.dumps({"type": "patience-certificate/v1"}).encode()).decode()
+    envelope = {"key_id": keys[0]["keyId"], "payload": payload, "signature": base64.b64encode(bytes(64)).decode()}
+    encoded = json.dumps(envelope, separators=(",", ":"), sort_keys=True).encode()
+    result = table.page.evaluate(
+        """async ([encoded, keys]) => {
+            const m = await import('/certificate.js');
+            return m.verifyCertificate(Uint8Array.from(atob(encoded), c => c.charCodeAt(0)), keys);
+        }""",
+        [base64.b64encode(encoded).decode(), keys],
+    )
+    assert result["valid"] is False and result["reason"] == "bad-signature"
+
+
+def _cards(node: Any) -> Counter[str]:
+    found: Counter[str] = Counter()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if CARD.match(item):
+                found[item] += 1
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
+
+
+@pytest.mark.parametrize("variant", ["tribunal", "captives", "sultan-52"])
+def test_no_hidden_card_in_the_page_or_its_traffic(table: Table, server: LiveServer, variant: str) -> None:
+    rules = get_game(variant)
+    deck = Counter(TEXT[c] for c in canonical_deck(rules.info.deck_size))
+    bodies: list[Any] = []
+
+    def record(response: Any) -> None:
+        if "/v1/" in response.url and response.headers.get("content-type", "").startswith("application/json"):
+            bodies.append(response.json())
+
+    table.page.on("response", record)
+    server.seeds.push(SEED)
+    table.deal(variant)
+    for _ in range(6):
+        table.click_move("d" if rules.info.family == "salic-law" else "s")
+    # Replay the same moves in the engine to know, at every version, which cards are hidden.
+    states = [rules.deal(SEED)]
+    for text in ["d" if rules.info.family == "salic-law" else "s"] * 6:
+        states.append(rules.play(states[-1], Move.parse(text))[0])
+    table.page.wait_for_timeout(100)
+    checked = 0
+    for body in bodies:
+        game = body.get("game")
+        if not game:
+            assert all(not CARD.match(k) for k in _cards(body)) or "variants" in body, body
+            continue
+        assert game.get("seed", "") == "" and game["status"] == "GAME_STATUS_IN_PROGRESS"
+        hidden = Counter(TEXT[c] for c in hidden_cards(rules, states[int(game["version"]) - 1]))
+        assert _cards(body) + hidden == deck
+        checked += 1
+    assert checked >= 7
+    # The page: face-down cards carry no face, and the stock shows only its count.
+    html = table.page.content()
+    assert 'class="card back" data-card' not in html
+    shown = Counter(table.page.eval_on_selector_all(".card[data-card]", "els => els.map(e => e.dataset.card)"))
+    hidden = Counter(TEXT[c] for c in hidden_cards(rules, states[-1]))
+    assert shown + hidden <= deck
+
+
+FAMILY_SAMPLES = {
+    "king-chain": "royal-retinue",
+    "salic-law": "picture-gallery",
+    "captives": "captives",
+    "sultan": "sultan-36",
+}
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_every_family_is_drawn_as_players_know_it(browser: Any, server: LiveServer, size: str, tmp_path: Path) -> None:
+    context = browser.new_context(viewport=DESKTOP if size == "desktop" else PHONE)
+    try:
+        table = Table(context.new_page(), server.base_url).open()
+        page = table.page
+        for family, variant in FAMILY_SAMPLES.items():
+            server.seeds.push(SEED)
+            table.deal(variant)
+            state = get_game(variant).deal(SEED)
+            if family == "king-chain":
+                assert page.locator(".reserve .pile[data-pile^=r]").count() == 8
+                assert page.locator(".foundations .pile[data-pile^=f]").count() == 8
+                assert page.locator(".columns .pile").count() == len(state.columns)
+            elif family == "salic-law":
+                assert page.locator(".queens .card").count() == 8
+                assert page.locator('.pile[data-pile="stock"] .card.back').count() == 1
+                assert page.locator(".columns .pile").count() == 8  # a place for each king's column
+            elif family == "captives":
+                assert page.locator(".king-row .king-slot").count() == 8
+                assert page.locator(".pile.captive .card.back").count() == 7
+                assert page.locator('.pile[data-pile="w"]').count() == 1
+            else:
+                assert page.locator(".square > .pile").count() == 9
+                assert page.locator(".sultan-card .card").get_attribute("data-card") == "KH"
+                assert page.locator(".side .pile[data-pile^=r]").count() == 6
+            # Nothing spills sideways at either size.
+            overflow = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
+            assert overflow <= 1, (variant, size, overflow)
+            page.screenshot(path=str(tmp_path / f"{variant}-{size}.png"))
+        assert table.errors == []
+    finally:
+        context.close()
