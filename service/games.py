@@ -61,6 +61,16 @@ MIX_LABEL = b"patience-mix-v1|"
 _THREAD_REPLAY = 2000
 
 
+def new_game_id() -> str:
+    """24 hex digits (96 random bits): safe in URLs, Redis keys and on a command line (never starts with '-')."""
+    return secrets.token_hex(12)
+
+
+def new_token() -> str:
+    """A game's bearer token: a recognisable prefix (secret scanners, logs) and 256 random bits."""
+    return "pgt_" + secrets.token_urlsafe(32)
+
+
 @dataclass(frozen=True)
 class Credentials:
     """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key``."""
@@ -184,9 +194,9 @@ class GameService:
             state = game.deal(seed)
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
-        token = secrets.token_urlsafe(32)
+        token = new_token()
         record_in = NewGameRecord(
-            game_id=secrets.token_urlsafe(12),
+            game_id=new_game_id(),
             token_hash=token_hash(token),
             variant=game.id,
             options=game.options_text(),
@@ -404,12 +414,12 @@ class GameService:
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
         result = await self._replay(game, start, moves)
-        game_id = secrets.token_urlsafe(12)
+        game_id = new_game_id()
         response = pb.SubmitSolutionResponse(verdict=_verdict(game, result), game_id=game_id)
         if result.verdict.outcome is Outcome.WON:  # kept whole, for the record; nobody holds a token to it
             whole = NewGameRecord(
                 game_id=game_id,
-                token_hash=token_hash(secrets.token_urlsafe(32)),
+                token_hash=token_hash(new_token()),
                 variant=game.id,
                 options=game.options_text(),
                 seed=seed,
