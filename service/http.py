@@ -82,8 +82,14 @@ def _error_response(status: status_pb2.Status, http: int, headers: dict[str, str
     return _json(status_json(status), http, headers)
 
 
+#: RESOURCE_EXHAUSTED is 429 (slow down) unless the request itself is too big: then 413, since retrying the
+#: same request cannot help.
+_HTTP_BY_REASON = {"TOO_MANY_MOVES": 413, "REQUEST_TOO_LARGE": 413}
+
+
 def _service_error(error: ServiceError, headers: dict[str, str] | None = None) -> Response:
-    return _error_response(to_status(error), error.code.http_status, headers)
+    http = _HTTP_BY_REASON.get(error.reason, error.code.http_status)
+    return _error_response(to_status(error), http, headers)
 
 
 def _http_error(http: int, code: Code, reason: str, message: str, headers: dict[str, str] | None = None) -> Response:

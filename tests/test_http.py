@@ -649,3 +649,14 @@ def test_listener_socket_gets_tcp_nodelay_connections() -> None:
         assert sock.proto == socket.IPPROTO_TCP
     finally:
         sock.close()
+
+
+def test_too_many_moves_is_413(client: httpx.Client, server: LiveServer) -> None:
+    """RESOURCE_EXHAUSTED for a request that is too big is 413 (retrying cannot help), not 429."""
+    data = new_game(client, server, "tribunal")
+    gid, h = data["game"]["gameId"], bearer(data["gameToken"])
+    limit = server.server.settings.max_moves
+    meta = error(
+        client.post(f"/v1/games/{gid}/solution", headers=h, json={"moves": ["d"] * (limit + 1)}), 413, "TOO_MANY_MOVES"
+    )
+    assert meta["limit"] == str(limit)

@@ -421,8 +421,9 @@ async function showResult() {
     const status = $('fair-status');
     status.dataset.ok = String(check.ok);
     status.textContent = check.ok
-      ? `Seed ${check.seedHex} — its SHA-256 is the commitment published when the game was dealt, so the deal was fixed before the first move.`
-      : 'The revealed seed does NOT match the commitment published at the deal.';
+      ? '✔ The revealed seed hashes (SHA-256) to the commitment published when the game was dealt: the deal was fixed before the first move.'
+      : '✘ The revealed seed does NOT match the commitment published when the game was dealt.';
+    status.className = check.ok ? 'cert-status ok' : 'cert-status bad';
   }
 }
 

@@ -227,7 +227,9 @@ export function fit(table, layout) {
   const gap = wide ? 12 : 4;
   let cw = Math.floor((width - gap * (units + 1)) / (units + (wide ? 0.5 : 0.1)));
   const rows = layout.rows || 3;
-  const cap = family === 'sultan' ? (wide ? Math.floor((window.innerHeight - 150) / (rows * 1.4 + 0.5)) : 90) : 96;
+  // Salic Law's columns grow long (every card of the stock lands on the newest one): smaller cards there.
+  const caps = { sultan: wide ? Math.floor((window.innerHeight - 150) / (rows * 1.4 + 0.5)) : 90, 'salic-law': 78 };
+  const cap = caps[family] ?? 96;
   cw = Math.max(28, Math.min(cw, cap));
   table.style.setProperty('--cw', `${cw}px`);
   table.style.setProperty('--cw-small', `${Math.round(cw * 0.55)}px`);
@@ -238,7 +240,7 @@ export function fit(table, layout) {
 export function fitColumns(table) {
   const cw = parseFloat(table.style.getPropertyValue('--cw')) || 70;
   const ch = cw * 1.4;
-  const bottom = Math.max(window.innerHeight - 8, 480);
+  const bottom = Math.max(window.innerHeight - 30, 480); // the table's bottom padding stays on screen
   const columns = [...table.querySelectorAll('.pile.fan-down')];
   // Read every position first, then write: one layout instead of one per column.
   const tops = columns.map((col) => col.getBoundingClientRect().top + window.scrollY);
@@ -247,7 +249,7 @@ export function fitColumns(table) {
     const room = bottom - tops[i];
     let fan = ch * 0.27;
     if (n > 1) fan = Math.min(fan, (room - ch) / (n - 1));
-    fan = Math.max(fan, cw * 0.2);
+    fan = Math.max(fan, cw * 0.19);
     col.style.setProperty('--fan', `${fan.toFixed(1)}px`);
   });
 }
