@@ -122,7 +122,9 @@ function salicLaw(view, variant) {
     group('stock-group', [stockPile(view, { action })], 'Stock'),
     group('foundations', foundations(view, view.foundations.map(() => 'A')), 'Foundations (A to J, any suit)'),
   );
-  root.append(queens, top, columns(view, 8));
+  const side = el('div', 'salic-side');
+  side.append(queens, top);
+  root.append(side, columns(view, 8));
   return { root, across: 9, side: 0 };
 }
 
@@ -221,7 +223,7 @@ export function fit(table, layout) {
   table.classList.toggle('narrow', !wide);
   const family = table.dataset.family;
   let units = layout.across + (wide ? layout.side : 0);
-  if (family === 'salic-law') units = 9;
+  if (family === 'salic-law') units = wide ? 12 : 9;
   if (family === 'captives') units = wide ? 11 : 8;
   if (family === 'sultan') units = wide ? 8 : 5;
   const gap = wide ? 12 : 4;
