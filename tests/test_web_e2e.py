@@ -163,6 +163,8 @@ def test_win_cats_tail_through_the_page_and_verify_the_certificate(
     assert seed.hex() in fields and str(len(moves)) in fields
     page.wait_for_selector("#fair-status[data-ok]")
     assert page.get_attribute("#fair-status", "data-ok") == "true"
+    page.wait_for_selector("#deal-status[data-ok]")
+    assert page.get_attribute("#deal-status", "data-ok") == "true"
     page.screenshot(path=str(tmp_path / "won.png"))
 
 
@@ -181,6 +183,34 @@ def test_a_forged_certificate_is_refused_in_the_browser(table: Table, server: Li
         [base64.b64encode(encoded).decode(), keys],
     )
     assert result["valid"] is False and result["reason"] == "bad-signature"
+
+
+def test_a_resigned_deal_is_re_dealt_in_the_browser(table: Table, server: LiveServer) -> None:
+    """For every variant the page's own deal-v1 port rebuilds the first layout it was shown; a changed one fails."""
+    page = table.page
+    page.on("dialog", lambda dialog: dialog.accept())
+    with httpx.Client(base_url=server.base_url) as client:
+        variants = [v["id"] for v in client.get("/v1/variants").json()["variants"]]
+    for i, variant in enumerate([*variants, "cats-tail"]):
+        tamper = i == len(variants)
+        server.seeds.push(hashlib.sha256(f"re-deal {variant}".encode()).digest())
+        table.deal(variant)
+        if tamper:  # as if the server had shown one layout and revealed the seed of another
+            page.evaluate(
+                """() => {
+                    const saved = JSON.parse(localStorage.getItem('patience.first'));
+                    const cards = saved.view.columns[1].cards;
+                    [cards[0], cards[1]] = [cards[1], cards[0]];
+                    localStorage.setItem('patience.first', JSON.stringify(saved));
+                }"""
+            )
+        page.click("#btn-resign")
+        page.wait_for_selector("#deal-status[data-ok]")
+        assert page.get_attribute("#fair-status", "data-ok") == "true", variant
+        expected = "false" if tamper else "true"
+        assert page.get_attribute("#deal-status", "data-ok") == expected, (variant, page.inner_text("#deal-status"))
+        page.click("#result-new")
+        page.wait_for_selector("#new-game[open]")
 
 
 def _cards(node: Any) -> Counter[str]:

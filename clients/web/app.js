@@ -6,12 +6,14 @@
 import { api, ApiError } from './api.js';
 import { cardLabel } from './cards.js';
 import { checkCommitment, fromBase64, verifyCertificate } from './certificate.js';
+import { checkDeal } from './deal.js';
 import { explain } from './messages.js';
 import { drawTable, fit } from './table.js';
 
 const $ = (id) => document.getElementById(id);
 const SAVED_GAME = 'patience.game';
 const SAVED_VARIANT = 'patience.variant';
+const FIRST_VIEW = 'patience.first'; // the layout shown at the deal, to re-check it once the seed is revealed
 
 const PREFIX = {
   PILE_KIND_COLUMN: '',
@@ -424,7 +426,28 @@ async function showResult() {
       ? '✔ The revealed seed hashes (SHA-256) to the commitment published when the game was dealt: the deal was fixed before the first move.'
       : '✘ The revealed seed does NOT match the commitment published when the game was dealt.';
     status.className = check.ok ? 'cert-status ok' : 'cert-status bad';
+    await showDealCheck(g);
   }
+}
+
+async function showDealCheck(g) {
+  const status = $('deal-status');
+  const saved = JSON.parse(localStorage.getItem(FIRST_VIEW) || 'null');
+  const first = saved && saved.id === g.gameId ? saved.view : null;
+  const v = state.byId.get(g.variant);
+  let result;
+  try {
+    result = await checkDeal(fromBase64(g.seed), g.variant, v ? v.deckSize : 104, first);
+  } catch (err) {
+    result = { ok: false, reason: 'error' };
+  }
+  status.dataset.ok = String(result.ok);
+  status.className = result.ok ? 'cert-status ok' : result.ok === null ? 'cert-status' : 'cert-status bad';
+  status.textContent = result.ok
+    ? '✔ Re-dealt in this browser with deal-v1 from the revealed seed: the same layout you were dealt.'
+    : result.ok === null
+      ? 'The first layout of this game is not stored in this browser, so it cannot be re-dealt here.'
+      : `✘ Re-dealing the revealed seed does NOT give the layout you were dealt (${result.reason}).`;
 }
 
 async function showCertificate(cert) {
@@ -545,6 +568,7 @@ async function deal(e) {
   }
   try {
     const response = await api.newGame(request);
+    localStorage.setItem(FIRST_VIEW, JSON.stringify({ id: response.game.gameId, view: response.game.view }));
     $('new-game').close();
     await start(response.game, response.gameToken);
   } catch (err) {
@@ -554,6 +578,8 @@ async function deal(e) {
 }
 
 async function start(game, token) {
+  for (const id of ['fair-status', 'deal-status']) delete $(id).dataset.ok;
+  delete $('cert-status').dataset.valid;
   state.game = game;
   state.token = token;
   state.selection = null;
