@@ -110,6 +110,26 @@ def test_deal_play_drag_and_undo(table: Table, server: LiveServer) -> None:
     assert "Took back" in table.message()
 
 
+def test_several_free_cards_go_to_the_reserve_in_one_move(table: Table, server: LiveServer) -> None:
+    """Seed 000 rule 4: shift-click free cards (a column twice takes its last two), then an empty cell."""
+    rules = get_game("cats-tail")
+    state = rules.deal(SEED)
+    server.seeds.push(SEED)
+    table.deal("cats-tail")
+    a, b = [i for i, col in enumerate(state.columns, start=1) if len(col) >= 2][:2]
+    for col in (a, a, b):
+        table.page.click(f'.pile[data-pile="{col}"] .card.top', modifiers=["Shift"])
+    assert len(table.page.query_selector_all(".card.selected")) == 3
+    assert table.targets() == {f"r{i}" for i in range(1, 9)}
+    table.click_pile("r5")
+    table.wait_settled(2)
+    state, _ = rules.play(state, Move.parse(f"{a},{a},{b}-r"))
+    assert table.moves() == 1
+    assert [table.pile(f"r{i}") for i in range(1, 4)] == [[TEXT[c]] for c in state.cells[:3]]
+    for i, column in enumerate(state.columns, start=1):
+        assert table.pile(str(i)) == texts(column)
+
+
 def test_a_refused_move_is_explained(table: Table, server: LiveServer) -> None:
     rules = get_game("cats-tail")
     state = rules.deal(SEED)

@@ -38,6 +38,7 @@ const state = {
   token: null,
   legal: [],
   selection: null, // { pile, pos, count }
+  batch: [], // columns whose free cards go to the reserve together ("3,5,5-r"), king-chain games only
   layout: null,
   busy: false,
 };
@@ -136,6 +137,10 @@ function clearMarks() {
 
 function showSelection() {
   clearMarks();
+  if (state.batch.length) {
+    showBatch();
+    return;
+  }
   const sel = state.selection;
   if (!sel) return;
   const table = $('table');
@@ -148,6 +153,35 @@ function showSelection() {
     const t = table.querySelector(`.pile[data-pile="${id}"]`);
     if (t) t.classList.add('target');
   }
+}
+
+/** A batch of free cards for one reserve move: the last k cards of a column named k times are selected. */
+function showBatch() {
+  const table = $('table');
+  const counts = new Map();
+  for (const c of state.batch) counts.set(c, (counts.get(c) || 0) + 1);
+  for (const [col, k] of counts) {
+    const n = pileCards(col).length;
+    for (const card of table.querySelectorAll(`.pile[data-pile="${col}"] .card[data-pos]`)) {
+      if (Number(card.dataset.pos) >= n - k) card.classList.add('selected');
+    }
+  }
+  const empty = view().cells.map((c, i) => (c ? null : `r${i + 1}`)).filter(Boolean);
+  if (empty.length >= state.batch.length) {
+    for (const id of empty) table.querySelector(`.pile[data-pile="${id}"]`)?.classList.add('target');
+  }
+}
+
+/** Shift-click (or Ctrl-click) on a column: its next free card joins the batch bound for the reserve. */
+function addToBatch(column) {
+  if (!state.batch.length && state.selection && /^\d+$/.test(state.selection.pile) && state.selection.count === 1) {
+    state.batch.push(state.selection.pile);
+  }
+  state.selection = null;
+  const taken = state.batch.filter((c) => c === column).length;
+  if (state.batch.length < 8 && taken < pileCards(column).length) state.batch.push(column);
+  showSelection();
+  say(`${state.batch.length} card${state.batch.length === 1 ? '' : 's'} for the reserve (${state.batch.join(',')}-r): click an empty cell.`);
 }
 
 // ------------------------------------------------------------------------------------------------ moves
@@ -209,6 +243,7 @@ function select(pile, pos) {
 
 function deselect() {
   state.selection = null;
+  state.batch = [];
   showSelection();
 }
 
@@ -216,6 +251,7 @@ async function play(text) {
   if (state.busy || isOver()) return;
   state.busy = true;
   state.selection = null;
+  state.batch = [];
   try {
     const response = await api.applyMove(state.game.gameId, state.token, state.game.version, text);
     state.game = response.game;
@@ -306,7 +342,7 @@ function sendHome(sel) {
 }
 
 /** A click (or tap, or Enter) on something on the table. */
-function activate(node) {
+function activate(node, multi = false) {
   if (isOver() || state.busy) return;
   const pileEl = node.closest('[data-pile]');
   if (!pileEl) {
@@ -314,6 +350,17 @@ function activate(node) {
     return;
   }
   const id = pileEl.dataset.pile;
+  if (multi && variant().family === 'king-chain' && /^\d+$/.test(id)) {
+    addToBatch(id);
+    return;
+  }
+  if (state.batch.length) {
+    const batch = state.batch;
+    state.batch = [];
+    if (id[0] === 'r') play(`${batch.join(',')}-r`);
+    else showSelection();
+    return;
+  }
   if (id === 'stock') {
     deselect();
     stockAction();
@@ -351,7 +398,8 @@ function onPointerDown(e) {
   if (e.button !== 0 || isOver()) return;
   const card = e.target.closest('.card[data-card]');
   const pileEl = e.target.closest('[data-pile]');
-  press = { x: e.clientX, y: e.clientY, node: e.target, card, pileEl, drag: null, id: e.pointerId };
+  const multi = e.shiftKey || e.ctrlKey || e.metaKey;
+  press = { x: e.clientX, y: e.clientY, node: e.target, card, pileEl, drag: null, id: e.pointerId, multi };
 }
 
 function onPointerMove(e) {
@@ -399,7 +447,7 @@ function onPointerUp(e) {
     else deselect();
     return;
   }
-  activate(p.node);
+  activate(p.node, p.multi);
 }
 
 // ------------------------------------------------------------------------------------------------ result
