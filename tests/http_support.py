@@ -52,19 +52,19 @@ class LiveServer:
 
 
 @contextmanager
-def live_server(redis_url: str, keys_dir: Path, **overrides: Any) -> Iterator[LiveServer]:
+def live_server(redis_url: str, keys_dir: Path | None, **overrides: Any) -> Iterator[LiveServer]:
     """gRPC on a free port and REST on another, both served by one ``create_server`` in a thread's loop."""
-    settings = Settings(
-        listen="127.0.0.1:0",
-        http_listen="127.0.0.1:0",
-        redis_url=redis_url,
-        operator_key=OPERATOR_KEY,
-        keys_dir=keys_dir,
-        generate_keys=True,
-        grace=0.5,
-        store_prefix=f"t{secrets.token_hex(3)}",
-        **overrides,
-    )
+    base: dict[str, Any] = {
+        "listen": "127.0.0.1:0",
+        "http_listen": "127.0.0.1:0",
+        "redis_url": redis_url,
+        "operator_key": OPERATOR_KEY,
+        "keys_dir": keys_dir,
+        "generate_keys": True,
+        "grace": 0.5,
+        "store_prefix": f"t{secrets.token_hex(3)}",
+    }
+    settings = Settings(**{**base, **overrides})
     seeds = SeedQueue()
     loop = asyncio.new_event_loop()
     ready = threading.Event()

@@ -10,6 +10,7 @@ import base64
 import hashlib
 import json
 import re
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -660,3 +661,32 @@ def test_too_many_moves_is_413(client: httpx.Client, server: LiveServer) -> None
         client.post(f"/v1/games/{gid}/solution", headers=h, json={"moves": ["d"] * (limit + 1)}), 413, "TOO_MANY_MOVES"
     )
     assert meta["limit"] == str(limit)
+
+
+def test_bad_label_and_expired_ticket(client: httpx.Client) -> None:
+    op = {"x-operator-key": OPERATOR_KEY}
+    error(client.post("/v1/deals", json={"variant": "cats-tail", "label": "x" * 201}, headers=op), 400, "BAD_LABEL")
+    ticket = client.post("/v1/deals", json={"variant": "cats-tail", "validSeconds": "1"}, headers=op).json()
+    time.sleep(2.1)
+    error(client.post("/v1/games", json={"dealTicket": ticket["dealTicket"]}), 400, "TICKET_EXPIRED")
+
+
+def test_a_server_without_keys_or_operator_key(redis_url: str) -> None:
+    """Minting and signing switched off, and games that expire after one idle second."""
+    overrides: dict[str, Any] = {"operator_key": None, "generate_keys": False, "idle_timeout": 1}
+    with live_server(redis_url, None, **overrides) as bare, httpx.Client(base_url=bare.base_url) as c:
+        error(
+            c.post("/v1/deals", json={"variant": "cats-tail"}, headers={"x-operator-key": "x"}), 403, "MINTING_DISABLED"
+        )
+        error(c.post("/v1/certificates/verify", json={"certificate": "AA=="}), 503, "SIGNING_UNAVAILABLE")
+        assert c.get("/v1/signing-keys").json() == {"keys": []}
+        data = c.post("/v1/games", json={"variant": "captives"}).json()
+        gid, h = data["game"]["gameId"], bearer(data["gameToken"])
+        time.sleep(2.1)
+        game = c.get(f"/v1/games/{gid}", headers=h).json()["game"]
+        assert game["status"] == "GAME_STATUS_EXPIRED" and game["seed"]  # over: the seed is revealed
+        error(
+            c.post(f"/v1/games/{gid}/moves", headers=h, json={"expectedVersion": game["version"], "text": "s"}),
+            400,
+            "GAME_EXPIRED",
+        )
