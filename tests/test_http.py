@@ -690,3 +690,23 @@ def test_a_server_without_keys_or_operator_key(redis_url: str) -> None:
             400,
             "GAME_EXPIRED",
         )
+
+
+def test_an_unexpected_failure_is_a_generic_500() -> None:
+    """A bug behind the transport answers 500 INTERNAL without its details (they go to the log)."""
+    import asyncio
+
+    from service.http import create_app
+
+    async def broken(*_: Any) -> Any:
+        raise RuntimeError("secret detail: redis://user:pass@host")
+
+    async def run() -> tuple[httpx.Response, httpx.Response]:
+        transport = httpx.ASGITransport(app=create_app(broken, web_dir=None))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+            return await c.get("/v1/variants"), await c.get("/")
+
+    response, home = asyncio.run(run())
+    assert response.status_code == 500
+    assert response.json() == {"code": 13, "message": "internal error"}
+    assert home.status_code == 404  # no web client directory: no page
