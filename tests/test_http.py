@@ -515,8 +515,7 @@ def test_no_hidden_card_before_the_game_ends(client: httpx.Client, server: LiveS
 
 def _fixture(variant: str = "cats-tail") -> tuple[bytes, list[str]]:
     fixtures = fcs_fixtures(variant)
-    if not fixtures:
-        pytest.skip(f"no Freecell Solver fixture for {variant} in tests/data/fcs")
+    assert fixtures, f"no Freecell Solver fixture for {variant} in tests/data/fcs"
     return fixtures[0]
 
 

@@ -29,8 +29,6 @@ from engine.deal import canonical_deck
 from engine.moves import Move
 from engine.view import hidden_cards
 
-pytestmark = pytest.mark.skipif(chromium_missing() is not None, reason=chromium_missing() or "")
-
 SEED = hashlib.sha256(b"web0").digest()  # a cats-tail deal with a column-to-column move at the start
 CARD = re.compile(r"^[A2-9TJQK][CDHS]$")
 
@@ -43,6 +41,9 @@ def server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    missing = chromium_missing()
+    if missing:  # as with Redis: a missing tool fails loudly and says how to install it, it never skips
+        pytest.fail(missing, pytrace=False)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
@@ -166,8 +167,7 @@ def test_win_cats_tail_through_the_page_and_verify_the_certificate(
     table: Table, server: LiveServer, tmp_path: Path
 ) -> None:
     fixtures = fcs_fixtures("cats-tail")
-    if not fixtures:
-        pytest.skip("no Freecell Solver fixture for cats-tail in tests/data/fcs")
+    assert fixtures, "no Freecell Solver fixture for cats-tail in tests/data/fcs"
     seed, moves = fixtures[0]
     server.seeds.push(seed)
     table.deal("cats-tail")
