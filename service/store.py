@@ -44,6 +44,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisClusterException, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from service.redispipe import PipelinedRedis
+
 __all__ = [
     "CLUSTER_SCHEMES",
     "AlreadyExists",
@@ -562,6 +564,7 @@ class RedisGameStore(GameStore):
         idle_seconds: float,
         retain_seconds: float | None = None,
         key_prefix: str = "patience",
+        pipe: PipelinedRedis | None = None,
     ) -> None:
         retain = idle_seconds if retain_seconds is None else retain_seconds
         if idle_seconds <= 0 or retain <= 0:
@@ -569,6 +572,9 @@ class RedisGameStore(GameStore):
         if not key_prefix or any(c in key_prefix for c in "{} "):
             raise ValueError(f"bad key prefix {key_prefix!r}")
         self.client = client
+        # The scripts go through ``pipe`` when there is one (a single Redis: see service/redispipe.py), else
+        # through redis-py; either way they are the same scripts, called by SHA-1 and loaded when missing.
+        self.pipe = pipe
         self.idle_ms = max(1, round(idle_seconds * 1000))
         self.retain_ms = max(1, round(retain * 1000))
         self._ttl_args = (self.idle_ms + self.retain_ms, self.idle_ms, self.retain_ms)
@@ -595,7 +601,7 @@ class RedisGameStore(GameStore):
     async def fetch(self, game_id: str, *, moves: bool = False) -> GameRecord:
         if not _check_game_id(game_id):
             raise NotFound(game_id)
-        reply = await self._call(self._fetch(keys=self.keys(game_id), args=[*self._ttl_args, int(moves)]))
+        reply = await self._script(self._fetch, self.keys(game_id), [*self._ttl_args, int(moves)])
         if reply[0] == -1:
             raise NotFound(game_id)
         _, meta, now, state, log = reply
@@ -625,7 +631,7 @@ class RedisGameStore(GameStore):
             raise ValueError(f"bad status {game.status!r}")
         log = b"".join(pack_move(m) for m in game.moves)
         args = [*self._ttl_args, game.state, log, len(game.moves), game.status, *fields]
-        reply = await self._call(self._create(keys=self.keys(game.game_id), args=args))
+        reply = await self._script(self._create, self.keys(game.game_id), args)
         if reply[0] == -5:
             raise AlreadyExists(game.game_id)
         return self._record(game.game_id, reply[1], reply[2], game.state, moves=tuple(game.moves))
@@ -687,9 +693,11 @@ class RedisGameStore(GameStore):
         return bool(await self._call(self.client.delete(*self.keys(game_id))))
 
     async def ping(self) -> None:
-        await self._call(self.client.ping())
+        await self._call(self.pipe.ping() if self.pipe is not None else self.client.ping())
 
     async def close(self) -> None:
+        if self.pipe is not None:
+            await self.pipe.close()
         await self.client.aclose()
 
     # -- helpers ------------------------------------------------------------------
@@ -703,7 +711,7 @@ class RedisGameStore(GameStore):
     async def _write(self, script: Any, game_id: str, args: Sequence[bytes | str]) -> list[Any]:
         if not _check_game_id(game_id):
             raise NotFound(game_id)
-        reply: list[Any] = await self._call(script(keys=self.keys(game_id), args=[*self._ttl_args, *args]))
+        reply: list[Any] = await self._script(script, self.keys(game_id), [*self._ttl_args, *args])
         code = reply[0]
         if code == 1:
             return reply
@@ -718,6 +726,12 @@ class RedisGameStore(GameStore):
         if code == -4:
             raise NothingToUndo(int(reply[1]))
         raise StoreError(f"unexpected reply {reply!r:.200}")
+
+    async def _script(self, script: Any, keys: list[str], args: Sequence[Any]) -> Any:
+        """Run one of the registered scripts (``script.sha``/``script.script``) on the pipe, else via redis-py."""
+        if self.pipe is not None:
+            return await self._call(self.pipe.evalsha(script.sha, script.script, keys, args))
+        return await self._call(script(keys=keys, args=args))
 
     @staticmethod
     async def _call(awaitable: Awaitable[_T]) -> _T:
@@ -771,11 +785,15 @@ def open_store(
     (e.g. ``socket_timeout``, ``max_connections``)."""
     scheme = url.split("://", 1)[0].lower()
     client: aioredis.Redis | RedisCluster
+    pipe: PipelinedRedis | None = None
     if scheme in CLUSTER_SCHEMES:
         client = RedisCluster.from_url(url.replace("+cluster", "", 1), **client_options)
     else:
         client = aioredis.Redis.from_url(url, **client_options)
-    return RedisGameStore(client, idle_seconds=idle_seconds, retain_seconds=retain_seconds, key_prefix=key_prefix)
+        pipe = PipelinedRedis.from_url(url, **client_options)  # None for TLS or unusual options: redis-py then
+    return RedisGameStore(
+        client, idle_seconds=idle_seconds, retain_seconds=retain_seconds, key_prefix=key_prefix, pipe=pipe
+    )
 
 
 def is_cluster_url(url: str) -> bool:

@@ -1,0 +1,297 @@
+"""A lean Redis connection for the store's scripts: one socket, every command pipelined, replies parsed by hiredis.
+
+Why it exists: an ApplyMove is one Lua script call, and redis-py's asyncio client spends 100-150 µs of CPU on
+each (connection-pool checkout and release, the retry and observability wrappers, command packing, one ``send``
+per command) -- more than the engine's whole move. Here a call is: pack the arguments, queue a future, and one
+``write`` per event-loop turn for every command queued in that turn; replies come back in order (Redis answers
+a connection's commands in the order sent) and resolve the futures in turn. Under load, N concurrent moves cost
+one ``write`` and one ``read`` instead of N of each, on the service's side and on Redis's.
+
+What stays as with redis-py: the same exception classes (``redis.exceptions``: ConnectionError, TimeoutError,
+ResponseError and its subclasses parsed the same way), so ``service.store`` maps failures as before; a 5 s
+connect and reply timeout unless told otherwise; reconnection on the next call after Redis went away (calls in
+flight then fail with ConnectionError: their fate is unknown, as with redis-py, and the store's version check
+makes a retry safe). Nothing is retried here.
+
+Only what a plain single-node URL needs is spoken (TCP or a Unix socket, AUTH, SELECT); :meth:`from_url`
+returns None for anything else (TLS, cluster, RESP3, other client options), and the store then keeps redis-py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import hiredis
+from redis.exceptions import AuthenticationError, DataError, InvalidResponse, NoScriptError, ResponseError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+try:  # redis-py's own mapping of error replies to exception classes (NOSCRIPT, LOADING, READONLY, ...)
+    from redis._parsers.base import BaseParser as _RedisParser
+
+    _parse_error = _RedisParser.parse_error
+except (ImportError, AttributeError):  # pragma: no cover - an older or newer redis-py
+
+    def _parse_error(response: str) -> ResponseError:
+        if response.startswith("NOSCRIPT "):
+            return NoScriptError(response[9:])
+        return ResponseError(response)
+
+
+__all__ = ["PipelinedRedis"]
+
+#: redis-py's defaults for its asyncio connections (seconds).
+DEFAULT_TIMEOUT = 5.0
+#: The client options this connection honours; any other option keeps redis-py.
+SUPPORTED_OPTIONS = frozenset({"socket_timeout", "socket_connect_timeout"})
+
+
+def _encode(value: Any) -> bytes:
+    """An argument as redis-py's Encoder would send it (bytes as is, text as UTF-8, numbers as digits)."""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, str):
+        return value.encode()
+    if isinstance(value, bool):  # redis-py refuses booleans too
+        raise DataError("Invalid input of type: 'bool'. Convert to a bytes, string, int or float first.")
+    if isinstance(value, int):
+        return b"%d" % value
+    if isinstance(value, float):
+        return repr(value).encode()
+    if isinstance(value, memoryview | bytearray):
+        return bytes(value)
+    raise DataError(f"Invalid input of type: {type(value).__name__!r}. Convert to a bytes, string, int or float first.")
+
+
+def pack_command(args: Sequence[Any]) -> bytes:
+    """One command in RESP2: ``*N`` then each argument as a bulk string."""
+    out = [b"*%d\r\n" % len(args)]
+    for arg in args:
+        data = _encode(arg)
+        out.append(b"$%d\r\n" % len(data))
+        out.append(data)
+        out.append(b"\r\n")
+    return b"".join(out)
+
+
+class _Connection(asyncio.Protocol):
+    """One socket: commands written in one ``write`` per loop turn, replies handed to the waiting futures in order."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, timeout: float | None) -> None:
+        self.loop = loop
+        self.timeout = timeout
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self._reader = hiredis.Reader(protocolError=InvalidResponse, replyError=ResponseError)
+        self._waiting: collections.deque[asyncio.Future[Any]] = collections.deque()
+        self._out: list[bytes] = []
+        self._flush_due = False
+        self._progress = 0.0  # loop time of the last reply (or of the first command sent after an idle spell)
+        self._watchdog: asyncio.TimerHandle | None = None
+
+    # -- asyncio.Protocol -------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self._reader.feed(data)
+        waiting = self._waiting
+        while waiting:
+            reply = self._reader.gets()
+            if reply is False:
+                break
+            future = waiting.popleft()
+            if not future.done():  # a caller that gave up (cancelled) leaves its reply unread
+                future.set_result(reply)
+        self._progress = self.loop.time()
+
+    def eof_received(self) -> bool:
+        return False  # close the transport: Redis closed its end
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        reason = f"Connection closed by server: {exc}" if exc else "Connection closed by server."
+        self._fail(RedisConnectionError(reason))
+
+    # -- commands ------------------------------------------------------------------------
+
+    def send(self, packed: bytes) -> asyncio.Future[Any]:
+        """Queue one packed command; the future gets its reply (an error reply as a ResponseError instance)."""
+        if self.closed:
+            raise RedisConnectionError("Connection closed.")
+        future = self.loop.create_future()
+        if not self._waiting:
+            self._progress = self.loop.time()
+            if self.timeout is not None and self._watchdog is None:
+                self._watchdog = self.loop.call_later(self.timeout, self._check_progress)
+        self._waiting.append(future)
+        self._out.append(packed)
+        if not self._flush_due:
+            self._flush_due = True
+            self.loop.call_soon(self._flush)
+        return future
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        if self._out and not self.closed and self.transport is not None:
+            data = b"".join(self._out) if len(self._out) > 1 else self._out[0]
+            self._out.clear()
+            self.transport.write(data)
+
+    def _check_progress(self) -> None:
+        """A read timeout for a pipeline: no reply for ``timeout`` seconds while commands wait fails them all."""
+        self._watchdog = None
+        if self.closed or not self._waiting or self.timeout is None:
+            return
+        idle = self.loop.time() - self._progress
+        if idle >= self.timeout:
+            self._fail(RedisTimeoutError("Timeout reading from the Redis server"))
+            return
+        self._watchdog = self.loop.call_later(self.timeout - idle, self._check_progress)
+
+    def _fail(self, error: Exception) -> None:
+        """Close for good: every waiting command gets ``error`` (its fate on the server is unknown)."""
+        if not self.closed:
+            self.closed = True
+            if self.transport is not None:
+                with contextlib.suppress(RuntimeError):  # the loop may be closed already
+                    self.transport.abort()
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        self._out.clear()
+        while self._waiting:
+            future = self._waiting.popleft()
+            if not future.done():
+                future.set_exception(error)
+
+    def close(self) -> None:
+        self._fail(RedisConnectionError("Connection closed by the client."))
+
+
+class PipelinedRedis:
+    """The commands of one single-node Redis over one pipelined connection (opened on first use)."""
+
+    def __init__(
+        self,
+        *,
+        host: str = "localhost",
+        port: int = 6379,
+        path: str | None = None,
+        db: int = 0,
+        username: str | None = None,
+        password: str | None = None,
+        socket_timeout: float | None = DEFAULT_TIMEOUT,
+        socket_connect_timeout: float | None = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.path = path
+        self.db = db
+        self.username = username
+        self.password = password
+        self.timeout = socket_timeout
+        self.connect_timeout = socket_connect_timeout
+        self._conn: _Connection | None = None
+        self._connecting: asyncio.Future[_Connection] | None = None
+
+    @classmethod
+    def from_url(cls, url: str, **options: Any) -> PipelinedRedis | None:
+        """For ``redis://`` and ``unix://`` URLs with nothing but a db, credentials and timeouts; else None."""
+        scheme = urlsplit(url).scheme.lower()
+        if scheme not in ("redis", "unix") or set(options) - SUPPORTED_OPTIONS:
+            return None
+        from redis.asyncio.connection import parse_url
+
+        try:
+            kwargs: dict[str, Any] = dict(parse_url(url))
+        except ValueError:
+            return None
+        kwargs.pop("connection_class", None)
+        kwargs.update(options)
+        if set(kwargs) - SUPPORTED_OPTIONS - {"host", "port", "path", "db", "username", "password"}:
+            return None
+        return cls(**kwargs)
+
+    # -- commands ------------------------------------------------------------------------
+
+    async def execute(self, *args: Any) -> Any:
+        """One command's reply; an error reply raises as redis-py would raise it."""
+        packed = pack_command(args)
+        conn = self._conn
+        if conn is None or conn.closed or conn.loop is not asyncio.get_running_loop():
+            conn = await self._connection()
+        reply = await conn.send(packed)
+        if isinstance(reply, ResponseError):
+            raise _parse_error(str(reply))
+        return reply
+
+    async def evalsha(self, sha: str, script: str, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+        """Run a Lua script by its SHA-1; a server without it in its cache (restarted, flushed) gets it whole."""
+        try:
+            return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
+        except NoScriptError:
+            return await self.execute("EVAL", script, len(keys), *keys, *args)
+
+    async def ping(self) -> None:
+        await self.execute("PING")
+
+    async def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
+    # -- the connection -------------------------------------------------------------------
+
+    async def _connection(self) -> _Connection:
+        loop = asyncio.get_running_loop()
+        pending = self._connecting
+        if pending is None or pending.get_loop() is not loop:
+            old, self._conn = self._conn, None
+            if old is not None:
+                old.close()
+            pending = self._connecting = loop.create_task(self._open(loop))
+        try:
+            return await asyncio.shield(pending)
+        finally:
+            if pending.done() and self._connecting is pending:
+                self._connecting = None
+
+    async def _open(self, loop: asyncio.AbstractEventLoop) -> _Connection:
+        def factory() -> _Connection:
+            return _Connection(loop, self.timeout)
+
+        try:
+            async with asyncio.timeout(self.connect_timeout):
+                if self.path is not None:
+                    _, conn = await loop.create_unix_connection(factory, self.path)
+                else:
+                    _, conn = await loop.create_connection(factory, self.host, self.port)
+        except TimeoutError as exc:  # the builtin (asyncio.timeout), not redis's
+            raise RedisConnectionError(f"Timeout connecting to {self._where()}") from exc
+        except OSError as exc:
+            raise RedisConnectionError(f"Error {exc.errno} connecting to {self._where()}. {exc.strerror}.") from exc
+        handshake = []
+        if self.password is not None:
+            auth = ("AUTH", self.username, self.password) if self.username else ("AUTH", self.password)
+            handshake.append(conn.send(pack_command(auth)))
+        if self.db:
+            handshake.append(conn.send(pack_command(("SELECT", self.db))))
+        for reply in handshake:
+            result = await reply
+            if isinstance(result, ResponseError):
+                conn.close()
+                error = _parse_error(str(result))
+                if isinstance(error, AuthenticationError):
+                    raise error
+                raise RedisConnectionError(f"Redis refused the connection setup: {error}")
+        self._conn = conn
+        return conn
+
+    def _where(self) -> str:
+        return f"unix socket {self.path}" if self.path is not None else f"{self.host}:{self.port}"
