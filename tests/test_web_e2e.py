@@ -321,10 +321,15 @@ def test_every_family_is_drawn_as_players_know_it(browser: Any, server: LiveServ
                 assert page.locator(".square > .pile").count() == 9
                 assert page.locator(".sultan-card .card").get_attribute("data-card") == "KH"
                 assert page.locator(".side .pile[data-pile^=r]").count() == 6
-            # Playable at this size: the first legal move, by two clicks (taps).
-            first = next(iter(get_game(variant).legal_moves(state))).text()
-            table.click_move(first)
-            assert table.moves() == 1, (variant, size, first, table.message())
+            # Playable at this size: the engine's first legal move, three times, each by clicks (taps).
+            rules = get_game(variant)
+            for n in range(1, 4):
+                move = next(iter(rules.legal_moves(state)))
+                table.click_move(move.text())
+                state, _ = rules.play(state, move)
+                assert table.moves() == n, (variant, size, move.text(), table.message())
+                for i, column in enumerate(state.columns, start=1):
+                    assert table.pile(str(i)) == texts(column), (variant, move.text())
             # Nothing spills sideways at either size.
             overflow = page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
             assert overflow <= 1, (variant, size, overflow)

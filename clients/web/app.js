@@ -375,7 +375,7 @@ function activate(node, multi = false) {
   const sel = state.selection;
   if (sel) {
     if (id === sel.pile) {
-      const pos = cardEl ? Number(cardEl.dataset.pos) : -1;
+      const pos = cardEl && /^\d+$/.test(id) ? Number(cardEl.dataset.pos) : sel.pos;
       if (pos === sel.pos || pos < 0) {
         if (!sendHome(sel)) deselect();
       } else {
@@ -386,7 +386,8 @@ function activate(node, multi = false) {
     play(moveText(sel, id));
     return;
   }
-  if (cardEl) select(id, Number(cardEl.dataset.pos));
+  // Only a column lends a run; elsewhere (waste, cells, foundations, captives) the top card is the one that moves.
+  if (cardEl && /^\d+$/.test(id)) select(id, Number(cardEl.dataset.pos));
   else if (cards.length) select(id, cards.length - 1);
 }
 
@@ -408,7 +409,7 @@ function onPointerMove(e) {
     if (Math.hypot(e.clientX - press.x, e.clientY - press.y) < 6) return;
     if (!press.card || !press.pileEl || press.pileEl.dataset.pile === 'stock') return;
     const id = press.pileEl.dataset.pile;
-    const pos = Number(press.card.dataset.pos);
+    const pos = /^\d+$/.test(id) ? Number(press.card.dataset.pos) : pileCards(id).length - 1;
     select(id, pos);
     if (!state.selection) return;
     const ghost = document.createElement('div');
