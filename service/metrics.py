@@ -46,6 +46,17 @@ HANDLING_SECONDS = Histogram(
     ["grpc_service", "grpc_method"],
     buckets=LATENCY_BUCKETS,
 )
+HTTP_HANDLED = Counter(
+    "patience_http_requests_total",
+    "REST/JSON calls completed, by RPC and the gRPC status code their answer maps from.",
+    ["rpc", "code"],
+)
+HTTP_SECONDS = Histogram(
+    "patience_http_request_duration_seconds",
+    "Time from the start of a REST/JSON call to its end, as the server saw it.",
+    ["rpc"],
+    buckets=LATENCY_BUCKETS,
+)
 GAMES_DEALT = Counter("patience_games_dealt_total", "Games dealt (NewGame).", ["variant"])
 MOVES_APPLIED = Counter("patience_moves_applied_total", "Moves applied through ApplyMove.", ["variant"])
 VERIFICATIONS = Counter("patience_verifications_total", "Solutions verified (SubmitSolution), by verdict.", ["verdict"])
@@ -76,6 +87,12 @@ def record_response(name: str, response: Any) -> None:
             CERTIFICATES_ISSUED.labels("solution").inc()
     elif name == "NewGame":
         GAMES_DEALT.labels(response.game.variant or "unknown").inc()
+
+
+def observe_rest(rpc: str, code: str, seconds: float) -> None:
+    """One REST/JSON call (service.http calls this): its RPC ("ApplyMove"), status code name ("OK"), duration."""
+    HTTP_HANDLED.labels(rpc, code).inc()
+    HTTP_SECONDS.labels(rpc).observe(seconds)
 
 
 class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
