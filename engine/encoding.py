@@ -28,7 +28,14 @@ class EncodingError(ValueError):
 
 def _flat(out: bytearray, cards: tuple[int, ...]) -> None:
     out.append(len(cards))
-    out.extend(255 if c == NO_CARD else c for c in cards)
+    if NO_CARD in cards:
+        out.extend(255 if c == NO_CARD else c for c in cards)
+    else:
+        out += bytes(cards)  # in C: the service encodes a position on every move
+
+
+#: Every byte that is not a card (0-51) or NO_CARD (255): ``bytes.translate`` keeps only those.
+_NOT_CARD_BYTES = bytes(range(52)) + b"\xff"
 
 
 def encode_state(game: Game, state: State) -> bytes:
@@ -69,9 +76,11 @@ class _Reader:
 
     def flat(self) -> Pile:
         cards = self.take(self.byte())
-        if any(c > 51 and c != 255 for c in cards):
+        if cards.translate(None, _NOT_CARD_BYTES):
             raise EncodingError("not a card byte")
-        return tuple(NO_CARD if c == 255 else c for c in cards)
+        if 255 in cards:
+            return tuple(NO_CARD if c == 255 else c for c in cards)
+        return tuple(cards)
 
     def group(self) -> tuple[Pile, ...]:
         return tuple(self.flat() for _ in range(self.byte()))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -37,10 +39,8 @@ def test_hash_is_stable_hex() -> None:
 
 @given(st.binary(max_size=400))
 def test_garbage_is_refused_not_crashing(data: bytes) -> None:
-    try:
+    with contextlib.suppress(EncodingError):
         decode_state(data)
-    except EncodingError:
-        pass
 
 
 @pytest.mark.parametrize("cut", [1, 3, 10, 50])
@@ -51,3 +51,14 @@ def test_truncated_or_padded_bytes_refused(cut: int) -> None:
         decode_state(data[:-cut])
     with pytest.raises(EncodingError):
         decode_state(data + b"\x00")
+
+
+@pytest.mark.parametrize("byte", [52, 104, 200, 254])
+def test_a_byte_that_is_not_a_card_is_refused(byte: int) -> None:
+    game = get_game("royal-retinue")
+    data = bytearray(encode_state(game, game.deal(bytes(32))))
+    first_card = 2 + 1 + 1 + 0 + 1 + 1 + 1 + 1  # magic, variant, options (none), redeals, fresh, columns, length
+    assert decode_state(bytes(data))[1].columns[0][0] == data[first_card]
+    data[first_card] = byte
+    with pytest.raises(EncodingError, match="not a card"):
+        decode_state(bytes(data))
