@@ -109,7 +109,7 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return self._wrapper.wrap(handler_call_details.method, await continuation(handler_call_details))
 
     @staticmethod
-    async def _begin(method: str, context: Any) -> tuple[float, str, str]:
+    def _begin(method: str, context: Any) -> tuple[float, str, str]:
         service, name = _split(method)
         STARTED.labels(service, name).inc()
         return time.perf_counter(), service, name

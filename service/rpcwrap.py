@@ -3,7 +3,8 @@
 An asyncio server interceptor only gets the handler; to see how a call ended (its status code, its response) it
 must wrap the handler's behaviour, and that differs for each of the four RPC kinds. ``HandlerWrapper`` does it
 once, caches the wrapped handler per method (so a call costs one dict lookup, not four closures), and calls
-``begin`` before and ``end`` after the behaviour with the final status code's name.
+``begin`` before and ``end`` after the behaviour with the final status code's name. ``substitute`` may hand the
+behaviour a wrapper of its context (the request-id interceptor adds its trailer that way).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ import grpc
 
 T = TypeVar("T")
 
-#: begin(method, context) -> token; end(token, method, context, code_name, response or None).
-Begin = Callable[[str, Any], Awaitable[T]]
+#: begin(method, context) -> token; end(token, method, context, code_name, response or None);
+#: substitute(token, context) -> the context the behaviour gets (a wrapper of the real one).
+Begin = Callable[[str, Any], T]
 End = Callable[[T, str, Any, str, Any], None]
+Substitute = Callable[[T, Any], Any]
 
 _BY_VALUE = {code.value[0]: code.name for code in grpc.StatusCode}
 
@@ -43,9 +46,10 @@ def _ending(context: Any, error: BaseException) -> str:
 class HandlerWrapper(Generic[T]):
     """Wraps handlers with ``begin``/``end``; one instance per interceptor."""
 
-    def __init__(self, begin: Begin[T], end: End[T]) -> None:
+    def __init__(self, begin: Begin[T], end: End[T], substitute: Substitute[T] | None = None) -> None:
         self._begin = begin
         self._end = end
+        self._substitute = substitute
         self._cache: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     def wrap(self, method: str, handler: grpc.RpcMethodHandler | None) -> grpc.RpcMethodHandler | None:
@@ -74,12 +78,12 @@ class HandlerWrapper(Generic[T]):
         return self._coroutine(method, behavior)  # a streaming handler that writes with context.write()
 
     def _coroutine(self, method: str, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-        begin, end = self._begin, self._end
+        begin, end, substitute = self._begin, self._end, self._substitute
 
         async def wrapper(request: Any, context: Any) -> Any:
-            token = await begin(method, context)
+            token = begin(method, context)
             try:
-                response = await behavior(request, context)
+                response = await behavior(request, substitute(token, context) if substitute else context)
             except BaseException as e:
                 end(token, method, context, _ending(context, e), None)
                 raise
@@ -90,12 +94,12 @@ class HandlerWrapper(Generic[T]):
         return wrapper
 
     def _generator(self, method: str, behavior: Callable[..., AsyncIterator[Any]]) -> Callable[..., Any]:
-        begin, end = self._begin, self._end
+        begin, end, substitute = self._begin, self._end, self._substitute
 
         async def wrapper(request: Any, context: Any) -> AsyncIterator[Any]:
-            token = await begin(method, context)
+            token = begin(method, context)
             try:
-                async for item in behavior(request, context):
+                async for item in behavior(request, substitute(token, context) if substitute else context):
                     yield item
             except BaseException as e:
                 end(token, method, context, _ending(context, e), None)

@@ -26,6 +26,7 @@ import grpc
 import pytest
 import redis
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from prometheus_client import REGISTRY
@@ -197,11 +198,13 @@ def test_json_log_lines_carry_the_request_id(redis_db: str, tmp_path: Path) -> N
         dealt, call = stub.NewGame.with_call(
             pb.NewGameRequest(variant="tribunal"), metadata=(("x-request-id", "client-chose-this-id"),)
         )
-        assert ("x-request-id", "client-chose-this-id") in call.initial_metadata()
+        assert ("x-request-id", "client-chose-this-id") in call.trailing_metadata()
         with pytest.raises(grpc.RpcError) as missing:
             stub.GetGame(pb.GetGameRequest(game_id="no-such-game"), metadata=bearer(dealt.game_token))
-        generated = dict(missing.value.initial_metadata())["x-request-id"]  # type: ignore[attr-defined]
+        generated = dict(missing.value.trailing_metadata())["x-request-id"]  # type: ignore[attr-defined]
         assert len(generated) == 32
+        status = rpc_status.from_call(missing.value)  # type: ignore[arg-type]
+        assert status is not None and status.details, "the error's rich details survive beside the request id"
         with pytest.raises(grpc.RpcError):  # a request id with a newline is not trusted: a fresh one is made
             stub.GetGame(pb.GetGameRequest(game_id="x"), metadata=(("x-request-id", "a\nb"),))
         server.process.send_signal(signal.SIGTERM)
