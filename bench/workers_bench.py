@@ -1,16 +1,21 @@
 """``--workers`` benchmark: service throughput with 1 and with N server processes on one port.
 
-Starts a private redis-server, then for each worker count runs ``python -m service --workers W`` and drives it
-from separate client processes (each with several channels, so that SO_REUSEPORT spreads their connections
-over the workers) for a fixed time. The load is play: every client coroutine deals a game, then alternates
-``LegalMoves`` and ``ApplyMove`` with the first legal move, dealing a new game when one is over. The figure is
-RPCs per second (every call counted), the median over ``--runs`` alternating runs, with p50/p99 latency.
+Starts a private redis-server, then for each worker count runs ``python -m service --workers W`` (access log
+off) and loads it for a fixed time, with one of two loads:
 
-Mind the machine: the clients need CPU too. On a 2-core host, client and server share the two cores, so the
-gain from a second worker is bounded well below 2x; the result is honest for this host, not for a server
-with cores to itself.
+- ``--load h2load`` (default when nghttp2's ``h2load`` is installed: ``apt-get install nghttp2-client``):
+  ``GetGame`` on one dealt game (token check, one Redis read, the view), sent by h2load, a C client that needs
+  little CPU itself, so the server processes get most of the machine. Calls are counted by the server's own
+  ``/metrics`` (status OK), not by h2load.
+- ``--load play``: Python client processes (several channels each, so that SO_REUSEPORT spreads their
+  connections over the workers); every client coroutine deals a game, then alternates ``LegalMoves`` and
+  ``ApplyMove`` with the first legal move, dealing a new game when one is over. These clients cost about as
+  much CPU per call as the server, so on a small host they, not the server, set the ceiling.
 
-Usage: python bench/workers_bench.py [--workers 1 2] [--seconds 8] [--runs 3] [--clients 2] [--concurrency 32]
+The figure is calls per second, the median over ``--runs`` alternating runs. Mind the machine: client, Redis
+and server share its cores, so the gain from a second worker is bounded by what the others leave over.
+
+Usage: python bench/workers_bench.py [--load h2load|play] [--workers 1 2] [--seconds 8] [--runs 3]
 """
 
 from __future__ import annotations
@@ -115,13 +120,56 @@ def wait_serving(address: str, timeout: float = 30) -> None:
     raise SystemExit(f"{address} did not come up")
 
 
+def handled_ok(metrics_port: int, method: str) -> float:
+    import urllib.request
+
+    with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10) as reply:
+        text = reply.read().decode()
+    prefix = f'grpc_server_handled_total{{grpc_code="OK",grpc_method="{method}"'
+    return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith(prefix))
+
+
+def h2load_run(address: str, metrics_port: int, args: argparse.Namespace) -> dict[str, float]:
+    """GetGame from h2load for ``args.seconds``; calls counted by the server's /metrics."""
+    import struct
+
+    import grpc
+    from patience.v1 import patience_pb2 as pb
+    from patience.v1 import patience_pb2_grpc as pb_grpc
+
+    with grpc.insecure_channel(address) as channel:
+        dealt = pb_grpc.PatienceServiceStub(channel).NewGame(pb.NewGameRequest(variant="cats-tail"))
+    body = pb.GetGameRequest(game_id=dealt.game.game_id).SerializeToString()
+    with tempfile.NamedTemporaryFile(suffix=".bin", delete=False) as frame:
+        frame.write(b"\x00" + struct.pack(">I", len(body)) + body)  # one gRPC message frame
+    before = handled_ok(metrics_port, "GetGame")
+    command = ["h2load", "-D", str(round(args.seconds)), "-c", str(args.connections), "-m", str(args.streams)]
+    command += ["-d", frame.name, "-H", "content-type: application/grpc", "-H", "te: trailers"]
+    command += ["-H", f"authorization: Bearer {dealt.game_token}"]
+    command += [f"http://{address}/patience.v1.PatienceService/GetGame"]
+    started = time.monotonic()
+    result = subprocess.run(command, capture_output=True, text=True, timeout=args.seconds + 60)
+    elapsed = time.monotonic() - started
+    os.unlink(frame.name)
+    if result.returncode != 0:
+        raise SystemExit(f"h2load failed: {result.stdout}{result.stderr}")
+    calls = handled_ok(metrics_port, "GetGame") - before
+    timing = next((line.split() for line in result.stdout.splitlines() if "time for request" in line), None)
+    mean_ms = float(timing[4].removesuffix("ms")) if timing and timing[4].endswith("ms") else float("nan")
+    return {"rps": calls / elapsed, "p50_ms": mean_ms, "p99_ms": float("nan"), "errors": 0}
+
+
 def one_run(redis_url: str, workers: int, args: argparse.Namespace) -> dict[str, float]:
     port = free_port()
     address = f"127.0.0.1:{port}"
+    metrics_port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_")}
     env["PATIENCE_LOG_LEVEL"] = "WARNING"  # no access line per call: measure the service, not the log
     server = subprocess.Popen(
-        [sys.executable, "-m", "service", "--listen", address, "--redis-url", redis_url, "--workers", str(workers)],
+        [
+            *(sys.executable, "-m", "service", "--listen", address, "--redis-url", redis_url),
+            *("--workers", str(workers), "--metrics-listen", f"127.0.0.1:{metrics_port}"),
+        ],
         env=env,
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
@@ -130,6 +178,8 @@ def one_run(redis_url: str, workers: int, args: argparse.Namespace) -> dict[str,
     try:
         wait_serving(address)
         time.sleep(1.0)  # let every worker bind
+        if args.load == "h2load":
+            return h2load_run(address, metrics_port, args)
         ctx = mp.get_context("spawn")
         queue: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
         procs = [
@@ -156,12 +206,15 @@ def one_run(redis_url: str, workers: int, args: argparse.Namespace) -> dict[str,
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--load", choices=["h2load", "play"], default="h2load" if shutil.which("h2load") else "play")
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--seconds", type=float, default=8.0)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--concurrency", type=int, default=32, help="concurrent calls per client process")
     parser.add_argument("--channels", type=int, default=4, help="connections per client process")
+    parser.add_argument("--connections", type=int, default=8, help="h2load: connections")
+    parser.add_argument("--streams", type=int, default=16, help="h2load: concurrent calls per connection")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
 
@@ -198,12 +251,20 @@ def main() -> None:
     if args.json:
         print(json.dumps({"cores": os.cpu_count(), "args": vars(args), "results": summary}, indent=2))
         return
-    print(f"cores: {os.cpu_count()}; {args.clients} client processes x {args.concurrency} concurrent calls")
+    if args.load == "h2load":
+        print(f"cores: {os.cpu_count()}; h2load GetGame, {args.connections} connections x {args.streams} streams")
+    else:
+        print(f"cores: {os.cpu_count()}; {args.clients} client processes x {args.concurrency} concurrent calls")
     base = summary[args.workers[0]]["rps"]
     for w, s in summary.items():
+        latency = (
+            f"mean {s['p50_ms']:.2f} ms"
+            if args.load == "h2load"
+            else f"p50 {s['p50_ms']:.2f} ms  p99 {s['p99_ms']:.2f} ms"
+        )
         print(
-            f"workers={w}: {s['rps']:8.0f} RPC/s  (x{s['rps'] / base:.2f})  p50 {s['p50_ms']:.2f} ms  "
-            f"p99 {s['p99_ms']:.2f} ms  runs {s['runs_rps']}  errors {s['errors']}"
+            f"workers={w}: {s['rps']:8.0f} calls/s  (x{s['rps'] / base:.2f})  {latency}  runs {s['runs_rps']}  "
+            f"errors {s['errors']}"
         )
 
 
