@@ -388,6 +388,8 @@ def test_image_entry_command_serves_and_passes_its_healthcheck(redis_db: str, ke
                 assert b"<html" in reply.read().lower(), "the web client is served"
             process.send_signal(signal.SIGTERM)
             assert process.wait(timeout=20) == 0, "SIGTERM ends the server cleanly"
+            probe = subprocess.run(healthcheck_command(), env=env, capture_output=True, text=True, timeout=15)
+            assert probe.returncode == 1 and "UNAVAILABLE" in probe.stderr, "the HEALTHCHECK fails once it is gone"
         finally:
             if process.poll() is None:
                 process.kill()
@@ -396,3 +398,26 @@ def test_image_entry_command_serves_and_passes_its_healthcheck(redis_db: str, ke
     records = [json.loads(line) for line in lines]
     assert any(r.get("msg") == "serving" for r in records), log.read_text()
     assert any(r.get("msg") == "stopped" for r in records), log.read_text()
+
+
+@pytest.mark.parametrize(
+    ("listen", "probed"),
+    [
+        ("0.0.0.0:50051", "127.0.0.1:50051"),
+        ("[::]:7000", "127.0.0.1:7000"),
+        (":7001", "127.0.0.1:7001"),
+        ("10.1.2.3:7002", "10.1.2.3:7002"),
+        ("localhost:7003", "localhost:7003"),
+    ],
+)
+def test_healthcheck_probes_loopback_for_a_wildcard_listen_address(listen: str, probed: str) -> None:
+    from service.healthcheck import probe_address
+
+    assert probe_address(listen) == probed
+
+
+def test_healthcheck_fails_without_a_port() -> None:
+    from service.healthcheck import probe_address
+
+    with pytest.raises(ValueError, match="no port"):
+        probe_address("0.0.0.0")
