@@ -129,7 +129,23 @@ def handled_ok(metrics_port: int, method: str) -> float:
     return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith(prefix))
 
 
-def h2load_run(address: str, metrics_port: int, args: argparse.Namespace) -> dict[str, float]:
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time (user + system) of ``root`` and its child processes now alive, from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(entry) == root or int(fields[1]) == root:  # fields[1] is the parent pid
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
+def h2load_run(address: str, metrics_port: int, server_pid: int, args: argparse.Namespace) -> dict[str, float]:
     """GetGame from h2load for ``args.seconds``; calls counted by the server's /metrics."""
     import struct
 
@@ -147,16 +163,18 @@ def h2load_run(address: str, metrics_port: int, args: argparse.Namespace) -> dic
     command += ["-d", frame.name, "-H", "content-type: application/grpc", "-H", "te: trailers"]
     command += ["-H", f"authorization: Bearer {dealt.game_token}"]
     command += [f"http://{address}/patience.v1.PatienceService/GetGame"]
+    cpu_before = tree_cpu_seconds(server_pid)
     started = time.monotonic()
     result = subprocess.run(command, capture_output=True, text=True, timeout=args.seconds + 60)
     elapsed = time.monotonic() - started
+    cores = (tree_cpu_seconds(server_pid) - cpu_before) / elapsed
     os.unlink(frame.name)
     if result.returncode != 0:
         raise SystemExit(f"h2load failed: {result.stdout}{result.stderr}")
     calls = handled_ok(metrics_port, "GetGame") - before
     timing = next((line.split() for line in result.stdout.splitlines() if "time for request" in line), None)
     mean_ms = float(timing[4].removesuffix("ms")) if timing and timing[4].endswith("ms") else float("nan")
-    return {"rps": calls / elapsed, "p50_ms": mean_ms, "p99_ms": float("nan"), "errors": 0}
+    return {"rps": calls / elapsed, "p50_ms": mean_ms, "p99_ms": float("nan"), "errors": 0, "cores": cores}
 
 
 def one_run(redis_url: str, workers: int, args: argparse.Namespace) -> dict[str, float]:
@@ -179,7 +197,7 @@ def one_run(redis_url: str, workers: int, args: argparse.Namespace) -> dict[str,
         wait_serving(address)
         time.sleep(1.0)  # let every worker bind
         if args.load == "h2load":
-            return h2load_run(address, metrics_port, args)
+            return h2load_run(address, metrics_port, server.pid, args)
         ctx = mp.get_context("spawn")
         queue: mp.Queue = ctx.Queue()  # type: ignore[type-arg]
         procs = [
@@ -241,6 +259,7 @@ def main() -> None:
                 "p99_ms": statistics.median(r["p99_ms"] for r in rs),
                 "errors": sum(r["errors"] for r in rs),
                 "runs_rps": [round(r["rps"]) for r in rs],
+                "server_cores": statistics.median(r.get("cores", float("nan")) for r in rs),
             }
             for w, rs in runs.items()
         }
@@ -258,7 +277,7 @@ def main() -> None:
     base = summary[args.workers[0]]["rps"]
     for w, s in summary.items():
         latency = (
-            f"mean {s['p50_ms']:.2f} ms"
+            f"mean {s['p50_ms']:.2f} ms  server used {s['server_cores']:.2f} cores"
             if args.load == "h2load"
             else f"p50 {s['p50_ms']:.2f} ms  p99 {s['p99_ms']:.2f} ms"
         )
