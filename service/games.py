@@ -102,6 +102,18 @@ def _ts(ms: int) -> Timestamp:
     return ts
 
 
+_MAX_TS_MS = 253_402_300_800_000  # 10000-01-01: Timestamp's upper bound
+
+
+def _set_ms(ts: Timestamp, ms: int) -> None:
+    """``ts.FromMilliseconds(ms)`` without its Python-level checks for the times a store hands out."""
+    if 0 <= ms < _MAX_TS_MS:
+        ts.seconds = ms // 1000
+        ts.nanos = (ms % 1000) * 1_000_000
+    else:
+        ts.FromMilliseconds(ms)
+
+
 def _not_found(game_id: str) -> ServiceError:
     return ServiceError(Code.NOT_FOUND, "GAME_NOT_FOUND", f"no game {game_id[:64]!r}", {"game_id": game_id[:64]})
 
@@ -145,6 +157,7 @@ class GameService:
         self.tickets = tickets
         self._seed_source = seed_source or (lambda: secrets.token_bytes(SEED_BYTES))
         self._recent: OrderedDict[str, tuple[GameRecord, Game, State]] = OrderedDict()
+        self._templates: dict[str, tuple[tuple[Any, ...], pb.Game]] = {}
 
     # ------------------------------------------------------------------ catalogue
 
@@ -267,9 +280,10 @@ class GameService:
             updated = _with_moves(updated, (*moves, explicit.text()))
         else:
             self._remember(updated, game, new_state)
-        return pb.ApplyMoveResponse(
-            game=self._game_message(updated, game, new_state), applied=convert.notated(explicit)
-        )
+        response = pb.ApplyMoveResponse()
+        self._game_message(updated, game, new_state, into=response.game)
+        response.applied.MergeFromString(convert.notated_bytes(explicit))
+        return response
 
     # A replica remembers the last position it wrote for a game, so that the next ApplyMove on it costs one
     # Redis call (the compare-and-set) instead of two. The store stays the authority: the CAS refuses a write
@@ -333,7 +347,7 @@ class GameService:
             return response
         game, state = self._decode(record)
         try:
-            response.moves.extend(convert.notated(m) for m in game.legal_moves(state))
+            response.MergeFromString(convert.notated_list_bytes(1, game.legal_moves(state)))  # moves = 1
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
         return response
@@ -583,38 +597,38 @@ class GameService:
             return _ticket_expires_ms(record.ticket_id) <= record.now
         return True
 
-    def _game_message(self, record: GameRecord, game: Game, state: State, *, with_moves: bool = False) -> pb.Game:
+    def _game_message(
+        self,
+        record: GameRecord,
+        game: Game,
+        state: State,
+        *,
+        with_moves: bool = False,
+        into: pb.Game | None = None,
+    ) -> pb.Game:
+        """The Game message (into ``into`` when given: a response's own field, which saves a copy)."""
         try:
             view = player_view(game, state)
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
         status = self._status(record, view.status)
-        msg = pb.Game(
-            game_id=record.game_id,
-            variant=game.id,
-            options=convert.options_map(game),
-            version=record.version,
-            status=status,
-            view=convert.view_message(view),
-            move_count=record.move_count,
-            undo_count=record.undo_count,
-            allow_undo=record.allow_undo,
-            deal_algorithm=ALGORITHM,
-            commitment=record.commitment,
-            client_seed=record.client_seed,
-            ticket_id=_ticket_id(record.ticket_id),
-            created_at=_ts(record.created_at),
-            updated_at=_ts(record.updated_at),
-        )
+        msg = pb.Game() if into is None else into
+        msg.MergeFrom(self._game_template(record, game))
+        msg.version = record.version
+        msg.status = status
+        msg.view.MergeFromString(convert.view_bytes(view))
+        msg.move_count = record.move_count
+        msg.undo_count = record.undo_count
+        _set_ms(msg.updated_at, record.updated_at)
         if self._seed_revealed(record, status):
             msg.seed = record.seed
             msg.server_seed = record.server_seed
         if record.finished_at:
-            msg.finished_at.CopyFrom(_ts(record.finished_at))
+            _set_ms(msg.finished_at, record.finished_at)
         elif record.expired:
-            msg.finished_at.CopyFrom(_ts(record.expires_at))
+            _set_ms(msg.finished_at, record.expires_at)
         else:
-            msg.expires_at.CopyFrom(_ts(record.expires_at))
+            _set_ms(msg.expires_at, record.expires_at)
         if with_moves and record.moves is not None:
             msg.moves.extend(record.moves)
         if status == pb.GAME_STATUS_WON and self.key_ring is not None:
@@ -622,6 +636,39 @@ class GameService:
             if full is not None:
                 msg.certificate.CopyFrom(self._certificate(full, game, state))
         return msg
+
+    # What a game's messages share from deal to end (ids, options, commitment, creation time) is built once per
+    # game and merged into each response.
+    _TEMPLATES = 4096
+
+    def _game_template(self, record: GameRecord, game: Game) -> pb.Game:
+        key = (
+            record.game_id,
+            game,
+            record.allow_undo,
+            record.seed,
+            record.client_seed,
+            record.ticket_id,
+            record.created_at,
+        )
+        entry = self._templates.get(record.game_id)
+        if entry is not None and entry[0] == key:
+            return entry[1]
+        template = pb.Game(
+            game_id=record.game_id,
+            variant=game.id,
+            options=convert.options_map(game),
+            allow_undo=record.allow_undo,
+            deal_algorithm=ALGORITHM,
+            commitment=record.commitment,
+            client_seed=record.client_seed,
+            ticket_id=_ticket_id(record.ticket_id),
+            created_at=_ts(record.created_at),
+        )
+        self._templates[record.game_id] = (key, template)
+        while len(self._templates) > self._TEMPLATES:
+            del self._templates[next(iter(self._templates))]  # the oldest entry: dicts keep insertion order
+        return template
 
     def _certificate(self, record: GameRecord, game: Game, final: State) -> pb.Certificate:
         """Sign the won game (Ed25519 signatures are deterministic: the same game signs to the same bytes)."""

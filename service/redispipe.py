@@ -72,10 +72,16 @@ def pack_command(args: Sequence[Any]) -> bytes:
     """One command in RESP2: ``*N`` then each argument as a bulk string."""
     out = [b"*%d\r\n" % len(args)]
     for arg in args:
-        data = _encode(arg)
-        out.append(b"$%d\r\n" % len(data))
-        out.append(data)
-        out.append(b"\r\n")
+        kind = type(arg)  # the common types first, without isinstance chains: this runs for every argument
+        if kind is bytes:
+            data = arg
+        elif kind is str:
+            data = arg.encode()
+        elif kind is int:
+            data = b"%d" % arg
+        else:
+            data = _encode(arg)
+        out.append(b"$%d\r\n%b\r\n" % (len(data), data))
     return b"".join(out)
 
 

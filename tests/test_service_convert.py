@@ -1,0 +1,154 @@
+"""The View written straight in protobuf's wire format (service/convert.py: ``view_bytes``) is the message built
+field by field, for random positions of every game and for hand-made edge cases (hidden and empty slots, long
+piles whose length needs two varint bytes, a visible stock, large counts)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+from patience.v1 import patience_pb2 as pb
+
+from engine import VARIANT_IDS, get_game
+from engine.cards import NO_CARD
+from engine.game import Status
+from engine.view import HIDDEN, View, player_view
+from service import convert
+
+
+def same(view: View) -> None:
+    fast = convert.view_message(view)
+    reference = convert._view_message_fields(view)
+    assert fast == reference
+    assert fast.SerializeToString(deterministic=True) == reference.SerializeToString(deterministic=True)
+    assert pb.View.FromString(convert.view_bytes(view)) == reference
+
+
+@pytest.mark.parametrize("variant", VARIANT_IDS)
+def test_random_positions_of_every_game(variant: str) -> None:
+    rng = random.Random(variant)
+    game = get_game(variant)
+    for seed in range(3):
+        state = game.deal(bytes([seed]) * 32)
+        same(player_view(game, state))
+        for _ in range(150):
+            moves = list(game.legal_moves(state))
+            if not moves:
+                break
+            state = game.apply(state, rng.choice(moves))
+            same(player_view(game, state))
+
+
+def test_edge_cases_by_hand() -> None:
+    long_pile = (*range(52), 0, 1, 2)  # 55 cards: a 220-byte Pile, a two-byte length
+    view = View(
+        variant="picture-gallery",
+        columns=((), long_pile, (5,)),
+        cells=(NO_CARD, 3, NO_CARD),
+        foundations=((), (0,), long_pile),
+        stock_count=300,
+        stock=(7, 8, 9),
+        waste=(10, 11),
+        captives=(HIDDEN, NO_CARD, 12),
+        fixed=(13,),
+        redeals_used=2,
+        redeals_left=0,
+        status=Status.STUCK,
+    )
+    same(view)
+    same(View("", (), (), (), 0, None, (), (), (), 0, 0, Status.IN_PROGRESS))
+    # The pile cache gives the same bytes the second time, and for equal piles from different tuples.
+    same(view)
+    same(View("sultan-52", (tuple(long_pile),), (), (), 0, None, (), (), (), 1, 1, Status.WON))
+
+
+# --- the Game message: per-game template + dynamic fields == the message built field by field -------------------
+
+
+def reference_game(service: object, record: object, game: object, state: object) -> pb.Game:
+    """The Game message as games.py built it field by field before templates (no certificate: no key ring)."""
+    from engine.deal import ALGORITHM
+    from service.games import _ticket_id, _ts
+
+    view = player_view(game, state)  # type: ignore[arg-type]
+    status = service._status(record, view.status)  # type: ignore[attr-defined]
+    r: Any = record
+    msg = pb.Game(
+        game_id=r.game_id,
+        variant=game.id,  # type: ignore[attr-defined]
+        options=convert.options_map(game),  # type: ignore[arg-type]
+        version=r.version,
+        status=status,
+        view=convert._view_message_fields(view),
+        move_count=r.move_count,
+        undo_count=r.undo_count,
+        allow_undo=r.allow_undo,
+        deal_algorithm=ALGORITHM,
+        commitment=r.commitment,
+        client_seed=r.client_seed,
+        ticket_id=_ticket_id(r.ticket_id),
+        created_at=_ts(r.created_at),
+        updated_at=_ts(r.updated_at),
+    )
+    if service._seed_revealed(r, status):  # type: ignore[attr-defined]
+        msg.seed = r.seed
+        msg.server_seed = r.server_seed
+    if r.finished_at:
+        msg.finished_at.CopyFrom(_ts(r.finished_at))
+    elif r.expired:
+        msg.finished_at.CopyFrom(_ts(r.expires_at))
+    else:
+        msg.expires_at.CopyFrom(_ts(r.expires_at))
+    return msg
+
+
+def test_game_messages_match_the_field_by_field_message() -> None:
+    from dataclasses import replace
+
+    from service.config import Settings
+    from service.games import GameService
+    from service.store import GameRecord
+
+    service = GameService(Settings(), store=None)  # type: ignore[arg-type]
+    game = get_game("cats-tail", {"sequence_moves": "false"})
+    state = game.deal(bytes(32))
+    now = 1_800_000_000_000
+    base = GameRecord(
+        game_id="0123456789abcdef01234567",
+        token_hash=bytes(32),
+        variant=game.id,
+        options=game.options_text(),
+        seed=bytes(range(32)),
+        server_seed=b"",
+        client_seed=b"",
+        ticket_id="",
+        allow_undo=True,
+        state=b"",
+        version=1,
+        status="in-progress",
+        created_at=now - 5000,
+        updated_at=now - 1000,
+        finished_at=0,
+        move_count=0,
+        undo_count=0,
+        idle_ms=600_000,
+        now=now,
+    )
+    records = [
+        base,
+        replace(base, version=7, move_count=5, undo_count=1, allow_undo=False),
+        replace(base, server_seed=b"\x01" * 32, client_seed=b"mine"),
+        replace(base, ticket_id=f"tk1@{now // 1000 + 60}"),  # a ticket still valid: the seed stays hidden
+        replace(base, ticket_id=f"tk1@{now // 1000 - 60}", status="resigned", finished_at=now - 10),
+        replace(base, status="resigned", finished_at=now - 10, version=9),
+        replace(base, updated_at=now - 700_000),  # expired
+        replace(base, created_at=now - 4000),  # same game id, another creation time: a fresh template
+        base,
+    ]
+    for record in records:
+        for _ in range(2):  # the second time from the cached template
+            assert service._game_message(record, game, state) == reference_game(service, record, game, state)
+    into = pb.ApplyMoveResponse()
+    service._game_message(records[1], game, state, into=into.game)
+    assert into.game == reference_game(service, records[1], game, state)
