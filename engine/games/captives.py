@@ -21,6 +21,7 @@ from ..errors import Reason
 from ..game import Game, VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
+from .stock_waste import turn_one, turn_waste
 
 CAPTIVE_COUNT: Final = 7
 SLOT_COUNT: Final = 8
@@ -162,9 +163,9 @@ class Captives(Game):
             raise illegal(Reason.GAME_OVER, "the game is won: no move is left to play", move)
         kind = move.kind
         if kind is MoveKind.STOCK:
-            return _turn_one(state, move), move
+            return turn_one(state, move), move
         if kind is MoveKind.REDEAL:
-            return _turn_waste(state, move), move
+            return turn_waste(state, move, TURNS), move
         if kind is not MoveKind.TRANSFER:
             raise illegal(Reason.NOT_IN_THIS_GAME, "captives has no deal move: turn the stock with 's'", move)
         if len(move.sources) > 1:
@@ -390,36 +391,4 @@ def _home(state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, Move]:
             redeals=state.redeals,
         ),
         explicit,
-    )
-
-
-def _turn_one(state: State, move: Move) -> State:
-    """``s``: the stock's top card onto the waste (allowed at any time)."""
-    if not state.stock:
-        raise illegal(Reason.STOCK_EMPTY, "the stock is empty: turn the waste over with 'rd'", move)
-    return State(
-        columns=state.columns,
-        foundations=state.foundations,
-        stock=state.stock[1:],
-        waste=(*state.waste, state.stock[0]),
-        captives=state.captives,
-        redeals=state.redeals,
-    )
-
-
-def _turn_waste(state: State, move: Move) -> State:
-    """``rd``: the waste becomes the stock, the card turned first being dealt first again."""
-    if state.redeals >= TURNS:
-        raise illegal(Reason.NO_REDEALS_LEFT, f"the waste may be turned over {TURNS} times only", move)
-    if state.stock:
-        raise illegal(Reason.STOCK_NOT_EMPTY, f"{len(state.stock)} cards are left in the stock", move)
-    if not state.waste:
-        raise illegal(Reason.EMPTY_PILE, "the waste is empty: nothing to turn over", move)
-    return State(
-        columns=state.columns,
-        foundations=state.foundations,
-        stock=state.waste,
-        waste=(),
-        captives=state.captives,
-        redeals=state.redeals + 1,
     )

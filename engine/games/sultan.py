@@ -22,6 +22,7 @@ from ..errors import Reason
 from ..game import Game, VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
+from .stock_waste import turn_one, turn_waste
 
 TURNS: Final = 2  # waste turns: three passes in all
 FOUNDATION_COUNT: Final = 8
@@ -128,9 +129,9 @@ class Sultan36(Game):
             raise illegal(Reason.GAME_OVER, "the game is won: no move is left to play", move)
         kind = move.kind
         if kind is MoveKind.STOCK:
-            return _turn_one(state, move), move
+            return turn_one(state, move), move
         if kind is MoveKind.REDEAL:
-            return _turn_waste(state, move), move
+            return turn_waste(state, move, TURNS), move
         if kind is not MoveKind.TRANSFER:
             raise illegal(Reason.NOT_IN_THIS_GAME, f"{self.id} has no deal move: turn the stock with 's'", move)
         if len(move.sources) > 1:
@@ -245,35 +246,3 @@ class Sultan52(Sultan36):
     )
     side_slots: ClassVar[int] = 8
     _next: ClassVar[tuple[Card, ...]] = _next_table(2)
-
-
-def _turn_one(state: State, move: Move) -> State:
-    """``s``: the stock's top card onto the waste."""
-    if not state.stock:
-        raise illegal(Reason.STOCK_EMPTY, "the stock is empty: turn the waste over with 'rd'", move)
-    return State(
-        cells=state.cells,
-        foundations=state.foundations,
-        stock=state.stock[1:],
-        waste=(*state.waste, state.stock[0]),
-        fixed=state.fixed,
-        redeals=state.redeals,
-    )
-
-
-def _turn_waste(state: State, move: Move) -> State:
-    """``rd``: the waste becomes the stock, the card turned first being turned first again."""
-    if state.redeals >= TURNS:
-        raise illegal(Reason.NO_REDEALS_LEFT, f"the waste may be turned over {TURNS} times only", move)
-    if state.stock:
-        raise illegal(Reason.STOCK_NOT_EMPTY, f"{len(state.stock)} cards are left in the stock", move)
-    if not state.waste:
-        raise illegal(Reason.EMPTY_PILE, "the waste is empty: nothing to turn over", move)
-    return State(
-        cells=state.cells,
-        foundations=state.foundations,
-        stock=state.waste,
-        waste=(),
-        fixed=state.fixed,
-        redeals=state.redeals + 1,
-    )

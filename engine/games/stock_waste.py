@@ -1,0 +1,51 @@
+"""The stock and waste that Captives and the Sultan's Harem share.
+
+Both turn one card a move from the stock onto the waste, and both may turn
+the waste over into a new stock a fixed number of times, keeping its order:
+the card that was turned first is dealt first again.
+"""
+
+from __future__ import annotations
+
+from ..errors import Reason
+from ..game import illegal
+from ..moves import Move
+from ..state import State
+
+
+def turn_one(state: State, move: Move) -> State:
+    """``s``: the stock's top card onto the waste."""
+    if not state.stock:
+        raise illegal(Reason.STOCK_EMPTY, "the stock is empty: turn the waste over with 'rd'", move)
+    return State(
+        state.columns,
+        state.cells,
+        state.foundations,
+        state.stock[1:],
+        (*state.waste, state.stock[0]),
+        state.captives,
+        state.fixed,
+        state.redeals,
+        state.fresh,
+    )
+
+
+def turn_waste(state: State, move: Move, turns: int) -> State:
+    """``rd``: the waste becomes the stock, at most ``turns`` times in a game."""
+    if state.redeals >= turns:
+        raise illegal(Reason.NO_REDEALS_LEFT, f"the waste may be turned over {turns} times only", move)
+    if state.stock:
+        raise illegal(Reason.STOCK_NOT_EMPTY, f"{len(state.stock)} cards are left in the stock", move)
+    if not state.waste:
+        raise illegal(Reason.EMPTY_PILE, "the waste is empty: nothing to turn over", move)
+    return State(
+        state.columns,
+        state.cells,
+        state.foundations,
+        state.waste,
+        (),
+        state.captives,
+        state.fixed,
+        state.redeals + 1,
+        state.fresh,
+    )
