@@ -40,8 +40,12 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 stamp=.venv/.installed-$(cat pyproject.toml clients/python/pyproject.toml 2>/dev/null | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
-  .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q -e '.[test]'
-  [ -f clients/python/pyproject.toml ] && .venv/bin/pip install -q -e clients/python
+  # The build backend's deprecation warnings would bury the test output: keep pip's log, show it on failure.
+  pip_log=.venv/pip-install.log
+  quiet_pip() { .venv/bin/pip install -q "$@" >>"$pip_log" 2>&1 || { cat "$pip_log" >&2; return 1; }; }
+  : >"$pip_log"
+  retry quiet_pip --upgrade pip
+  retry quiet_pip -e '.[test]'
+  if [ -f clients/python/pyproject.toml ]; then retry quiet_pip -e clients/python; fi
   rm -f .venv/.installed-*; touch "$stamp"
 fi
