@@ -5,14 +5,19 @@
   (kubernetes-validate, strict: unknown fields are errors);
 - the wiring that no linter sees: every PATIENCE_* variable the Dockerfile, compose and the ConfigMap set is a
   real setting; selectors match pod labels; probes use gRPC health; keys are mounted read-only;
-- a smoke test that runs the image's exact ENTRYPOINT + CMD with the image's ENV, outside a container, against a
-  real Redis, and probes it with the image's exact HEALTHCHECK command until it answers SERVING.
+- the image's build stage, emulated outside a container: its ARG/ENV/WORKDIR/COPY/RUN instructions run in a
+  temporary root (the image's /opt/venv mapped into it), so the proto is compiled and the project installed
+  exactly as `docker build` would (only the base image and the root-only user creation are not reproduced);
+- a smoke test that runs the image's exact ENTRYPOINT + CMD with the image's ENV and that built virtualenv,
+  against a real Redis, and probes it with the image's exact HEALTHCHECK command until it answers SERVING.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -306,27 +311,118 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def container_like_env(overrides: dict[str, str]) -> dict[str, str]:
+#: The image's own absolute paths that the emulated build maps under its temporary root.
+IMAGE_PATHS = ("/opt/venv",)
+
+
+class EmulatedImage:
+    """What the build stage produced, under ``root``: the image's /opt/venv is ``root/opt/venv``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def rewrite(self, text: str) -> str:
+        for path in IMAGE_PATHS:
+            text = text.replace(path, f"{self.root}{path}")
+        return text
+
+
+def _expand(value: str, env: dict[str, str]) -> str:
+    return re.sub(r"\$\{?(\w+)\}?", lambda m: env.get(m[1], ""), value)
+
+
+def _copy_context(source: Path, target: Path) -> None:
+    """COPY from the build context, leaving out what Dockerfile.dockerignore drops by name (``**/NAME``)."""
+    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
+    names = [line[3:] for line in ignore if line.startswith("**/")]
+
+    def dropped(_dir: str, entries: list[str]) -> set[str]:
+        return {e for e in entries if any(fnmatch.fnmatch(e, pattern) for pattern in names)}
+
+    if source.is_dir():
+        shutil.copytree(source, target, ignore=dropped, dirs_exist_ok=True)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+
+
+def build_stage() -> list[tuple[str, str]]:
+    instructions = dockerfile_instructions()
+    starts = [i for i, (word, _) in enumerate(instructions) if word == "FROM"]
+    return instructions[starts[0] + 1 : starts[1]]
+
+
+@pytest.fixture(scope="module")
+def image(tmp_path_factory: pytest.TempPathFactory) -> EmulatedImage:
+    """Run the Dockerfile's build stage outside a container (needs the package index, as `docker build` does)."""
+    built = EmulatedImage(tmp_path_factory.mktemp("image-root"))
+    shim = built.root / "shim"  # the base image's `python`, before the virtualenv exists
+    shim.mkdir()
+    (shim / "python").symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PIP_", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{shim}:{os.environ.get('PATH', '')}"
+    workdir = built.root
+    for word, rest in build_stage():
+        if word == "ARG":
+            name, _, default = rest.partition("=")
+            env.setdefault(name, default)
+        elif word == "ENV":
+            for item in shlex.split(rest):
+                key, _, value = item.partition("=")
+                env[key] = built.rewrite(_expand(value, env))
+        elif word == "WORKDIR":
+            workdir = built.root / rest.lstrip("/")
+            workdir.mkdir(parents=True, exist_ok=True)
+        elif word == "COPY":
+            *sources, dest = rest.split()
+            for source in sources:
+                _copy_context(ROOT / source.rstrip("/"), workdir / dest.rstrip("/"))
+        elif word == "RUN":
+            result = subprocess.run(
+                ["sh", "-c", built.rewrite(rest)], cwd=workdir, env=env, capture_output=True, text=True, timeout=900
+            )
+            assert result.returncode == 0, f"RUN {rest}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+        else:
+            pytest.fail(f"the build-stage emulation does not know {word}; teach it or keep the Dockerfile simple")
+    return built
+
+
+def test_build_stage_compiles_the_proto_and_installs_the_project(image: EmulatedImage) -> None:
+    python = image.root / "opt" / "venv" / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import patience.v1.patience_pb2 as m, service; print(m.__file__, service.__file__)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+        cwd=image.root,
+    ).stdout.split()
+    assert all(str(image.root / "opt" / "venv") in path for path in site), "installed, not read from the checkout"
+    tools = subprocess.run([str(python), "-m", "pip", "show", "grpcio-tools"], capture_output=True, timeout=60)
+    assert tools.returncode != 0, "grpcio-tools is gone from the runtime virtualenv"
+
+
+def container_like_env(image: EmulatedImage, overrides: dict[str, str]) -> dict[str, str]:
     """This machine's environment without PATIENCE_* settings, plus the image's ENV, plus ``overrides``.
 
-    The image's PATH puts its virtualenv first; here the test's virtualenv plays that part, so the
-    commands run unchanged: their ``python`` is this virtualenv's.
+    The image's PATH puts its virtualenv first: here the emulated build's, so the commands run unchanged and
+    their ``python`` is the image's.
     """
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_", "VIRTUAL_ENV"))}
     for key, value in image_env().items():
-        env[key] = f"{BIN}:{os.environ.get('PATH', '')}" if key == "PATH" else value
+        env[key] = image.rewrite(_expand(value, {"PATH": os.environ.get("PATH", "")}))
     env.update(overrides)
     return env
 
 
 @pytest.fixture
-def keys_dir(tmp_path: Path) -> Path:
+def keys_dir(image: EmulatedImage, tmp_path: Path) -> Path:
     """Keys made by compose's `keys` job (its exact command, the path moved); run twice, as on every `up`."""
     directory = tmp_path / "keys"
     command = compose()["services"]["keys"]["entrypoint"]
     command = [str(c).replace("/etc/patience/keys", str(directory)) for c in command]
     for _ in range(2):
-        result = subprocess.run(command, env=container_like_env({}), capture_output=True, text=True, timeout=60)
+        result = subprocess.run(command, env=container_like_env(image, {}), capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stdout + result.stderr
     assert (directory / "signing-key.pem").is_file()
     return directory
@@ -345,9 +441,12 @@ def wait_healthy(env: dict[str, str], process: subprocess.Popen[str], timeout: f
     pytest.fail(f"the HEALTHCHECK never passed: {last}")
 
 
-def test_image_entry_command_serves_and_passes_its_healthcheck(redis_db: str, keys_dir: Path, tmp_path: Path) -> None:
+def test_image_entry_command_serves_and_passes_its_healthcheck(
+    image: EmulatedImage, redis_db: str, keys_dir: Path, tmp_path: Path
+) -> None:
     grpc_port, http_port, metrics_port = free_port(), free_port(), free_port()
     env = container_like_env(
+        image,
         {
             "PATIENCE_LISTEN": f"127.0.0.1:{grpc_port}",
             "PATIENCE_HTTP_LISTEN": f"127.0.0.1:{http_port}",
@@ -355,7 +454,7 @@ def test_image_entry_command_serves_and_passes_its_healthcheck(redis_db: str, ke
             "PATIENCE_REDIS_URL": redis_db,
             "PATIENCE_KEYS_DIR": str(keys_dir),
             "PATIENCE_GRACE": "5",
-        }
+        },
     )
     workdir = tmp_path / "app"  # like the image's empty WORKDIR: the package must come from the install
     workdir.mkdir()
