@@ -82,9 +82,11 @@ def run(settings: Settings, serve_one: ServeOne) -> int:
     """Fork ``settings.workers`` servers on one port, supervise them, return the exit status."""
     count = settings.workers
     listen = fixed_listen(settings.listen)
+    http_listen = fixed_listen(settings.http_listen) if settings.http_listen else None
     metrics_dir, made_dir = _prepare_metrics_dir()
-    # Workers serve gRPC only; the parent serves the summed /metrics on the configured address.
-    child_settings = dataclasses.replace(settings, listen=listen, workers=1, metrics_listen=None)
+    # Workers serve gRPC (and REST, which reads `workers` to share its port too); the parent serves the summed
+    # /metrics on the configured address.
+    child_settings = dataclasses.replace(settings, listen=listen, http_listen=http_listen, metrics_listen=None)
 
     sys.stdout.flush()
     sys.stderr.flush()
@@ -120,7 +122,10 @@ def run(settings: Settings, serve_one: ServeOne) -> int:
 
             metrics_server, port = metrics.start_http_server(settings.metrics_listen)
             log.info("metrics", extra={"metrics_port": port})
-        log.info("workers started", extra={"listen": listen, "workers": count, "pids": sorted(children)})
+        log.info(
+            "workers started",
+            extra={"listen": listen, "http_listen": http_listen, "workers": count, "pids": sorted(children)},
+        )
         while children:
             pid, wait_status = os.wait()
             if pid not in children:

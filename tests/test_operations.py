@@ -293,7 +293,8 @@ def parent_of(pid: int) -> int:
 
 
 def test_two_workers_serve_one_port_from_two_processes(redis_db: str, tmp_path: Path) -> None:
-    with server_process(redis_db, tmp_path, "--workers", "2") as server:
+    http_port = free_port()
+    with server_process(redis_db, tmp_path, "--workers", "2", "--http-listen", f"127.0.0.1:{http_port}") as server:
         calls = 0
         pids: set[int] = set()
         for _ in range(60):
@@ -307,6 +308,11 @@ def test_two_workers_serve_one_port_from_two_processes(redis_db: str, tmp_path: 
             if len(pids) == 2 and calls >= 10:
                 break
         assert len(pids) == 2, f"{calls} connections all went to one process"
+        for _ in range(40):  # REST shares its port the same way (each request here is a new connection)
+            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/v1/variants", timeout=5) as reply:
+                assert len(json.loads(reply.read())["variants"]) == 9
+        rest = [r for r in server.records() if r.get("logger") == "service.access" and r.get("msg") == "http"]
+        assert {int(r["pid"]) for r in rest} == pids, "both workers answer REST calls"
         assert {parent_of(pid) for pid in pids} == {server.process.pid}, "the workers are the parent's children"
         assert server.process.pid not in pids, "the parent serves no gRPC"
 
