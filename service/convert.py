@@ -80,6 +80,8 @@ def view_message(view: View) -> pb.View:
 
 
 def _varint(n: int) -> bytes:
+    if 0 <= n < 0x80:
+        return _SMALL_VARINT[n]
     if n < 0:
         n += 1 << 64  # int32/int64 negatives: ten bytes of two's complement, as protobuf writes them
     out = bytearray()
@@ -88,6 +90,9 @@ def _varint(n: int) -> bytes:
         n >>= 7
     out.append(n)
     return bytes(out)
+
+
+_SMALL_VARINT = tuple(bytes([i]) for i in range(0x80))
 
 
 def _text_entry(field: int, text: str) -> bytes:
@@ -111,21 +116,22 @@ _PILE_CARD = _card_entries(1)  # Pile.cards
 _CELL, _CAPTIVE = _slot_entries(3), _slot_entries(9)
 _STOCK, _WASTE, _FIXED = _card_entries(7), _card_entries(8), _card_entries(10)
 _VARIANT: dict[str, bytes] = {}
-_PILES: dict[tuple[int, ...], bytes] = {}  # pile -> serialized Pile message
+# A pile -> its whole entry (tag, length, serialized Pile) in View.columns (field 2) and View.foundations (4).
+_COLUMNS: dict[tuple[int, ...], bytes] = {}
+_FOUNDATIONS: dict[tuple[int, ...], bytes] = {}
 _MAX_PILES = 50_000
 
 
-def _pile(cards: tuple[int, ...]) -> bytes:
-    data = _PILES.get(cards)
-    if data is None:
-        if len(_PILES) >= _MAX_PILES:
-            _PILES.clear()
-        data = _PILES[cards] = b"".join([_PILE_CARD[c] for c in cards])
-    return data
+def _pile_entry(cache: dict[tuple[int, ...], bytes], tag: bytes, cards: tuple[int, ...]) -> bytes:
+    if len(cache) >= _MAX_PILES:
+        cache.clear()
+    data = b"".join([_PILE_CARD[c] for c in cards])
+    entry = cache[cards] = tag + _varint(len(data)) + data
+    return entry
 
 
-def _int_field(tag: int, value: int) -> bytes:
-    return b"" if not value else bytes([tag]) + _varint(value)
+def _slot_entry(field: int, c: int) -> bytes:
+    return _text_entry(field, _slot(c))  # never for the cards and marks the tables hold
 
 
 def view_bytes(view: View) -> bytes:
@@ -133,30 +139,27 @@ def view_bytes(view: View) -> bytes:
     variant = _VARIANT.get(view.variant)
     if variant is None:
         variant = _VARIANT[view.variant] = _text_entry(1, view.variant) if view.variant else b""
+    columns, foundations, cell, captive = _COLUMNS, _FOUNDATIONS, _CELL, _CAPTIVE
     out = [variant]
-    for pile in view.columns:
-        data = _pile(pile)
-        out.append(b"\x12" + _varint(len(data)) + data)
-    out += [_slot_entry(_CELL, 3, c) for c in view.cells]
-    for pile in view.foundations:
-        data = _pile(pile)
-        out.append(b"\x22" + _varint(len(data)) + data)
-    out.append(_int_field(0x28, view.stock_count))
+    out += [columns.get(p) or _pile_entry(columns, b"\x12", p) for p in view.columns]
+    out += [cell.get(c) or _slot_entry(3, c) for c in view.cells]
+    out += [foundations.get(p) or _pile_entry(foundations, b"\x22", p) for p in view.foundations]
+    if view.stock_count:
+        out.append(b"\x28" + _varint(view.stock_count))
     if view.stock is not None:
         out.append(b"\x30\x01")
         out += [_STOCK[c] for c in view.stock]
     out += [_WASTE[c] for c in view.waste]
-    out += [_slot_entry(_CAPTIVE, 9, c) for c in view.captives]
+    out += [captive.get(c) or _slot_entry(9, c) for c in view.captives]
     out += [_FIXED[c] for c in view.fixed]
-    out.append(_int_field(0x58, view.redeals_used))
-    out.append(_int_field(0x60, view.redeals_left))
-    out.append(_int_field(0x68, _STATUS_TO_PB[view.status]))
+    if view.redeals_used:
+        out.append(b"\x58" + _varint(view.redeals_used))
+    if view.redeals_left:
+        out.append(b"\x60" + _varint(view.redeals_left))
+    status = _STATUS_TO_PB[view.status]
+    if status:
+        out.append(b"\x68" + _varint(status))
     return b"".join(out)
-
-
-def _slot_entry(table: dict[int, bytes], field: int, c: int) -> bytes:
-    entry = table.get(c)
-    return entry if entry is not None else _text_entry(field, _slot(c))
 
 
 def _view_message_fields(view: View) -> pb.View:

@@ -387,6 +387,13 @@ _F_UPDATED = "ua"
 _F_FINISHED = "fa"
 _F_MOVES = "mc"
 _F_UNDOS = "uc"
+_B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
+_B_SERVER_SEED, _B_CLIENT_SEED, _B_TICKET, _B_UNDO_OK = (
+    f.encode() for f in (_F_SERVER_SEED, _F_CLIENT_SEED, _F_TICKET, _F_UNDO_OK)
+)
+_B_VERSION, _B_STATUS, _B_CREATED, _B_UPDATED, _B_FINISHED, _B_MOVES, _B_UNDOS = (
+    f.encode() for f in (_F_VERSION, _F_STATUS, _F_CREATED, _F_UPDATED, _F_FINISHED, _F_MOVES, _F_UNDOS)
+)
 
 # Every script: KEYS = meta, state, log; ARGV[1] = TTL of an open game (ms), ARGV[2] = idle time (ms),
 # ARGV[3] = TTL of a closed game (ms). They return {code, ...}: 1 = done (then the meta hash as a flat
@@ -747,25 +754,25 @@ class RedisGameStore(GameStore):
     def _record(
         self, game_id: str, meta: list[bytes], now: bytes | int, state: bytes, moves: tuple[str, ...] | None = None
     ) -> GameRecord:
-        m = {meta[i].decode(): meta[i + 1] for i in range(0, len(meta), 2)}
+        m = dict(zip(meta[::2], meta[1::2], strict=True))  # names stay bytes (the _B_ constants)
         return GameRecord(
             game_id=game_id,
-            token_hash=m[_F_TOKEN],
-            variant=m[_F_VARIANT].decode(),
-            options=m[_F_OPTIONS].decode(),
-            seed=m[_F_SEED],
-            server_seed=m.get(_F_SERVER_SEED, b""),
-            client_seed=m.get(_F_CLIENT_SEED, b""),
-            ticket_id=m.get(_F_TICKET, b"").decode(),
-            allow_undo=m.get(_F_UNDO_OK, b"1") == b"1",
+            token_hash=m[_B_TOKEN],
+            variant=m[_B_VARIANT].decode(),
+            options=m[_B_OPTIONS].decode(),
+            seed=m[_B_SEED],
+            server_seed=m.get(_B_SERVER_SEED, b""),
+            client_seed=m.get(_B_CLIENT_SEED, b""),
+            ticket_id=m.get(_B_TICKET, b"").decode(),
+            allow_undo=m.get(_B_UNDO_OK, b"1") == b"1",
             state=state,
-            version=int(m[_F_VERSION]),
-            status=m[_F_STATUS].decode(),
-            created_at=int(m[_F_CREATED]),
-            updated_at=int(m[_F_UPDATED]),
-            finished_at=int(m[_F_FINISHED]),
-            move_count=int(m[_F_MOVES]),
-            undo_count=int(m[_F_UNDOS]),
+            version=int(m[_B_VERSION]),
+            status=m[_B_STATUS].decode(),
+            created_at=int(m[_B_CREATED]),
+            updated_at=int(m[_B_UPDATED]),
+            finished_at=int(m[_B_FINISHED]),
+            move_count=int(m[_B_MOVES]),
+            undo_count=int(m[_B_UNDOS]),
             idle_ms=self.idle_ms,
             now=int(now),
             moves=moves,
