@@ -15,8 +15,7 @@ at ``/``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import importlib
+import contextvars
 import json
 import logging
 import re
@@ -40,6 +39,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service.errors import Code, ServiceError, to_status
 
+from . import logs, metrics
 from .http_openapi import load_comments, openapi_document
 from .http_routes import Router, routes_for_services
 from .http_transcode import TranscodeError, build_request, http_status, response_json, status_json
@@ -183,48 +183,30 @@ class RestGateway:
             return _error_response(status, http_status(code_pb2.INTERNAL), headers)
         finally:
             _access_log(request, route.rpc_name, code, started, rid)
+            metrics.observe_rest(route.rpc_name, code, time.perf_counter() - started)
             _reset_request_id(token)
         _record_metrics(route.rpc_name, response)
         return _json(response_json(route, response), 200, headers)
 
 
 # ------------------------------------------------------------------------------------- operations hooks
-# The deployment helper's request ids and game metrics, used when present (imported lazily, as server.py does).
-
-
-def _module(name: str) -> Any:
-    try:
-        return importlib.import_module(name)
-    except ImportError:
-        return None
+# The same request ids, metrics and access lines as the gRPC interceptors give.
 
 
 def _request_id(request: Request) -> str:
-    logs = _module("service.logs")
-    if logs is None:
-        import uuid
-
-        return uuid.uuid4().hex
-    incoming = logs.incoming_request_id(list(request.headers.items()))
-    return str(incoming or logs.new_request_id())
+    return str(logs.incoming_request_id(list(request.headers.items())) or logs.new_request_id())
 
 
-def _set_request_id(rid: str) -> Any:
-    logs = _module("service.logs")
-    return None if logs is None else (logs.request_id, logs.request_id.set(rid))
+def _set_request_id(rid: str) -> contextvars.Token[str | None]:
+    return logs.request_id.set(rid)
 
 
-def _reset_request_id(token: Any) -> None:
-    if token is not None:
-        var, tok = token
-        var.reset(tok)
+def _reset_request_id(token: contextvars.Token[str | None]) -> None:
+    logs.request_id.reset(token)
 
 
 def _record_metrics(name: str, response: Message) -> None:
-    metrics = _module("service.metrics")
-    if metrics is not None:
-        with contextlib.suppress(AttributeError, ValueError):
-            metrics.record_response(name, response)
+    metrics.record_response(name, response)
 
 
 _access = logging.getLogger("service.access")

@@ -709,3 +709,20 @@ def test_an_unexpected_failure_is_a_generic_500() -> None:
     assert response.status_code == 500
     assert response.json() == {"code": 13, "message": "internal error"}
     assert home.status_code == 404  # no web client directory: no page
+
+
+def test_rest_calls_are_counted_and_timed(client: httpx.Client) -> None:
+    """REST calls feed the same Prometheus registry as gRPC (patience_http_*), by RPC and status code."""
+    from prometheus_client import REGISTRY
+
+    def sample(name: str, labels: dict[str, str]) -> float:
+        return REGISTRY.get_sample_value(name, labels) or 0.0
+
+    ok_before = sample("patience_http_requests_total", {"rpc": "ListVariants", "code": "OK"})
+    timed_before = sample("patience_http_request_duration_seconds_count", {"rpc": "ListVariants"})
+    missing_before = sample("patience_http_requests_total", {"rpc": "GetGame", "code": "NOT_FOUND"})
+    assert client.get("/v1/variants").status_code == 200
+    assert client.get("/v1/games/" + "0" * 24, headers=bearer("pgt_x")).status_code == 404
+    assert sample("patience_http_requests_total", {"rpc": "ListVariants", "code": "OK"}) == ok_before + 1
+    assert sample("patience_http_request_duration_seconds_count", {"rpc": "ListVariants"}) == timed_before + 1
+    assert sample("patience_http_requests_total", {"rpc": "GetGame", "code": "NOT_FOUND"}) == missing_before + 1
