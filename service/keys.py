@@ -168,7 +168,8 @@ def _read_secret(path: Path) -> bytes:
         mode = path.stat().st_mode
     except OSError as exc:
         raise KeyConfigError(f"cannot read {path}: {exc.strerror}") from exc
-    if os.name == "posix" and mode & 0o077:
+    # Group bits are allowed: Kubernetes mounts Secrets 0440 for the pod's fsGroup. "Other" bits never are.
+    if os.name == "posix" and mode & 0o007:
         log.warning("%s is readable by other users: chmod 600 it", path)
     return data
 

@@ -241,3 +241,24 @@ def test_unusable_keys_are_named_in_the_error(tmp_path: Path) -> None:
 def test_rotate_without_keys_is_an_error(tmp_path: Path) -> None:
     done = cli("rotate", "--dir", str(tmp_path / "nothing"))
     assert done.returncode == 1 and "generate" in done.stderr
+
+
+def test_group_readable_secrets_load_quietly_world_readable_ones_warn(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Kubernetes mounts Secrets 0440 (group = the pod's fsGroup): fine. Readable by others: warned."""
+    folder = tmp_path / "keys"
+    load_keys(folder, env={}, generate=True)
+    files = [p for p in folder.rglob("*") if p.is_file() and "public" not in p.name]
+    assert files
+    for path in files:
+        path.chmod(0o440)
+    caplog.clear()
+    with caplog.at_level("WARNING", logger="patience.keys"):
+        load_keys(folder, env={}, generate=False)
+    assert not [r for r in caplog.records if "readable by other users" in r.getMessage()]
+    for path in files:
+        path.chmod(0o444)
+    with caplog.at_level("WARNING", logger="patience.keys"):
+        load_keys(folder, env={}, generate=False)
+    assert [r for r in caplog.records if "readable by other users" in r.getMessage()]
