@@ -1,27 +1,39 @@
-"""Service benchmark: ApplyMove and NewGame against a bare gRPC echo server, and Redis memory per game.
+"""Service benchmark: ApplyMove and NewGame against a bare gRPC echo server, 1 vs 2 workers, Redis memory per game.
 
 What runs, all on this machine in one go:
 
 - a private ``redis-server`` (persistence off) on a free loopback port;
-- ``python -m service`` (one process) on that Redis;
+- ``python -m service`` (one process, its operations interceptors on: metrics, request ids) on that Redis;
 - a bare grpc.aio *echo* server (one process): a generic unary handler that answers every request with a
   fixed blob the size of a typical ApplyMove response, so it measures gRPC + asyncio + the client and nothing
   else -- the ceiling any handler on this stack can reach;
-- the load from this process with grpc.aio: C coroutines (C = 1, 16, 64) over a few channels, each calling
-  in a closed loop for ``--seconds``. Throughput = calls / wall time; latency p50/p99 per call.
+- the load from ``--client-procs`` separate client processes (default 1) with grpc.aio: C coroutines in all
+  (C = 1, 16, 64) over a few channels, each calling in a closed loop for ``--seconds`` after every client
+  process is ready (setup -- channels, the games to play -- is not timed). Throughput = calls / time; latency
+  p50/p99 per call. Both servers get the same client code, channel settings and response size.
 
 ApplyMove load: each coroutine plays its own ``sultan-52`` game, sending ``s`` while the stock has cards and
 ``rd`` when it is empty (the view says which), and deals a fresh game when no turn is left (that NewGame is
-not counted). Each ApplyMove is a real one: token check, Redis fetch, engine move, status, view, Redis
-compare-and-set. NewGame load: ``cats-tail`` deals (a 104-card shuffle, a Redis create).
+not counted; it comes once every ~280 moves). Each ApplyMove is a real one: token check, engine move, status,
+view, Redis compare-and-set. NewGame load: ``cats-tail`` deals (a 104-card shuffle, a Redis create).
+
+"cpu" is the CPU time per call of the server process (and of Redis, and of the client processes), read from
+``/proc``: the figure that depends least on how the machine's cores were shared during the run. ``--runs N``
+repeats the whole sweep and reports medians (the per-run ApplyMove/echo ratio first: it compares figures
+taken a few seconds apart, under the same neighbours).
+
+Workers: ``--workers 1 2`` also runs ApplyMove at the highest C against ``python -m service --workers W``
+(W processes sharing one port with SO_REUSEPORT; more channels, so the kernel can spread them), alternating
+the counts ``--runs`` times; cpu is then summed over the worker processes.
 
 Memory: ``MEMORY USAGE`` summed over a game's keys after NewGame and after 200 moves (the first 200 moves of
 a Freecell Solver solution of a royal-retinue deal, tests/data/fcs, played through ApplyMove).
 
-Mind the machine: on a 2-core host the client, the server and Redis share the cores; the echo figure shares
+Mind the machine: on a 2-core host the clients, the servers and Redis share the cores; the echo figure shares
 them the same way, which is why the comparison is made in the same run.
 
-Usage: python bench/service_bench.py [--seconds 5] [--concurrency 1 16 64] [--json out.json]
+Usage: python bench/service_bench.py [--seconds 5] [--concurrency 1 16 64] [--runs 3] [--client-procs 1]
+       [--workers 1 2] [--log-level WARNING] [--json out.json]
 """
 
 from __future__ import annotations
@@ -29,6 +41,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import multiprocessing as mp
 import os
 import shutil
 import socket
@@ -39,6 +52,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 ECHO_METHOD = "/bench.Echo/Call"
@@ -96,10 +110,14 @@ def echo_main(port: int, size: int) -> None:
 
 
 async def closed_loop(
-    make_call: Callable[[int], Awaitable[None]], concurrency: int, seconds: float
-) -> dict[str, float]:
+    make_call: Callable[[int], Awaitable[None]], concurrency: int, seconds: float, barrier: Callable[[], None]
+) -> dict[str, Any]:
+    """``concurrency`` coroutines calling in a closed loop for ``seconds``, once ``barrier()`` lets them start."""
+    barrier()  # every client process set up; the parent starts its CPU clocks
     latencies: list[float] = []
-    stop = time.perf_counter() + seconds
+    cpu = time.process_time()
+    start = time.perf_counter()
+    stop = start + seconds
 
     async def worker(i: int) -> None:
         while time.perf_counter() < stop:
@@ -107,16 +125,15 @@ async def closed_loop(
             await make_call(i)
             latencies.append(time.perf_counter() - t0)
 
-    start = time.perf_counter()
     await asyncio.gather(*(worker(i) for i in range(concurrency)))
-    wall = time.perf_counter() - start
-    latencies.sort()
     return {
-        "calls": len(latencies),
-        "per_second": len(latencies) / wall,
-        "p50_ms": 1000 * statistics.median(latencies),
-        "p99_ms": 1000 * latencies[min(len(latencies) - 1, int(0.99 * len(latencies)))],
+        "latencies": latencies,
+        "wall": time.perf_counter() - start,
+        "client_cpu": time.process_time() - cpu,
     }
+
+
+CHANNELS = 4  # connections per client process (--workers runs use more: see worker_runs)
 
 
 def channels(address: str, count: int) -> list[object]:
@@ -126,25 +143,31 @@ def channels(address: str, count: int) -> list[object]:
     return [grpc.aio.insecure_channel(address, options=[("bench.channel", i)]) for i in range(count)]
 
 
-async def bench_echo(address: str, concurrency: int, seconds: float, request_size: int) -> dict[str, float]:
-    chans = channels(address, min(4, concurrency))
+async def bench_echo(
+    address: str, concurrency: int, seconds: float, barrier: Callable[[], None], request_size: int = 60
+) -> dict[str, Any]:
+    chans = channels(address, min(CHANNELS, concurrency))
     calls = [c.unary_unary(ECHO_METHOD) for c in chans]  # type: ignore[attr-defined]
     payload = b"\x02" * request_size
+    for call in calls:  # connect before the clock starts, as the other loads do while dealing their games
+        await call(payload)
 
     async def one(i: int) -> None:
         await calls[i % len(calls)](payload)
 
-    result = await closed_loop(one, concurrency, seconds)
+    result = await closed_loop(one, concurrency, seconds, barrier)
     for c in chans:
         await c.close()  # type: ignore[attr-defined]
     return result
 
 
-async def bench_apply_move(address: str, concurrency: int, seconds: float) -> dict[str, float]:
+async def bench_apply_move(
+    address: str, concurrency: int, seconds: float, barrier: Callable[[], None]
+) -> dict[str, Any]:
     from patience.v1 import patience_pb2 as pb
     from patience.v1 import patience_pb2_grpc as pb_grpc
 
-    chans = channels(address, min(4, concurrency))
+    chans = channels(address, min(CHANNELS, concurrency))
     stubs = [pb_grpc.PatienceServiceStub(c) for c in chans]
     games: list[list[object]] = []
 
@@ -174,24 +197,26 @@ async def bench_apply_move(address: str, concurrency: int, seconds: float) -> di
         games[i][3] = reply.game.version
         games[i][4] = reply.game.view
 
-    result = await closed_loop(one, concurrency, seconds)
+    result = await closed_loop(one, concurrency, seconds, barrier)
     for c in chans:
         await c.close()  # type: ignore[attr-defined]
     return result
 
 
-async def bench_new_game(address: str, concurrency: int, seconds: float) -> dict[str, float]:
+async def bench_new_game(address: str, concurrency: int, seconds: float, barrier: Callable[[], None]) -> dict[str, Any]:
     from patience.v1 import patience_pb2 as pb
     from patience.v1 import patience_pb2_grpc as pb_grpc
 
-    chans = channels(address, min(4, concurrency))
+    chans = channels(address, min(CHANNELS, concurrency))
     stubs = [pb_grpc.PatienceServiceStub(c) for c in chans]
     request = pb.NewGameRequest(variant="cats-tail")
+    for stub in stubs:  # connect before the clock starts
+        await stub.NewGame(request)
 
     async def one(i: int) -> None:
         await stubs[i % len(stubs)].NewGame(request)
 
-    result = await closed_loop(one, concurrency, seconds)
+    result = await closed_loop(one, concurrency, seconds, barrier)
     for c in chans:
         await c.close()  # type: ignore[attr-defined]
     return result
@@ -255,13 +280,143 @@ async def memory_per_game(redis_url: str) -> dict[str, int]:
     return {"bytes_fresh": fresh, "bytes_after_200_moves": after, "moves": len(moves)}
 
 
+# --------------------------------------------------------------------------- client processes
+
+LOADS: dict[str, Callable[..., Awaitable[dict[str, Any]]]] = {
+    "echo": bench_echo,
+    "apply_move": bench_apply_move,
+    "new_game": bench_new_game,
+}
+
+
+def load_child(kind: str, address: str, concurrency: int, seconds: float, chans: int, barrier: Any, out: Any) -> None:
+    """One client process: its share of the coroutines, started by the shared barrier; results to ``out``."""
+    global CHANNELS
+    CHANNELS = chans
+    try:
+        result = asyncio.run(LOADS[kind](address, concurrency, seconds, barrier.wait))
+    except BaseException as exc:  # the parent must not wait for ever at the barrier
+        barrier.abort()
+        out.put({"error": repr(exc)})
+        raise
+    out.put(result)
+
+
+def run_load(
+    kind: str, address: str, concurrency: int, seconds: float, procs: int, pids: tuple[int, ...], chans: int = 4
+) -> dict[str, float]:
+    """``concurrency`` coroutines spread over ``procs`` client processes; throughput, latency, CPU per call of
+    every process in ``pids`` (server first, then Redis) and of the clients."""
+    ctx = mp.get_context("spawn")
+    procs = max(1, min(procs, concurrency))
+    shares = [concurrency // procs + (1 if i < concurrency % procs else 0) for i in range(procs)]
+    barrier = ctx.Barrier(procs + 1)
+    out = ctx.Queue()
+    children = [
+        ctx.Process(target=load_child, args=(kind, address, share, seconds, chans, barrier, out)) for share in shares
+    ]
+    for child in children:
+        child.start()
+    barrier.wait(timeout=120)
+    before = [tree_cpu_seconds(p) for p in pids]
+    results = [out.get(timeout=seconds + 120) for _ in children]
+    used = [tree_cpu_seconds(p) - b for p, b in zip(pids, before, strict=True)]
+    for child in children:
+        child.join(30)
+    errors = [r["error"] for r in results if "error" in r]
+    if errors:
+        raise SystemExit(f"a client process failed: {errors[0]}")
+    latencies = sorted(x for r in results for x in r["latencies"])
+    calls = len(latencies)
+    wall = max(r["wall"] for r in results)
+    figures = {
+        "calls": calls,
+        "per_second": calls / wall,
+        "p50_ms": 1000 * statistics.median(latencies),
+        "p99_ms": 1000 * latencies[min(calls - 1, int(0.99 * calls))],
+        "server_cpu_us_per_call": 1e6 * used[0] / calls,
+        "client_cpu_us_per_call": 1e6 * sum(r["client_cpu"] for r in results) / calls,
+        "client_processes": procs,
+    }
+    if len(used) > 1:
+        figures["redis_cpu_us_per_call"] = 1e6 * used[1] / calls
+    return figures
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a process and of its children that are still running (the ``--workers`` processes)."""
+    total = cpu_seconds(pid)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and entry.name != str(pid):
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                total += cpu_seconds(int(entry.name))
+    return total
+
+
+# --------------------------------------------------------------------------- servers
+
+
+def start_service(
+    redis_url: str, tmp: Path, log_level: str, workers: int = 1, port: int | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    port = port or free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
+    env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
+                "PATIENCE_LOG_LEVEL": log_level})  # fmt: skip
+    command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url]
+    if workers > 1:
+        command += ["--workers", str(workers)]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_port(port, proc)
+    time.sleep(0.5 + 0.5 * workers)  # every worker bound and its store answering
+    return proc, f"127.0.0.1:{port}"
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def machine() -> dict[str, Any]:
+    load = os.getloadavg()
+    model = next(
+        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+         if line.startswith("model name")),
+        "?",
+    )  # fmt: skip
+    return {"cpus": os.cpu_count(), "cpu_model": model, "loadavg_1m": round(load[0], 2)}
+
+
 # --------------------------------------------------------------------------- main
+
+
+def median_of(rows: list[dict[str, Any]], path: tuple[str, ...]) -> float:
+    values = []
+    for row in rows:
+        value: Any = row
+        for key in path:
+            value = value[key]
+        values.append(value)
+    return float(statistics.median(values))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64])
+    parser.add_argument("--runs", type=int, default=1, help="repeat the sweep; medians are reported")
+    parser.add_argument("--client-procs", type=int, default=1, help="client processes the load is spread over")
+    parser.add_argument("--workers", type=int, nargs="*", default=[1, 2], help="worker counts for ApplyMove")
+    parser.add_argument("--log-level", default="WARNING", help="the service's; INFO writes an access line a call")
+    parser.add_argument("--no-memory", action="store_true", help="skip the Redis memory measurement")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--echo-child", nargs=2, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -273,81 +428,127 @@ def main() -> None:
     if redis_server is None:
         raise SystemExit("redis-server is needed")
     tmp = Path(tempfile.mkdtemp(prefix="patience-bench-"))
-    redis_port, service_port, echo_port = free_port(), free_port(), free_port()
+    redis_port, echo_port = free_port(), free_port()
     redis_url = f"redis://127.0.0.1:{redis_port}/0"
     children: list[subprocess.Popen[bytes]] = []
+    results: dict[str, Any] = {
+        "machine_before": machine(),
+        "seconds": args.seconds,
+        "args": vars(args) | {"json": None},
+    }
     try:
-        children.append(
-            subprocess.Popen(
-                [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                 "no", "--dir", str(tmp)],
-                stdout=subprocess.DEVNULL,
-            )
+        redis = subprocess.Popen(
+            [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+             "no", "--dir", str(tmp)],
+            stdout=subprocess.DEVNULL,
         )  # fmt: skip
-        wait_port(redis_port, children[-1])
-        env = {**os.environ, "PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
-               "PATIENCE_LOG_LEVEL": "WARNING"}  # fmt: skip
-        children.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{service_port}", "--redis-url", redis_url],
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-        wait_port(service_port, children[-1])
-        time.sleep(0.5)
-        service = f"127.0.0.1:{service_port}"
-        size = asyncio.run(typical_response_size(service))
-        children.append(
-            subprocess.Popen([sys.executable, __file__, "--echo-child", str(echo_port), str(size)], cwd=ROOT)
-        )
-        wait_port(echo_port, children[-1])
-        echo = f"127.0.0.1:{echo_port}"
-        results: dict[str, object] = {"response_bytes": size, "cpus": os.cpu_count(), "seconds": args.seconds}
-        rows = []
-        redis_pid, service_pid, echo_pid = (child.pid for child in children)
+        children.append(redis)
+        wait_port(redis_port, redis)
+        service, address = start_service(redis_url, tmp, args.log_level)
+        children.append(service)
+        size = asyncio.run(typical_response_size(address))
+        echo = subprocess.Popen([sys.executable, __file__, "--echo-child", str(echo_port), str(size)], cwd=ROOT)
+        children.append(echo)
+        wait_port(echo_port, echo)
+        echo_address = f"127.0.0.1:{echo_port}"
+        results["response_bytes"] = size
+        print(f"{results['machine_before']}; ApplyMove response {size} B; {args.client_procs} client process(es)")
 
-        def measured(run: Callable[[], dict[str, float]], pids: tuple[int, ...]) -> dict[str, float]:
-            """The run's figures plus the server-side CPU time per call (server process + Redis)."""
-            before = [cpu_seconds(p) for p in pids]
-            result = run()
-            used = [cpu_seconds(p) - b for p, b in zip(pids, before, strict=True)]
-            result["server_cpu_us_per_call"] = 1e6 * used[0] / result["calls"]
-            if len(used) > 1:
-                result["redis_cpu_us_per_call"] = 1e6 * used[1] / result["calls"]
-            return result
-
-        for c in args.concurrency:
-            e = measured(lambda c=c: asyncio.run(bench_echo(echo, c, args.seconds, 60)), (echo_pid,))
-            a = measured(lambda c=c: asyncio.run(bench_apply_move(service, c, args.seconds)), (service_pid, redis_pid))
-            n = measured(lambda c=c: asyncio.run(bench_new_game(service, c, args.seconds)), (service_pid, redis_pid))
-            rows.append({"concurrency": c, "echo": e, "apply_move": a, "new_game": n})
+        runs: list[list[dict[str, Any]]] = []
+        for run in range(args.runs):
+            rows = []
+            for c in args.concurrency:
+                load = {"concurrency": c, "procs": args.client_procs, "seconds": args.seconds}
+                e = run_load("echo", echo_address, pids=(echo.pid,), **load)
+                a = run_load("apply_move", address, pids=(service.pid, redis.pid), **load)
+                n = run_load("new_game", address, pids=(service.pid, redis.pid), **load)
+                rows.append({"concurrency": c, "echo": e, "apply_move": a, "new_game": n,
+                             "apply_move_of_echo": a["per_second"] / e["per_second"]})  # fmt: skip
+                print(
+                    f"run {run + 1} C={c:>3}  echo {e['per_second']:6.0f}/s p50 {e['p50_ms']:6.2f} p99 "
+                    f"{e['p99_ms']:6.2f} ms cpu {e['server_cpu_us_per_call']:4.0f} us (client "
+                    f"{e['client_cpu_us_per_call']:4.0f}) | ApplyMove {a['per_second']:6.0f}/s "
+                    f"({a['per_second'] / e['per_second']:.0%} of echo) p50 {a['p50_ms']:6.2f} p99 "
+                    f"{a['p99_ms']:6.2f} ms cpu {a['server_cpu_us_per_call']:4.0f} us + redis "
+                    f"{a['redis_cpu_us_per_call']:3.0f} (client {a['client_cpu_us_per_call']:4.0f}) | NewGame "
+                    f"{n['per_second']:6.0f}/s p50 {n['p50_ms']:6.2f} p99 {n['p99_ms']:6.2f} ms cpu "
+                    f"{n['server_cpu_us_per_call']:4.0f} us",
+                    flush=True,
+                )
+            runs.append(rows)
+        results["runs"] = runs
+        summary = []
+        for i, c in enumerate(args.concurrency):
+            rows = [r[i] for r in runs]
+            row: dict[str, Any] = {"concurrency": c, "apply_move_of_echo": median_of(rows, ("apply_move_of_echo",))}
+            for load in ("echo", "apply_move", "new_game"):
+                row[load] = {
+                    key: median_of(rows, (load, key))
+                    for key in rows[0][load]
+                    if isinstance(rows[0][load][key], int | float)
+                }
+            summary.append(row)
+            e, a, n = row["echo"], row["apply_move"], row["new_game"]
             print(
-                f"C={c:>3}  echo {e['per_second']:6.0f}/s p50 {e['p50_ms']:6.2f} p99 {e['p99_ms']:6.2f} ms "
-                f"cpu {e['server_cpu_us_per_call']:4.0f} us | "
-                f"ApplyMove {a['per_second']:6.0f}/s ({a['per_second'] / e['per_second']:.0%} of echo) "
-                f"p50 {a['p50_ms']:6.2f} p99 {a['p99_ms']:6.2f} ms cpu {a['server_cpu_us_per_call']:4.0f} us "
-                f"+ redis {a['redis_cpu_us_per_call']:3.0f} us | "
-                f"NewGame {n['per_second']:6.0f}/s p50 {n['p50_ms']:6.2f} p99 {n['p99_ms']:6.2f} ms "
-                f"cpu {n['server_cpu_us_per_call']:4.0f} us",
-                flush=True,
+                f"median C={c:>3}: ApplyMove/echo {row['apply_move_of_echo']:.0%}; echo {e['per_second']:.0f}/s "
+                f"{e['p50_ms']:.2f}/{e['p99_ms']:.2f} ms {e['server_cpu_us_per_call']:.0f} us; ApplyMove "
+                f"{a['per_second']:.0f}/s {a['p50_ms']:.2f}/{a['p99_ms']:.2f} ms {a['server_cpu_us_per_call']:.0f} us"
+                f" + redis {a['redis_cpu_us_per_call']:.0f} us; NewGame {n['per_second']:.0f}/s "
+                f"{n['p50_ms']:.2f}/{n['p99_ms']:.2f} ms {n['server_cpu_us_per_call']:.0f} us"
             )
-        results["rows"] = rows
-        memory = asyncio.run(memory_per_game(redis_url))
-        results["memory"] = memory
-        print(f"memory per game: {memory['bytes_fresh']} B fresh, {memory['bytes_after_200_moves']} B after 200 moves")
+        results["median"] = summary
+        stop(service)
+        children.remove(service)
+
+        if args.workers:
+            results["workers"] = worker_runs(args, redis_url, tmp, redis.pid)
+        if not args.no_memory:
+            memory = asyncio.run(memory_per_game(redis_url))
+            results["memory"] = memory
+            print(
+                f"memory per game: {memory['bytes_fresh']} B fresh, {memory['bytes_after_200_moves']} B after 200 moves"
+            )
+        results["machine_after"] = machine()
         if args.json:
             args.json.write_text(json.dumps(results, indent=2))
     finally:
         for child in reversed(children):
-            child.terminate()
-            try:
-                child.wait(10)
-            except subprocess.TimeoutExpired:
-                child.kill()
+            stop(child)
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def worker_runs(args: argparse.Namespace, redis_url: str, tmp: Path, redis_pid: int) -> dict[str, Any]:
+    """ApplyMove at the highest concurrency against ``--workers W`` for each W, alternating, ``--runs`` times."""
+    c = max(args.concurrency)
+    chans = 8  # per client process: with 2 workers, all on one worker has a chance of 2 / 2**8
+    figures: dict[int, list[dict[str, float]]] = {w: [] for w in args.workers}
+    for _ in range(max(args.runs, 1)):
+        for w in args.workers:
+            service, address = start_service(redis_url, tmp, args.log_level, workers=w)
+            try:
+                figures[w].append(
+                    run_load("apply_move", address, c, args.seconds, args.client_procs, (service.pid, redis_pid), chans)
+                )
+            finally:
+                stop(service)
+    out: dict[str, Any] = {"concurrency": c, "runs": {str(w): rs for w, rs in figures.items()}}
+    base = statistics.median(r["per_second"] for r in figures[args.workers[0]])
+    for w, rs in figures.items():
+        rate = statistics.median(r["per_second"] for r in rs)
+        out[str(w)] = {
+            "per_second": rate,
+            "gain": rate / base,
+            "p50_ms": statistics.median(r["p50_ms"] for r in rs),
+            "p99_ms": statistics.median(r["p99_ms"] for r in rs),
+            "server_cpu_us_per_call": statistics.median(r["server_cpu_us_per_call"] for r in rs),
+        }
+        print(
+            f"workers={w}: ApplyMove C={c} {rate:6.0f}/s (x{rate / base:.2f}) p50 {out[str(w)]['p50_ms']:.2f} "
+            f"p99 {out[str(w)]['p99_ms']:.2f} ms cpu {out[str(w)]['server_cpu_us_per_call']:.0f} us (all workers) "
+            f"runs {[round(r['per_second']) for r in rs]}",
+            flush=True,
+        )
+    return out
 
 
 if __name__ == "__main__":
