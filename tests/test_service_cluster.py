@@ -1,0 +1,64 @@
+"""The service on a real 3-master Redis Cluster (started on loopback): the same code as on one Redis."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import grpc
+from patience.v1 import patience_pb2 as pb
+from patience.v1 import patience_pb2_grpc as pb_grpc
+from service_harness import Client, FixedSeeds, bearer, running, settings_for
+
+from service.certificates import KeyRing
+
+FCS = Path(__file__).resolve().parent / "data" / "fcs"
+
+
+def test_games_on_a_cluster_race_move_and_win(redis_cluster_db: str) -> None:
+    fixture = sorted(FCS.glob("cats-tail-*.txt"))[0]
+    seed = bytes.fromhex(fixture.stem.rpartition("-")[2])
+    moves = fixture.read_text().split()
+    seeds = FixedSeeds(*([seed] * 4))
+    crypto = (KeyRing.generate(), None)  # both replicas sign with the same key
+    cluster = settings_for(redis_cluster_db)
+    with running(cluster, seed_source=seeds, crypto=crypto) as a, running(cluster, crypto=crypto) as b:
+        # several games: their keys spread over the cluster's slots, each game's keys in one slot
+        ca, cb = Client(a.address), Client(b.address)
+        try:
+            games = [ca.NewGame(pb.NewGameRequest(variant="sultan-52")) for _ in range(3)]
+
+            async def race(new: pb.NewGameResponse) -> list[object]:
+                async with grpc.aio.insecure_channel(b.address) as channel:
+                    stub = pb_grpc.PatienceServiceStub(channel)
+                    request = pb.ApplyMoveRequest(game_id=new.game.game_id, expected_version=1, text="s")
+                    return await asyncio.gather(
+                        *(stub.ApplyMove(request, metadata=bearer(new.game_token)) for _ in range(10)),
+                        return_exceptions=True,
+                    )
+
+            for new in games:
+                results = asyncio.run(race(new))
+                assert sum(isinstance(r, pb.ApplyMoveResponse) for r in results) == 1
+                assert all(r.code() == grpc.StatusCode.ABORTED for r in results if isinstance(r, grpc.aio.AioRpcError))
+                seen = ca.GetGame(pb.GetGameRequest(game_id=new.game.game_id), metadata=bearer(new.game_token))
+                assert seen.game.version == 2 and seen.game.move_count == 1
+
+            # a whole Freecell Solver solution played move by move, alternating replicas, to a certified win
+            new = ca.NewGame(pb.NewGameRequest(variant="cats-tail"))
+            md, gid, version = bearer(new.game_token), new.game.game_id, 1
+            for i, move in enumerate(moves):
+                client = ca if i % 2 else cb
+                reply = client.ApplyMove(
+                    pb.ApplyMoveRequest(game_id=gid, expected_version=version, text=move), metadata=md
+                )
+                version = reply.game.version
+            assert reply.game.status == pb.GAME_STATUS_WON
+            assert reply.game.HasField("certificate")
+            verified = cb.VerifyCertificate(
+                pb.VerifyCertificateRequest(certificate=reply.game.certificate.encoded, replay=True)
+            )
+            assert verified.valid
+        finally:
+            ca.close()
+            cb.close()
