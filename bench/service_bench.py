@@ -85,10 +85,11 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> 
 # --------------------------------------------------------------------------- the echo server (child process)
 
 
-def echo_main(port: int, size: int) -> None:
+def echo_main(port: int, reply_file: str) -> None:
+    """The echo server: every call on ``/bench.Echo/Call`` gets the same bytes (a real ApplyMove response)."""
     import grpc
 
-    blob = b"\x01" * size
+    blob = Path(reply_file).read_bytes()
 
     async def call(request: bytes, context: object) -> bytes:
         return blob
@@ -143,9 +144,10 @@ def channels(address: str, count: int) -> list[object]:
     return [grpc.aio.insecure_channel(address, options=[("bench.channel", i)]) for i in range(count)]
 
 
-async def bench_echo(
-    address: str, concurrency: int, seconds: float, barrier: Callable[[], None], request_size: int = 60
+async def bench_echo_raw(
+    address: str, concurrency: int, seconds: float, barrier: Callable[[], None], request_size: int = 60, **_: Any
 ) -> dict[str, Any]:
+    """Echo with the least client work: bytes out, bytes back, no metadata (the first benchmark's client)."""
     chans = channels(address, min(CHANNELS, concurrency))
     calls = [c.unary_unary(ECHO_METHOD) for c in chans]  # type: ignore[attr-defined]
     payload = b"\x02" * request_size
@@ -161,8 +163,46 @@ async def bench_echo(
     return result
 
 
+async def bench_echo(
+    address: str, concurrency: int, seconds: float, barrier: Callable[[], None], game_id: str = "", token: str = ""
+) -> dict[str, Any]:
+    """Echo with the ApplyMove client's own work per call: the same request message and bearer metadata out,
+    the same response message (the echo server answers with a real one) parsed and read back. Only the server
+    differs from the ApplyMove load, which is what the comparison is about: on a small host a client doing
+    less per call would leave the echo server more of the machine."""
+    from patience.v1 import patience_pb2 as pb
+
+    chans = channels(address, min(CHANNELS, concurrency))
+    calls = [
+        c.unary_unary(  # type: ignore[attr-defined]
+            ECHO_METHOD,
+            request_serializer=pb.ApplyMoveRequest.SerializeToString,
+            response_deserializer=pb.ApplyMoveResponse.FromString,
+        )
+        for c in chans
+    ]
+    md = (("authorization", f"Bearer {token}"),)
+    state: list[list[Any]] = [[1, None] for _ in range(concurrency)]
+    for call in calls:  # connect before the clock starts
+        await call(pb.ApplyMoveRequest(game_id=game_id, expected_version=1, text="s"), metadata=md)
+
+    async def one(i: int) -> None:
+        version, view = state[i]
+        text = "s" if view is None or view.stock_count else ("rd" if view.redeals_left else "s")
+        reply = await calls[i % len(calls)](
+            pb.ApplyMoveRequest(game_id=game_id, expected_version=version, text=text), metadata=md
+        )
+        state[i][0] = reply.game.version
+        state[i][1] = reply.game.view
+
+    result = await closed_loop(one, concurrency, seconds, barrier)
+    for c in chans:
+        await c.close()  # type: ignore[attr-defined]
+    return result
+
+
 async def bench_apply_move(
-    address: str, concurrency: int, seconds: float, barrier: Callable[[], None]
+    address: str, concurrency: int, seconds: float, barrier: Callable[[], None], **_: Any
 ) -> dict[str, Any]:
     from patience.v1 import patience_pb2 as pb
     from patience.v1 import patience_pb2_grpc as pb_grpc
@@ -203,7 +243,9 @@ async def bench_apply_move(
     return result
 
 
-async def bench_new_game(address: str, concurrency: int, seconds: float, barrier: Callable[[], None]) -> dict[str, Any]:
+async def bench_new_game(
+    address: str, concurrency: int, seconds: float, barrier: Callable[[], None], **_: Any
+) -> dict[str, Any]:
     from patience.v1 import patience_pb2 as pb
     from patience.v1 import patience_pb2_grpc as pb_grpc
 
@@ -222,7 +264,8 @@ async def bench_new_game(address: str, concurrency: int, seconds: float, barrier
     return result
 
 
-async def typical_response_size(address: str) -> int:
+async def typical_reply(address: str) -> tuple[bytes, str, str]:
+    """A real ApplyMove response (serialized) from a fresh sultan-52 game, with that game's id and token."""
     import grpc
     from patience.v1 import patience_pb2 as pb
     from patience.v1 import patience_pb2_grpc as pb_grpc
@@ -234,7 +277,7 @@ async def typical_response_size(address: str) -> int:
         reply = await stub.ApplyMove(
             pb.ApplyMoveRequest(game_id=new.game.game_id, expected_version=1, text="s"), metadata=md
         )
-        return reply.ByteSize()
+        return reply.SerializeToString(), new.game.game_id, new.game_token
 
 
 # --------------------------------------------------------------------------- memory
@@ -284,17 +327,20 @@ async def memory_per_game(redis_url: str) -> dict[str, int]:
 
 LOADS: dict[str, Callable[..., Awaitable[dict[str, Any]]]] = {
     "echo": bench_echo,
+    "echo_raw": bench_echo_raw,
     "apply_move": bench_apply_move,
     "new_game": bench_new_game,
 }
 
 
-def load_child(kind: str, address: str, concurrency: int, seconds: float, chans: int, barrier: Any, out: Any) -> None:
+def load_child(
+    kind: str, address: str, concurrency: int, seconds: float, chans: int, barrier: Any, out: Any, extra: Any
+) -> None:
     """One client process: its share of the coroutines, started by the shared barrier; results to ``out``."""
     global CHANNELS
     CHANNELS = chans
     try:
-        result = asyncio.run(LOADS[kind](address, concurrency, seconds, barrier.wait))
+        result = asyncio.run(LOADS[kind](address, concurrency, seconds, barrier.wait, **extra))
     except BaseException as exc:  # the parent must not wait for ever at the barrier
         barrier.abort()
         out.put({"error": repr(exc)})
@@ -303,7 +349,14 @@ def load_child(kind: str, address: str, concurrency: int, seconds: float, chans:
 
 
 def run_load(
-    kind: str, address: str, concurrency: int, seconds: float, procs: int, pids: tuple[int, ...], chans: int = 4
+    kind: str,
+    address: str,
+    concurrency: int,
+    seconds: float,
+    procs: int,
+    pids: tuple[int, ...],
+    chans: int = 4,
+    extra: dict[str, Any] | None = None,
 ) -> dict[str, float]:
     """``concurrency`` coroutines spread over ``procs`` client processes; throughput, latency, CPU per call of
     every process in ``pids`` (server first, then Redis) and of the clients."""
@@ -313,7 +366,8 @@ def run_load(
     barrier = ctx.Barrier(procs + 1)
     out = ctx.Queue()
     children = [
-        ctx.Process(target=load_child, args=(kind, address, share, seconds, chans, barrier, out)) for share in shares
+        ctx.Process(target=load_child, args=(kind, address, share, seconds, chans, barrier, out, extra or {}))
+        for share in shares
     ]
     for child in children:
         child.start()
@@ -418,10 +472,10 @@ def main() -> None:
     parser.add_argument("--log-level", default="WARNING", help="the service's; INFO writes an access line a call")
     parser.add_argument("--no-memory", action="store_true", help="skip the Redis memory measurement")
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--echo-child", nargs=2, type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--echo-child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_child:
-        echo_main(*args.echo_child)
+        echo_main(int(args.echo_child[0]), args.echo_child[1])
         return
 
     redis_server = shutil.which("redis-server")
@@ -446,11 +500,16 @@ def main() -> None:
         wait_port(redis_port, redis)
         service, address = start_service(redis_url, tmp, args.log_level)
         children.append(service)
-        size = asyncio.run(typical_response_size(address))
-        echo = subprocess.Popen([sys.executable, __file__, "--echo-child", str(echo_port), str(size)], cwd=ROOT)
+        reply, game_id, token = asyncio.run(typical_reply(address))
+        size = len(reply)
+        (tmp / "reply.bin").write_bytes(reply)
+        echo = subprocess.Popen(
+            [sys.executable, __file__, "--echo-child", str(echo_port), str(tmp / "reply.bin")], cwd=ROOT
+        )
         children.append(echo)
         wait_port(echo_port, echo)
         echo_address = f"127.0.0.1:{echo_port}"
+        echo_extra = {"game_id": game_id, "token": token}
         results["response_bytes"] = size
         print(f"{results['machine_before']}; ApplyMove response {size} B; {args.client_procs} client process(es)")
 
@@ -459,13 +518,18 @@ def main() -> None:
             rows = []
             for c in args.concurrency:
                 load = {"concurrency": c, "procs": args.client_procs, "seconds": args.seconds}
-                e = run_load("echo", echo_address, pids=(echo.pid,), **load)
+                e = run_load("echo", echo_address, pids=(echo.pid,), extra=echo_extra, **load)
+                r = run_load("echo_raw", echo_address, pids=(echo.pid,), **load)
                 a = run_load("apply_move", address, pids=(service.pid, redis.pid), **load)
                 n = run_load("new_game", address, pids=(service.pid, redis.pid), **load)
-                rows.append({"concurrency": c, "echo": e, "apply_move": a, "new_game": n,
-                             "apply_move_of_echo": a["per_second"] / e["per_second"]})  # fmt: skip
+                rows.append({"concurrency": c, "echo": e, "echo_raw": r, "apply_move": a, "new_game": n,
+                             "apply_move_of_echo": a["per_second"] / e["per_second"],
+                             "apply_move_of_echo_raw": a["per_second"] / r["per_second"]})  # fmt: skip
                 print(
-                    f"run {run + 1} C={c:>3}  echo {e['per_second']:6.0f}/s p50 {e['p50_ms']:6.2f} p99 "
+                    f"run {run + 1} C={c:>3}  echo-raw {r['per_second']:6.0f}/s cpu {r['server_cpu_us_per_call']:4.0f}"
+                    f" us (client {r['client_cpu_us_per_call']:4.0f}; ApplyMove "
+                    f"{a['per_second'] / r['per_second']:.0%} of it) | "
+                    f"echo {e['per_second']:6.0f}/s p50 {e['p50_ms']:6.2f} p99 "
                     f"{e['p99_ms']:6.2f} ms cpu {e['server_cpu_us_per_call']:4.0f} us (client "
                     f"{e['client_cpu_us_per_call']:4.0f}) | ApplyMove {a['per_second']:6.0f}/s "
                     f"({a['per_second'] / e['per_second']:.0%} of echo) p50 {a['p50_ms']:6.2f} p99 "
@@ -480,8 +544,12 @@ def main() -> None:
         summary = []
         for i, c in enumerate(args.concurrency):
             rows = [r[i] for r in runs]
-            row: dict[str, Any] = {"concurrency": c, "apply_move_of_echo": median_of(rows, ("apply_move_of_echo",))}
-            for load in ("echo", "apply_move", "new_game"):
+            row: dict[str, Any] = {
+                "concurrency": c,
+                "apply_move_of_echo": median_of(rows, ("apply_move_of_echo",)),
+                "apply_move_of_echo_raw": median_of(rows, ("apply_move_of_echo_raw",)),
+            }
+            for load in ("echo", "echo_raw", "apply_move", "new_game"):
                 row[load] = {
                     key: median_of(rows, (load, key))
                     for key in rows[0][load]
@@ -490,7 +558,8 @@ def main() -> None:
             summary.append(row)
             e, a, n = row["echo"], row["apply_move"], row["new_game"]
             print(
-                f"median C={c:>3}: ApplyMove/echo {row['apply_move_of_echo']:.0%}; echo {e['per_second']:.0f}/s "
+                f"median C={c:>3}: ApplyMove/echo {row['apply_move_of_echo']:.0%} (/echo-raw "
+                f"{row['apply_move_of_echo_raw']:.0%}); echo {e['per_second']:.0f}/s "
                 f"{e['p50_ms']:.2f}/{e['p99_ms']:.2f} ms {e['server_cpu_us_per_call']:.0f} us; ApplyMove "
                 f"{a['per_second']:.0f}/s {a['p50_ms']:.2f}/{a['p99_ms']:.2f} ms {a['server_cpu_us_per_call']:.0f} us"
                 f" + redis {a['redis_cpu_us_per_call']:.0f} us; NewGame {n['per_second']:.0f}/s "
