@@ -174,7 +174,8 @@ class _Connection(asyncio.Protocol):
         while self._waiting:
             future = self._waiting.popleft()
             if not future.done():
-                future.set_exception(error)
+                with contextlib.suppress(RuntimeError):  # a future of a loop that is closed by now
+                    future.set_exception(error)
 
     def close(self) -> None:
         self._fail(RedisConnectionError("Connection closed by the client."))
@@ -230,7 +231,9 @@ class PipelinedRedis:
         """One command's reply; an error reply raises as redis-py would raise it."""
         packed = pack_command(args)
         conn = self._conn
-        if conn is None or conn.closed or conn.loop is not asyncio.get_running_loop():
+        # A closed loop (asyncio.run again) means a new connection. Not asyncio.get_running_loop() here: it makes
+        # a getpid() system call every time. One store serves one event loop at a time, as redis-py's clients do.
+        if conn is None or conn.closed or conn.loop.is_closed():
             conn = await self._connection()
         reply = await conn.send(packed)
         if isinstance(reply, ResponseError):
@@ -239,10 +242,17 @@ class PipelinedRedis:
 
     async def evalsha(self, sha: str, script: str, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         """Run a Lua script by its SHA-1; a server without it in its cache (restarted, flushed) gets it whole."""
-        try:
-            return await self.execute("EVALSHA", sha, len(keys), *keys, *args)
-        except NoScriptError:
-            return await self.execute("EVAL", script, len(keys), *keys, *args)
+        packed = pack_command(("EVALSHA", sha, len(keys), *keys, *args))
+        conn = self._conn
+        if conn is None or conn.closed or conn.loop.is_closed():
+            conn = await self._connection()
+        reply = await conn.send(packed)
+        if isinstance(reply, ResponseError):
+            error = _parse_error(str(reply))
+            if isinstance(error, NoScriptError):
+                return await self.execute("EVAL", script, len(keys), *keys, *args)
+            raise error
+        return reply
 
     async def ping(self) -> None:
         await self.execute("PING")

@@ -543,6 +543,15 @@ return {1, redis.call('HGETALL', KEYS[1]), now, redis.call('GET', KEYS[2])}
 _T = TypeVar("_T")
 
 
+def _unavailable(exc: BaseException) -> StoreUnavailable | None:
+    """StoreUnavailable for what means "Redis cannot answer now" (connection, timeout, cluster trouble)."""
+    if isinstance(exc, RedisConnectionError | RedisTimeoutError | RedisClusterException | OSError) or (
+        "CLUSTERDOWN" in str(exc) or "LOADING" in str(exc) or "TRYAGAIN" in str(exc)
+    ):
+        return StoreUnavailable(f"Redis is unavailable: {exc}")
+    return None
+
+
 def _check_game_id(game_id: str) -> bool:
     return isinstance(game_id, str) and GAME_ID_RE.match(game_id) is not None
 
@@ -736,20 +745,25 @@ class RedisGameStore(GameStore):
 
     async def _script(self, script: Any, keys: list[str], args: Sequence[Any]) -> Any:
         """Run one of the registered scripts (``script.sha``/``script.script``) on the pipe, else via redis-py."""
-        if self.pipe is not None:
-            return await self._call(self.pipe.evalsha(script.sha, script.script, keys, args))
-        return await self._call(script(keys=keys, args=args))
+        if self.pipe is None:
+            return await self._call(script(keys=keys, args=args))
+        try:  # _call's mapping, inline: one coroutine less on the path of every move
+            return await self.pipe.evalsha(script.sha, script.script, keys, args)
+        except (RedisError, OSError) as exc:
+            error = _unavailable(exc)
+            if error is None:
+                raise
+            raise error from exc
 
     @staticmethod
     async def _call(awaitable: Awaitable[_T]) -> _T:
         try:
             return await awaitable
-        except (RedisConnectionError, RedisTimeoutError, RedisClusterException, OSError) as exc:
-            raise StoreUnavailable(f"Redis is unavailable: {exc}") from exc
-        except RedisError as exc:
-            if "CLUSTERDOWN" in str(exc) or "LOADING" in str(exc) or "TRYAGAIN" in str(exc):
-                raise StoreUnavailable(f"Redis is unavailable: {exc}") from exc
-            raise
+        except (RedisError, OSError) as exc:
+            error = _unavailable(exc)
+            if error is None:
+                raise
+            raise error from exc
 
     def _record(
         self, game_id: str, meta: list[bytes], now: bytes | int, state: bytes, moves: tuple[str, ...] | None = None

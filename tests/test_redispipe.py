@@ -170,3 +170,20 @@ def test_a_frozen_redis_times_out_and_a_thawed_one_serves_again() -> None:
         run(main)
     finally:
         node.stop()
+
+
+def test_one_pipe_across_event_loops(redis_db: str) -> None:
+    """asyncio.run twice (tests, the benchmark's memory probe): the second loop gets a connection of its own."""
+    pipe = PipelinedRedis.from_url(redis_db)
+    assert pipe is not None
+
+    async def first() -> None:
+        await pipe.execute("SET", "loop", "1")
+
+    async def second() -> bytes:
+        value: bytes = await pipe.execute("GET", "loop")
+        await pipe.close()
+        return value
+
+    asyncio.run(first())
+    assert asyncio.run(second()) == b"1"
