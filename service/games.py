@@ -517,6 +517,11 @@ class GameService:
             raise error from exc
 
     def _decode(self, record: GameRecord) -> tuple[Game, State]:
+        """The game and position of a stored record. When the stored bytes are the very bytes this replica last
+        wrote for the game, the position it wrote is that decoding already (GetGame, LegalMoves skip it)."""
+        entry = self._recent.get(record.game_id)
+        if entry is not None and entry[0].state == record.state:
+            return entry[1], entry[2]
         try:
             return decode_state(record.state)
         except EncodingError as exc:

@@ -152,3 +152,24 @@ def test_game_messages_match_the_field_by_field_message() -> None:
     into = pb.ApplyMoveResponse()
     service._game_message(records[1], game, state, into=into.game)
     assert into.game == reference_game(service, records[1], game, state)
+
+
+def test_a_stored_position_is_decoded_unless_it_is_the_one_this_replica_wrote() -> None:
+    from dataclasses import replace
+
+    from engine.encoding import decode_state, encode_state
+    from service.config import Settings
+    from service.games import GameService
+    from service.store import GameRecord
+
+    service = GameService(Settings(), store=None)  # type: ignore[arg-type]
+    game = get_game("sultan-52")
+    mine = game.deal(bytes(32))
+    theirs = game.apply(mine, "s")  # another replica moved on
+    record = GameRecord("g" * 24, bytes(32), game.id, "", bytes(32), b"", b"", "", True, encode_state(game, mine),
+                        3, "in-progress", 1, 2, 0, 0, 0, 600_000, 3)  # fmt: skip
+    service._remember(record, game, mine)
+    same_game, same_state = service._decode(replace(record))
+    assert same_game is game and same_state is mine
+    stored = replace(record, version=4, state=encode_state(game, theirs))
+    assert service._decode(stored) == decode_state(stored.state) and service._decode(stored)[1] == theirs
