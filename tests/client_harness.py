@@ -11,20 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from service_harness import solve
 
 from engine.catalogue import get_game
-from engine.encoding import encode_state
-from engine.game import Game
-from engine.state import State
 
 OPERATOR_KEY = "client-tests-operator-key-0123456789"
 
@@ -115,39 +111,6 @@ def service(redis_db: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         yield server
     finally:
         server.stop()
-
-
-def solve(game: Game, start: State, budget: float = 20.0) -> list[str]:
-    """Depth-first search over the whole position (tests only: it sees the hidden cards).
-
-    Quick for ``sultan-36``, the game the client tests win; not meant for the hard deals.
-    """
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
-    seen: set[bytes] = set()
-    path: list[str] = []
-    deadline = time.monotonic() + budget
-
-    def dfs(state: State) -> bool:
-        if game.is_won(state):
-            return True
-        if time.monotonic() > deadline:
-            return False
-        key = encode_state(game, state)
-        if key in seen:
-            return False
-        seen.add(key)
-        moves = sorted(game.legal_moves(state), key=lambda m: m.target is None or m.target.kind.value != "f")
-        for move in moves:
-            nxt, explicit = game.play(state, move)
-            path.append(explicit.text())
-            if dfs(nxt):
-                return True
-            path.pop()
-        return False
-
-    if not dfs(start):
-        raise AssertionError(f"no solution for {game.id} within {budget}s")
-    return path
 
 
 def solution_for(variant: str, seed: bytes) -> list[str]:
