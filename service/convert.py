@@ -9,33 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
+from patience.moves import move_from_message, move_message
 from patience.v1 import patience_pb2 as pb
 
 from engine.cards import NO_CARD, TEXT
 from engine.errors import NotationError
 from engine.game import Game, Status, VariantInfo, format_option
-from engine.moves import Move, MoveKind, Pile, PileKind
+from engine.moves import Move
 from engine.verify import Outcome, Verdict
 from engine.view import HIDDEN, View
 
 HIDDEN_TEXT = "??"
-
-_PILE_KIND_TO_PB = {
-    PileKind.COLUMN: pb.PILE_KIND_COLUMN,
-    PileKind.RESERVE: pb.PILE_KIND_RESERVE,
-    PileKind.FOUNDATION: pb.PILE_KIND_FOUNDATION,
-    PileKind.WASTE: pb.PILE_KIND_WASTE,
-    PileKind.CAPTIVE: pb.PILE_KIND_CAPTIVE,
-    PileKind.KING_ROW: pb.PILE_KIND_KING_ROW,
-}
-_PILE_KIND_FROM_PB = {v: k for k, v in _PILE_KIND_TO_PB.items()}
-_MOVE_KIND_TO_PB = {
-    MoveKind.TRANSFER: pb.MOVE_KIND_TRANSFER,
-    MoveKind.DEAL: pb.MOVE_KIND_DEAL,
-    MoveKind.STOCK: pb.MOVE_KIND_STOCK,
-    MoveKind.REDEAL: pb.MOVE_KIND_REDEAL,
-}
-_MOVE_KIND_FROM_PB = {v: k for k, v in _MOVE_KIND_TO_PB.items()}
 
 _STATUS_TO_PB = {
     Status.IN_PROGRESS: pb.GAME_STATUS_IN_PROGRESS,
@@ -181,24 +165,6 @@ def _view_message_fields(view: View) -> pb.View:
     )
 
 
-def _pile_ref(pile: Pile) -> pb.PileRef:
-    ref = pb.PileRef(kind=_PILE_KIND_TO_PB[pile.kind])
-    if pile.index is not None:
-        ref.index = pile.index
-    return ref
-
-
-def move_message(move: Move) -> pb.Move:
-    msg = pb.Move(kind=_MOVE_KIND_TO_PB[move.kind])
-    if move.kind is MoveKind.TRANSFER:
-        msg.sources.extend(_pile_ref(p) for p in move.sources)
-        assert move.target is not None
-        msg.target.CopyFrom(_pile_ref(move.target))
-        if move.count is not None:
-            msg.count = move.count
-    return msg
-
-
 def notated(move: Move) -> pb.NotatedMove:
     return pb.NotatedMove.FromString(notated_bytes(move))
 
@@ -225,35 +191,6 @@ def notated_list_bytes(field: int, moves: Iterable[Move]) -> bytes:
         data = notated_bytes(move)
         out.append(tag + _varint(len(data)) + data)
     return b"".join(out)
-
-
-def _pile_text(ref: pb.PileRef) -> str:
-    kind = _PILE_KIND_FROM_PB.get(ref.kind)
-    if kind is None:
-        raise NotationError("a pile needs its kind")
-    index = ref.index if ref.HasField("index") else None
-    if kind is PileKind.COLUMN:
-        if index is None:
-            raise NotationError("a column needs its number")
-        return str(index)
-    return kind.value if index is None else f"{kind.value}{index}"
-
-
-def move_from_message(msg: pb.Move) -> Move:
-    """The engine move for a structured move, validated exactly as its text would be."""
-    kind = _MOVE_KIND_FROM_PB.get(msg.kind)
-    if kind is None:
-        raise NotationError("a move needs its kind")
-    if kind is not MoveKind.TRANSFER:
-        if msg.sources or msg.HasField("target") or msg.HasField("count"):
-            raise NotationError(f"a {kind.name.lower()} move has no piles")
-        return Move.parse(kind.value)
-    if not msg.sources or not msg.HasField("target"):
-        raise NotationError("a transfer needs sources and a target")
-    text = ",".join(_pile_text(s) for s in msg.sources) + "-" + _pile_text(msg.target)
-    if msg.HasField("count"):
-        text += f"/{msg.count}"
-    return Move.parse(text)
 
 
 def move_text_of(msg: pb.Move) -> str:
