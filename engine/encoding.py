@@ -38,12 +38,16 @@ def _flat(out: bytearray, cards: tuple[int, ...]) -> None:
 _NOT_CARD_BYTES = bytes(range(52)) + b"\xff"
 
 
-def encode_state(game: Game, state: State) -> bytes:
-    out = bytearray(MAGIC)
-    out.append(variant_index(game.id))
+def _header(game: Game) -> bytes:
     opts = game.options_text().encode("ascii")
-    out.append(len(opts))
-    out += opts
+    return MAGIC + bytes([variant_index(game.id), len(opts)]) + opts
+
+
+def encode_state(game: Game, state: State) -> bytes:
+    header = game.encoding_header
+    if header is None:
+        header = game.encoding_header = _header(game)
+    out = bytearray(header)
     out.append(state.redeals)
     out.append(1 if state.fresh else 0)
     for group in (state.columns, state.foundations):

@@ -92,6 +92,13 @@ class Game(ABC):
         self.options: dict[str, OptionValue] = {
             name: spec.parse(given[name]) if name in given else spec.default for name, spec in specs.items()
         }
+        self._options_text = ",".join(
+            f"{s.name}={format_option(self.options[s.name])}"
+            for s in sorted(self.info.options, key=lambda s: s.name)
+            if self.options[s.name] != s.default
+        )
+        #: What every encoded position of this game starts with (``engine.encoding``).
+        self.encoding_header: bytes | None = None
 
     # -- identity -------------------------------------------------------------
 
@@ -101,11 +108,7 @@ class Game(ABC):
 
     def options_text(self) -> str:
         """Canonical text of the options that differ from their defaults (``k=v,...``, sorted)."""
-        return ",".join(
-            f"{s.name}={format_option(self.options[s.name])}"
-            for s in sorted(self.info.options, key=lambda s: s.name)
-            if self.options[s.name] != s.default
-        )
+        return self._options_text
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Game) and (self.id, self.options) == (other.id, other.options)
@@ -158,9 +161,14 @@ class Game(ABC):
     def status(self, state: State) -> Status:
         if self.is_won(state):
             return Status.WON
+        return Status.IN_PROGRESS if self.has_legal_move(state) else Status.STUCK
+
+    def has_legal_move(self, state: State) -> bool:
+        """Whether ``legal_moves`` yields anything: the status check that follows every move, which a game may
+        answer more cheaply than by generating its first move."""
         for _ in self.legal_moves(state):
-            return Status.IN_PROGRESS
-        return Status.STUCK
+            return True
+        return False
 
     # -- what the player may see -------------------------------------------------
 

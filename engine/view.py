@@ -36,8 +36,9 @@ class View:
     status: Status
 
 
-def player_view(game: Game, state: State) -> View:
-    """Project ``state`` for the player: no stock order, no face-down captive."""
+def player_view(game: Game, state: State, status: Status | None = None) -> View:
+    """Project ``state`` for the player: no stock order, no face-down captive. ``status`` is
+    ``game.status(state)`` when the caller has it already."""
     captives = tuple(
         c if c == NO_CARD or game.captive_released(state, i) else HIDDEN for i, c in enumerate(state.captives)
     )
@@ -54,7 +55,7 @@ def player_view(game: Game, state: State) -> View:
         fixed=state.fixed,
         redeals_used=state.redeals,
         redeals_left=max(allowed - state.redeals, 0),
-        status=game.status(state),
+        status=game.status(state) if status is None else status,
     )
 
 

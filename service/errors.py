@@ -24,6 +24,7 @@ from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from engine.errors import MoveError, PatienceError, Reason
+from service.logs import with_request_id
 
 DOMAIN = "patience.v1"
 
@@ -92,8 +93,9 @@ def to_status(error: ServiceError) -> status_pb2.Status:
 
 
 async def abort(context: grpc.aio.ServicerContext[object, object], error: ServiceError) -> None:
-    """End the call with ``error`` as a rich status (never returns)."""
-    await context.abort_with_status(rpc_status.to_status(to_status(error)))
+    """End the call with ``error`` as a rich status (never returns); the trailers keep the call's request id."""
+    status = rpc_status.to_status(to_status(error))
+    await context.abort(status.code, status.details, with_request_id(status.trailing_metadata))
 
 
 def error_info(status: status_pb2.Status | None) -> error_details_pb2.ErrorInfo | None:

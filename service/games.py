@@ -156,7 +156,7 @@ class GameService:
         self.key_ring = key_ring
         self.tickets = tickets
         self._seed_source = seed_source or (lambda: secrets.token_bytes(SEED_BYTES))
-        self._recent: OrderedDict[str, tuple[GameRecord, Game, State]] = OrderedDict()
+        self._recent: OrderedDict[str, tuple[GameRecord, Game, State, str | None]] = OrderedDict()
         self._templates: dict[str, tuple[tuple[Any, ...], pb.Game]] = {}
 
     # ------------------------------------------------------------------ catalogue
@@ -226,7 +226,7 @@ class GameService:
             raise ServiceError(Code.INTERNAL, "ID_COLLISION", "could not allocate a game id") from exc
         except StoreUnavailable as exc:
             raise _unavailable(exc) from exc
-        self._remember(record, game, state)
+        self._remember(record, game, state, token)
         log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id})
         return pb.NewGameResponse(game=self._game_message(record, game, state), game_token=token)
 
@@ -261,7 +261,8 @@ class GameService:
             raise from_engine(exc, move_index=record.move_count, move_text=given) from exc
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
-        won = game.is_won(new_state)
+        status = game.status(new_state)
+        won = status is Status.WON
         moves: tuple[str, ...] | None = None
         if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
             moves = (await self._fetch(request.game_id, credentials, moves=True)).moves
@@ -279,9 +280,9 @@ class GameService:
         if moves is not None:
             updated = _with_moves(updated, (*moves, explicit.text()))
         else:
-            self._remember(updated, game, new_state)
+            self._remember(updated, game, new_state, credentials.game_token)
         response = pb.ApplyMoveResponse()
-        self._game_message(updated, game, new_state, into=response.game)
+        self._game_message(updated, game, new_state, into=response.game, status=status)
         response.applied.MergeFromString(convert.notated_bytes(explicit))
         return response
 
@@ -290,8 +291,10 @@ class GameService:
     # to any version but the one remembered, so a game moved on by another replica is ABORTED as before.
     _RECENT_GAMES = 4096
 
-    def _remember(self, record: GameRecord, game: Game, state: State) -> None:
-        self._recent[record.game_id] = (record, game, state)
+    # With the position goes the token that was last checked against the game's token hash: the next call with
+    # the same token is checked by comparing the two (in constant time), without hashing it again.
+    def _remember(self, record: GameRecord, game: Game, state: State, token: str | None = None) -> None:
+        self._recent[record.game_id] = (record, game, state, token)
         self._recent.move_to_end(record.game_id)
         while len(self._recent) > self._RECENT_GAMES:
             self._recent.popitem(last=False)
@@ -302,11 +305,15 @@ class GameService:
         entry = self._recent.get(game_id)
         if entry is None or entry[0].version != expected_version or not entry[0].open:
             return None
-        if not credentials.game_token or not hmac.compare_digest(
-            entry[0].token_hash, token_hash(credentials.game_token)
-        ):
+        record, game, state, checked = entry
+        given = credentials.game_token
+        if not given:
+            return None
+        if checked is not None and given.isascii() and hmac.compare_digest(given, checked):
+            return record, game, state
+        if not hmac.compare_digest(record.token_hash, token_hash(given)):
             return None  # the full path gives the precise refusal
-        return entry
+        return record, game, state
 
     async def undo_move(self, request: pb.UndoMoveRequest, credentials: Credentials) -> pb.UndoMoveResponse:
         self._check_version_arg(request.expected_version)
@@ -337,7 +344,7 @@ class GameService:
             ) from exc
         except StoreError_ as exc:
             raise self._store_error(exc, request.game_id, request.expected_version) from exc
-        self._remember(updated, game, result.state)
+        self._remember(updated, game, result.state, credentials.game_token)
         return pb.UndoMoveResponse(game=self._game_message(updated, game, result.state), undone=convert.notated(undone))
 
     async def legal_moves(self, request: pb.LegalMovesRequest, credentials: Credentials) -> pb.LegalMovesResponse:
@@ -610,10 +617,12 @@ class GameService:
         *,
         with_moves: bool = False,
         into: pb.Game | None = None,
+        status: Status | None = None,
     ) -> pb.Game:
-        """The Game message (into ``into`` when given: a response's own field, which saves a copy)."""
+        """The Game message (into ``into`` when given: a response's own field, which saves a copy; ``status`` when
+        the caller has ``game.status(state)`` already)."""
         try:
-            view = player_view(game, state)
+            view = player_view(game, state, status)
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
         status = self._status(record, view.status)

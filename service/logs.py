@@ -1,7 +1,7 @@
 """Structured logs: one JSON object a line, each carrying the request id of the RPC it was written in.
 
 The request id is the client's ``x-request-id`` metadata when it sends a sane one (so a trace crosses
-services), otherwise a fresh random id. ``RequestIdInterceptor`` keeps it in a context variable for the whole
+services), otherwise a fresh random id. ``service.operations`` keeps it in a context variable for the whole
 call, so any ``logging`` call in the use cases carries it without passing it around, sends it back to the
 client in the trailing metadata (errors included), and writes one access line per RPC: method, status code,
 duration, peer.
@@ -14,17 +14,12 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import re
 import sys
 import time
-import uuid
-from collections.abc import Awaitable, Callable
 from contextvars import ContextVar
 from typing import Any, TextIO
-
-import grpc
-
-from service.rpcwrap import HandlerWrapper
 
 REQUEST_ID_HEADER = "x-request-id"
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
@@ -115,7 +110,16 @@ def log_access(msg: str, **fields: Any) -> None:
 
 
 def new_request_id() -> str:
-    return uuid.uuid4().hex
+    """32 random hex digits (the size of a UUID, without its version bits: a fifth of uuid4's cost)."""
+    return os.urandom(16).hex()
+
+
+def with_request_id(trailing_metadata: Any) -> tuple[tuple[str, str], ...]:
+    """``trailing_metadata`` plus this call's ``x-request-id``: for an abort that sets trailers of its own (they
+    replace those ``service.operations`` set when the call began)."""
+    out = tuple(trailing_metadata or ())
+    rid = request_id.get()
+    return (*out, (REQUEST_ID_HEADER, rid)) if rid else out
 
 
 def incoming_request_id(metadata: Any) -> str | None:
@@ -125,68 +129,3 @@ def incoming_request_id(metadata: Any) -> str | None:
             text = value.decode("ascii", "replace") if isinstance(value, bytes) else str(value)
             return text if _SANE_ID.fullmatch(text) else None
     return None
-
-
-class _RequestIdContext:
-    """The call's context, keeping ``x-request-id`` in the trailers whatever the handler sets or aborts with.
-
-    The id goes back in the trailing metadata, which travel with the status in the call's last frame; sending
-    it in the initial metadata instead would cost a frame of its own on every call. An error status replaces
-    the trailers (rich error details live there), so ``abort`` and ``set_trailing_metadata`` add it back.
-    """
-
-    __slots__ = ("_context", "_trailer")
-
-    def __init__(self, context: Any, rid: str) -> None:
-        self._context = context
-        self._trailer = (REQUEST_ID_HEADER, rid)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._context, name)
-
-    def set_trailing_metadata(self, trailing_metadata: Any) -> None:
-        self._context.set_trailing_metadata((*tuple(trailing_metadata or ()), self._trailer))
-
-    async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()) -> None:
-        await self._context.abort(code, details, (*tuple(trailing_metadata or ()), self._trailer))
-
-    async def abort_with_status(self, status: grpc.Status) -> None:
-        await self.abort(status.code, status.details, status.trailing_metadata)
-
-
-class RequestIdInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Gives every RPC a request id (in logs and in the reply's trailing metadata) and logs one access line."""
-
-    def __init__(self) -> None:
-        self._wrapper: HandlerWrapper[tuple[float, str]] = HandlerWrapper(self._begin, self._end, self._context)
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        return self._wrapper.wrap(handler_call_details.method, await continuation(handler_call_details))
-
-    @staticmethod
-    def _begin(method: str, context: Any) -> tuple[float, str]:
-        rid = incoming_request_id(context.invocation_metadata()) or new_request_id()
-        request_id.set(rid)  # the call runs in its own task, so this stays inside the call
-        context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
-        return time.perf_counter(), rid
-
-    @staticmethod
-    def _context(token: tuple[float, str], context: Any) -> Any:
-        return _RequestIdContext(context, token[1])
-
-    @staticmethod
-    def _end(token: tuple[float, str], method: str, context: Any, code: str, response: Any) -> None:
-        start, rid = token
-        if access_log.isEnabledFor(logging.INFO):
-            log_access(
-                "rpc",
-                request_id=rid,
-                method=method,
-                code=code,
-                duration_ms=round((time.perf_counter() - start) * 1000, 3),
-                peer=context.peer(),
-            )

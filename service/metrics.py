@@ -1,11 +1,11 @@
-"""Prometheus metrics: a gRPC server interceptor for every RPC, plus the game events read off the responses.
+"""Prometheus metrics: every RPC (recorded by ``service.operations``), plus the game events read off the responses.
 
 The RPC metrics use the names and labels of go-grpc-prometheus (``grpc_server_started_total``,
 ``grpc_server_handled_total{grpc_code}``, ``grpc_server_handling_seconds``; labels ``grpc_service`` and
 ``grpc_method``, without ``grpc_type``), so the usual dashboards and alerts need little change.
 
 The game metrics (moves applied, verifications by verdict, certificates issued, games dealt) are read off
-successful responses by the same interceptor: the servicer stays a thin proto-in/proto-out layer, and nothing
+successful responses by the same wrapper: the servicer stays a thin proto-in/proto-out layer, and nothing
 in the use cases knows that metrics exist.
 
 With ``--workers N`` every worker process writes its samples to ``PROMETHEUS_MULTIPROC_DIR`` and the parent
@@ -16,15 +16,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
-import grpc
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Histogram
-
-from service.rpcwrap import HandlerWrapper
 
 #: Latency buckets in seconds: a move is well under a millisecond in the engine and a few in Redis; a whole
 #: solution replay can take a second.
@@ -65,85 +61,56 @@ CERTIFICATES_ISSUED = Counter(
 )
 
 _OUTCOMES = {0: "unspecified", 1: "won", 2: "unfinished", 3: "illegal"}
+_MOVES: dict[str, Any] = {}  # MOVES_APPLIED's children by variant: ``labels()`` validates and locks each time
 
 
-def _split(method: str) -> tuple[str, str]:
-    """'/patience.v1.PatienceService/ApplyMove' -> ('patience.v1.PatienceService', 'ApplyMove')."""
-    parts = method.split("/")
-    return (parts[1], parts[2]) if len(parts) == 3 else ("unknown", method)
+def _applied(response: Any) -> None:
+    game = response.game
+    variant = game.variant or "unknown"
+    child = _MOVES.get(variant)
+    if child is None:
+        child = _MOVES[variant] = MOVES_APPLIED.labels(variant)
+    child.inc()
+    if game.HasField("certificate"):
+        CERTIFICATES_ISSUED.labels("play").inc()
 
 
-class _Children:
-    """A labelled metric's children by label value, looked up once each: ``labels()`` validates and locks on every
-    call, a measurable part of a cheap RPC."""
-
-    __slots__ = ("_by", "_metric")
-
-    def __init__(self, metric: Any) -> None:
-        self._metric = metric
-        self._by: dict[Any, Any] = {}
-
-    def __call__(self, *values: str) -> Any:
-        child = self._by.get(values)
-        if child is None:
-            child = self._by[values] = self._metric.labels(*values)
-        return child
+def _verified(response: Any) -> None:
+    outcome = int(response.verdict.outcome)
+    VERIFICATIONS.labels(_OUTCOMES.get(outcome, str(outcome))).inc()
+    if response.HasField("certificate"):
+        CERTIFICATES_ISSUED.labels("solution").inc()
 
 
-_STARTED, _HANDLED, _SECONDS = _Children(STARTED), _Children(HANDLED), _Children(HANDLING_SECONDS)
-_MOVES = _Children(MOVES_APPLIED)
+def _dealt(response: Any) -> None:
+    GAMES_DEALT.labels(response.game.variant or "unknown").inc()
+
+
+_RECORDERS: dict[str, Callable[[Any], None]] = {"ApplyMove": _applied, "SubmitSolution": _verified, "NewGame": _dealt}
+
+
+def response_recorder(name: str) -> Callable[[Any], None] | None:
+    """What counts the game events in a successful response of RPC ``name`` ("ApplyMove"), if anything does."""
+    return _RECORDERS.get(name)
+
+
+def record_safely(recorder: Callable[[Any], None], response: Any) -> None:
+    """A response shape this version does not know costs a game metric, never the call."""
+    with contextlib.suppress(AttributeError, ValueError):
+        recorder(response)
 
 
 def record_response(name: str, response: Any) -> None:
-    """Count the game events that a successful response shows (read by the proto's field names)."""
-    if name == "ApplyMove":
-        game = response.game
-        _MOVES(game.variant or "unknown").inc()
-        if game.HasField("certificate"):
-            CERTIFICATES_ISSUED.labels("play").inc()
-    elif name == "SubmitSolution":
-        outcome = int(response.verdict.outcome)
-        VERIFICATIONS.labels(_OUTCOMES.get(outcome, str(outcome))).inc()
-        if response.HasField("certificate"):
-            CERTIFICATES_ISSUED.labels("solution").inc()
-    elif name == "NewGame":
-        GAMES_DEALT.labels(response.game.variant or "unknown").inc()
+    """Count the game events that a successful response of RPC ``name`` shows (read by the proto's field names)."""
+    recorder = _RECORDERS.get(name)
+    if recorder is not None:
+        record_safely(recorder, response)
 
 
 def observe_rest(rpc: str, code: str, seconds: float) -> None:
     """One REST/JSON call (service.http calls this): its RPC ("ApplyMove"), status code name ("OK"), duration."""
     HTTP_HANDLED.labels(rpc, code).inc()
     HTTP_SECONDS.labels(rpc).observe(seconds)
-
-
-class MetricsInterceptor(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """Counts and times every RPC by method and final status code. Put it first: it then sees the final code."""
-
-    def __init__(self) -> None:
-        self._wrapper: HandlerWrapper[tuple[float, str, str]] = HandlerWrapper(self._begin, self._end)
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler | None:
-        return self._wrapper.wrap(handler_call_details.method, await continuation(handler_call_details))
-
-    @staticmethod
-    def _begin(method: str, context: Any) -> tuple[float, str, str]:
-        service, name = _split(method)
-        _STARTED(service, name).inc()
-        return time.perf_counter(), service, name
-
-    @staticmethod
-    def _end(token: tuple[float, str, str], method: str, context: Any, code: str, response: Any) -> None:
-        start, service, name = token
-        _SECONDS(service, name).observe(time.perf_counter() - start)
-        _HANDLED(service, name, code).inc()
-        if response is not None:
-            # A response shape this version does not know costs a game metric, never the call.
-            with contextlib.suppress(AttributeError, ValueError):
-                record_response(name, response)
 
 
 def multiprocess_dir() -> str | None:

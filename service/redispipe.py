@@ -69,7 +69,15 @@ def _encode(value: Any) -> bytes:
 
 
 def pack_command(args: Sequence[Any]) -> bytes:
-    """One command in RESP2: ``*N`` then each argument as a bulk string."""
+    """One command in RESP2: ``*N`` then each argument as a bulk string (hiredis packs it in C; what hiredis
+    refuses -- a bool, a bytearray, anything else -- is packed or refused here exactly as redis-py would)."""
+    try:
+        return hiredis.pack_command(args if type(args) is tuple else tuple(args))  # type: ignore[no-any-return]
+    except TypeError:
+        return _pack_command_python(args)
+
+
+def _pack_command_python(args: Sequence[Any]) -> bytes:
     out = [b"*%d\r\n" % len(args)]
     for arg in args:
         kind = type(arg)  # the common types first, without isinstance chains: this runs for every argument

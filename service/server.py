@@ -25,6 +25,7 @@ from patience.v1 import patience_pb2, patience_pb2_grpc
 
 from service.config import Settings
 from service.games import GameService
+from service.operations import Operations
 from service.servicer import PatienceServicer
 from service.store import GameStore, StoreError, open_store
 
@@ -101,34 +102,25 @@ async def _maybe_await(value: Any) -> Any:
 
 
 class _GenericHandlersOnly:
-    """Registers services on a grpc.aio server as generic handlers only, leaving out the *registered* methods.
+    """Registers services through one :class:`service.operations.Operations` generic handler, leaving out the
+    *registered* methods.
 
     The generated ``add_*_to_server`` functions register every method both ways. grpc.aio (1.85) then keeps one
     pending request per registered method (15 here) and, after every call, ``asyncio.wait``s on all of them:
     about 60 k instructions a call, more than the rest of the call's Python code outside the use case. Through
-    the generic handler a call is one dict lookup by method name, exactly as the benchmark's echo server serves.
-    Handlers, interceptors and status codes are the same either way.
+    the generic handler a call is one dict lookup by method name, exactly as the benchmark's echo server serves;
+    ``Operations`` adds metrics, the request id and the access line to every method it finds.
     """
 
     def __init__(self, server: grpc.aio.Server) -> None:
-        self._server = server
+        self._operations = Operations()
+        server.add_generic_rpc_handlers((self._operations,))
 
     def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
-        self._server.add_generic_rpc_handlers(handlers)
+        self._operations.add(handlers)
 
     def add_registered_method_handlers(self, service_name: str, handlers: dict[str, grpc.RpcMethodHandler]) -> None:
         """Left out on purpose: the generic handler registered alongside serves these methods."""
-
-
-def _operations_interceptors() -> list[grpc.aio.ServerInterceptor]:
-    """The deployment helper's metrics and request-id interceptors, first so they see final status codes."""
-    out: list[grpc.aio.ServerInterceptor] = []
-    for module, name in (("service.metrics", "MetricsInterceptor"), ("service.logs", "RequestIdInterceptor")):
-        try:
-            out.append(getattr(importlib.import_module(module), name)())
-        except (ImportError, AttributeError) as exc:
-            log.debug("interceptor %s.%s not available: %s", module, name, exc)
-    return out
 
 
 def load_crypto(settings: Settings) -> tuple[Any, Any]:
@@ -168,7 +160,7 @@ async def create_server(
         ("grpc.max_send_message_length", max(settings.max_message_bytes, 4 << 20)),
         ("grpc.so_reuseport", 1 if reuse_port else 0),
     ]
-    server = grpc.aio.server(interceptors=[*_operations_interceptors(), *interceptors], options=options)
+    server = grpc.aio.server(interceptors=list(interceptors) or None, options=options)
     generic = _GenericHandlersOnly(server)
     patience_pb2_grpc.add_PatienceServiceServicer_to_server(PatienceServicer(games), generic)
     health = health_aio.HealthServicer()

@@ -161,9 +161,14 @@ class NewGameRecord:
     status: str = "in-progress"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GameRecord:
-    """A game as stored. Times are Unix milliseconds from the Redis server's clock."""
+    """A game as stored. Times are Unix milliseconds from the Redis server's clock.
+
+    Never changed once built (``dataclasses.replace`` makes the variants), but not ``frozen``: a frozen
+    dataclass sets each of these twenty fields through ``object.__setattr__``, four times the cost of building
+    one, and a record is built on every move.
+    """
 
     game_id: str
     token_hash: bytes

@@ -89,6 +89,7 @@ def test_random_playout_invariants(variant: str, options: dict[str, object], see
     check_position(game, state)
     for _ in range(120):
         legal = list(game.legal_moves(state))
+        assert game.has_legal_move(state) == bool(legal), "the cheap status check agrees with legal_moves"
         keys = {explicit_key(m) for m in legal}
         assert len(keys) == len(legal), "legal_moves yields each move once"
         assert len({m.text() for m in legal}) == len(legal)

@@ -18,10 +18,10 @@ from typing import Final
 
 from ..cards import KING, NO_CARD, RANK, SUIT, TEXT, Card, canonical_deck
 from ..errors import Reason
-from ..game import Game, VariantInfo, illegal
+from ..game import VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
-from .stock_waste import turn_one, turn_waste
+from .stock_waste import TurnsStock, turn_one, turn_waste
 
 CAPTIVE_COUNT: Final = 7
 SLOT_COUNT: Final = 8
@@ -53,7 +53,7 @@ def _run_length(col: tuple[Card, ...]) -> int:
     return n
 
 
-class Captives(Game):
+class Captives(TurnsStock):
     info = VariantInfo(
         id="captives",
         name_en="Captives",

@@ -8,9 +8,19 @@ the card that was turned first is dealt first again.
 from __future__ import annotations
 
 from ..errors import Reason
-from ..game import illegal
+from ..game import Game, illegal
 from ..moves import Move
 from ..state import State
+
+
+class TurnsStock(Game):
+    """What the stock tells of a game that turns it one card a move: while the stock has cards and the game is not
+    won, ``s`` is legal, so the status check after a move need not look for anything else."""
+
+    def has_legal_move(self, state: State) -> bool:
+        if state.stock:
+            return not self.is_won(state)
+        return super().has_legal_move(state)
 
 
 def turn_one(state: State, move: Move) -> State:

@@ -19,10 +19,10 @@ from typing import ClassVar, Final
 
 from ..cards import ACE, HEARTS, KING, NO_CARD, QUEEN, RANK, SUIT, TEXT, Card, canonical_deck, card
 from ..errors import Reason
-from ..game import Game, VariantInfo, illegal
+from ..game import VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
-from .stock_waste import turn_one, turn_waste
+from .stock_waste import TurnsStock, turn_one, turn_waste
 
 TURNS: Final = 2  # waste turns: three passes in all
 FOUNDATION_COUNT: Final = 8
@@ -51,7 +51,7 @@ def _next_table(rank_after_ace: int) -> tuple[Card, ...]:
     return tuple(out)
 
 
-class Sultan36(Game):
+class Sultan36(TurnsStock):
     info = VariantInfo(
         id="sultan-36",
         name_en="Sultan's Harem (36 cards)",
