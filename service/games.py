@@ -273,6 +273,7 @@ class GameService:
                 encode_state(game, new_state),
                 explicit.text(),
                 status=StoreStatus.WON if won else None,
+                previous=record,
             )
         except StoreError_ as exc:
             self._recent.pop(request.game_id, None)

@@ -12,6 +12,7 @@ logged (the game token travels there).
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -109,9 +110,22 @@ def log_access(msg: str, **fields: Any) -> None:
     access_log.handle(record)
 
 
+_id_prefix = os.urandom(8).hex()
+_id_counter = itertools.count()
+
+
+def _reseed_ids() -> None:
+    global _id_prefix, _id_counter
+    _id_prefix, _id_counter = os.urandom(8).hex(), itertools.count()
+
+
+os.register_at_fork(after_in_child=_reseed_ids)  # forked workers must not repeat each other's ids
+
+
 def new_request_id() -> str:
-    """32 random hex digits (the size of a UUID, without its version bits: a fifth of uuid4's cost)."""
-    return os.urandom(16).hex()
+    """32 hex digits, the size of a UUID: a random prefix per process and a counter. Unique, not secret (an id
+    only ties log lines together), and without uuid4's system call for randomness on every call."""
+    return f"{_id_prefix}{next(_id_counter):016x}"
 
 
 def with_request_id(trailing_metadata: Any) -> tuple[tuple[str, str], ...]:

@@ -325,3 +325,20 @@ def test_two_workers_serve_one_port_from_two_processes(redis_db: str, tmp_path: 
         assert server.process.wait(timeout=30) == 0
         for pid in pids:
             assert not Path(f"/proc/{pid}").exists(), f"worker {pid} outlived the parent"
+
+
+def test_generated_request_ids_are_unique_and_a_forked_worker_draws_its_own() -> None:
+    from service import logs
+
+    ids = {logs.new_request_id() for _ in range(10_000)}
+    assert len(ids) == 10_000 and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: a --workers process forked after the parent made ids
+        os.write(write_end, logs.new_request_id().encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    child = os.read(read_end, 64).decode()
+    os.close(read_end)
+    os.close(write_end)
+    assert child not in ids and child[:16] != logs.new_request_id()[:16]

@@ -7,6 +7,7 @@ import hashlib
 import random
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import pytest
@@ -117,6 +118,25 @@ def test_create_and_fetch_round_trip(url: str) -> None:
         assert got.open and not got.expired
         assert got.commitment == hashlib.sha256(SEED).digest()
     assert fetched.moves == ()
+
+
+def test_a_write_given_the_previous_record_reads_back_only_what_changed(url: str) -> None:
+    """``set_state(previous=...)`` builds its result from the record it was given and the changed fields: the
+    same record a full read gives, for a move and for the move that closes the game."""
+    record = new_game(client_seed=b"c" * 8, server_seed=b"s" * 32, ticket_id="t-9", allow_undo=False)
+
+    async def body(store: RedisGameStore) -> list[tuple[GameRecord, GameRecord]]:
+        rec = await store.create(record)
+        pairs = []
+        for text, status in (("1-r1", None), ("2-r2", None), ("3-f", "won")):
+            rec = await store.set_state("g1", rec.version, b"state-" + text.encode(), text, status=status, previous=rec)
+            pairs.append((rec, await store.fetch("g1")))
+        return pairs
+
+    for short, full in with_store(url, body):
+        assert replace(short, now=full.now) == full
+    assert short.status == "won" and short.finished_at > 0 and short.move_count == 3 and short.version == 4
+    assert (short.client_seed, short.ticket_id, short.allow_undo) == (b"c" * 8, "t-9", False)
 
 
 def test_fetch_without_moves_leaves_them_out(url: str) -> None:
