@@ -144,6 +144,8 @@ def test_game_messages_match_the_field_by_field_message() -> None:
         replace(base, status="resigned", finished_at=now - 10, version=9),
         replace(base, updated_at=now - 700_000),  # expired
         replace(base, created_at=now - 4000),  # same game id, another creation time: a fresh template
+        replace(base, created_at=now - 4321, updated_at=now - 987),  # milliseconds: Timestamp nanos
+        replace(base, status="won", finished_at=now - 1, version=3, move_count=2),
         base,
     ]
     for record in records:
