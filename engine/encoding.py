@@ -26,14 +26,6 @@ class EncodingError(ValueError):
     """Bytes that are not an encoded position."""
 
 
-def _flat(out: bytearray, cards: tuple[int, ...]) -> None:
-    out.append(len(cards))
-    if NO_CARD in cards:
-        out.extend(255 if c == NO_CARD else c for c in cards)
-    else:
-        out += bytes(cards)  # in C: the service encodes a position on every move
-
-
 #: Every byte that is not a card (0-51) or NO_CARD (255): ``bytes.translate`` keeps only those.
 _NOT_CARD_BYTES = bytes(range(52)) + b"\xff"
 
@@ -44,19 +36,25 @@ def _header(game: Game) -> bytes:
 
 
 def encode_state(game: Game, state: State) -> bytes:
+    # Every count and card as one list of small ints, turned into bytes in C: the service encodes a position on
+    # every move, and a pile at a time this costs three times as much.
     header = game.encoding_header
     if header is None:
         header = game.encoding_header = _header(game)
-    out = bytearray(header)
-    out.append(state.redeals)
-    out.append(1 if state.fresh else 0)
+    flat = [state.redeals, 1 if state.fresh else 0]
+    append, extend = flat.append, flat.extend
     for group in (state.columns, state.foundations):
-        out.append(len(group))
+        append(len(group))
         for pile in group:
-            _flat(out, pile)
-    for flat in (state.cells, state.stock, state.waste, state.captives, state.fixed):
-        _flat(out, flat)
-    return bytes(out)
+            append(len(pile))
+            extend(pile)
+    for pile in (state.cells, state.stock, state.waste, state.captives, state.fixed):
+        append(len(pile))
+        extend(pile)
+    try:
+        return header + bytes(flat)
+    except ValueError:  # NO_CARD (-1) in a pile: counts are never negative, so only cards map to 0xFF
+        return header + bytes(255 if c == NO_CARD else c for c in flat)
 
 
 class _Reader:

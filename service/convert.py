@@ -123,19 +123,31 @@ def view_bytes(view: View) -> bytes:
     variant = _VARIANT.get(view.variant)
     if variant is None:
         variant = _VARIANT[view.variant] = _text_entry(1, view.variant) if view.variant else b""
-    columns, foundations, cell, captive = _COLUMNS, _FOUNDATIONS, _CELL, _CAPTIVE
     out = [variant]
-    out += [columns.get(p) or _pile_entry(columns, b"\x12", p) for p in view.columns]
-    out += [cell.get(c) or _slot_entry(3, c) for c in view.cells]
-    out += [foundations.get(p) or _pile_entry(foundations, b"\x22", p) for p in view.foundations]
+    # map() over the caches' own lookups runs in C; a miss (None) is filled in by the slower path.
+    if view.columns:
+        columns = list(map(_COLUMNS.get, view.columns))
+        if None in columns:
+            columns = [e or _pile_entry(_COLUMNS, b"\x12", p) for e, p in zip(columns, view.columns, strict=True)]
+        out += columns
+    if view.cells:
+        cells = list(map(_CELL.get, view.cells))
+        out += cells if None not in cells else [_CELL.get(c) or _slot_entry(3, c) for c in view.cells]
+    if view.foundations:
+        found = list(map(_FOUNDATIONS.get, view.foundations))
+        if None in found:
+            found = [e or _pile_entry(_FOUNDATIONS, b"\x22", p) for e, p in zip(found, view.foundations, strict=True)]
+        out += found
     if view.stock_count:
         out.append(b"\x28" + _varint(view.stock_count))
     if view.stock is not None:
         out.append(b"\x30\x01")
-        out += [_STOCK[c] for c in view.stock]
-    out += [_WASTE[c] for c in view.waste]
-    out += [captive.get(c) or _slot_entry(9, c) for c in view.captives]
-    out += [_FIXED[c] for c in view.fixed]
+        out += map(_STOCK.__getitem__, view.stock)
+    out += map(_WASTE.__getitem__, view.waste)
+    if view.captives:
+        captives = list(map(_CAPTIVE.get, view.captives))
+        out += captives if None not in captives else [_CAPTIVE.get(c) or _slot_entry(9, c) for c in view.captives]
+    out += map(_FIXED.__getitem__, view.fixed)
     if view.redeals_used:
         out.append(b"\x58" + _varint(view.redeals_used))
     if view.redeals_left:
