@@ -8,17 +8,17 @@ leave a half-changed position behind.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import chain
+from typing import NamedTuple
 
 from .cards import NO_CARD, Card
 
 Pile = tuple[Card, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class State:
-    """One position.
+class State(NamedTuple):
+    """One position (a named tuple: immutable, and built five times faster than a frozen dataclass, which sets
+    each field through ``object.__setattr__``; every move builds one).
 
     - ``columns``: tableau piles, index 0 at the head (dealt first); last = free card.
     - ``cells``: reserve cells or the sultan's side slots (``NO_CARD`` = empty).

@@ -589,7 +589,6 @@ def test_certificates_verify_and_tampering_is_refused(client: Client, seeds: Fix
 
 def shuffle_hidden(game, state, rnd):  # type: ignore[no-untyped-def]
     """``state`` with its hidden cards (stock order unless visible, face-down captives) dealt out differently."""
-    from dataclasses import replace
 
     stock = list(state.stock)
     slots = [i for i, c in enumerate(state.captives) if c >= 0 and not game.captive_released(state, i)]
@@ -600,7 +599,7 @@ def shuffle_hidden(game, state, rnd):  # type: ignore[no-untyped-def]
     captives = list(state.captives)
     for i, c in zip(slots, pool, strict=True):
         captives[i] = c
-    return replace(state, stock=tuple(stock), captives=tuple(captives))
+    return state._replace(stock=tuple(stock), captives=tuple(captives))
 
 
 CANDIDATE_MOVES = ["s", "d", "rd", "w-f", "w-r", "w-1", "1-k", "3-k", "1-2", "2-1", "8-1", "1-f", "5-f"] + [
