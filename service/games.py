@@ -21,8 +21,7 @@ import logging
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from google.protobuf.timestamp_pb2 import Timestamp
 from patience.v1 import patience_pb2 as pb
@@ -71,9 +70,9 @@ def new_token() -> str:
     return "pgt_" + secrets.token_urlsafe(32)
 
 
-@dataclass(frozen=True)
-class Credentials:
-    """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key``."""
+class Credentials(NamedTuple):
+    """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key`` (a named tuple: built
+    on every call, and five times cheaper than a frozen dataclass)."""
 
     game_token: str | None = None
     operator_key: str | None = None

@@ -64,14 +64,17 @@ _OUTCOMES = {0: "unspecified", 1: "won", 2: "unfinished", 3: "illegal"}
 _MOVES: dict[str, Any] = {}  # MOVES_APPLIED's children by variant: ``labels()`` validates and locks each time
 
 
+_WON = 2  # GameStatus.GAME_STATUS_WON: only a won game's response may carry a certificate
+
+
 def _applied(response: Any) -> None:
     game = response.game
-    variant = game.variant or "unknown"
+    variant = game.variant
     child = _MOVES.get(variant)
     if child is None:
-        child = _MOVES[variant] = MOVES_APPLIED.labels(variant)
+        child = _MOVES[variant] = MOVES_APPLIED.labels(variant or "unknown")
     child.inc()
-    if game.HasField("certificate"):
+    if game.status == _WON and game.HasField("certificate"):
         CERTIFICATES_ISSUED.labels("play").inc()
 
 

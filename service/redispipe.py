@@ -214,6 +214,7 @@ class PipelinedRedis:
         self.connect_timeout = socket_connect_timeout
         self._conn: _Connection | None = None
         self._connecting: asyncio.Future[_Connection] | None = None
+        self._heads: dict[tuple[Any, ...], bytes] = {}  # (sha, *keys) -> EVALSHA's packed command up to the args
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> PipelinedRedis | None:
@@ -248,9 +249,25 @@ class PipelinedRedis:
             raise _parse_error(str(reply))
         return reply
 
+    _HEADS = 4096
+
+    def pack_evalsha(self, sha: str, keys: Sequence[Any], args: Sequence[Any]) -> bytes:
+        """``pack_command(("EVALSHA", sha, len(keys), *keys, *args))``. The part up to the arguments is the same
+        for every call on one game (the script's SHA and the game's keys), so it is packed once and kept."""
+        key = (sha, *keys)
+        head = self._heads.get(key)
+        if head is None:
+            if len(self._heads) >= self._HEADS:
+                self._heads.clear()
+            head = self._heads[key] = pack_command(("EVALSHA", sha, len(keys), *keys)).split(b"\r\n", 1)[1]
+        if not args:
+            return b"*%d\r\n%b" % (len(keys) + 3, head)
+        body = pack_command(args)
+        return b"".join((b"*%d\r\n" % (len(keys) + 3 + len(args)), head, memoryview(body)[body.index(b"\r\n") + 2 :]))
+
     async def evalsha(self, sha: str, script: str, keys: Sequence[Any], args: Sequence[Any]) -> Any:
         """Run a Lua script by its SHA-1; a server without it in its cache (restarted, flushed) gets it whole."""
-        packed = pack_command(("EVALSHA", sha, len(keys), *keys, *args))
+        packed = self.pack_evalsha(sha, keys, args)
         conn = self._conn
         if conn is None or conn.closed or conn.loop.is_closed():
             conn = await self._connection()

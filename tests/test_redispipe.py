@@ -38,6 +38,21 @@ def test_commands_are_packed_as_redis_py_packs_them() -> None:
         pack_command(("SET", "k", True))
 
 
+def test_evalsha_is_packed_as_one_command_whatever_is_cached() -> None:
+    pipe = PipelinedRedis(host="127.0.0.1", port=1)
+    sha = "a" * 40
+    for keys, args in (
+        (("{g1}:m", "{g1}:s", "{g1}:l"), ("86400000", "5", b"\x00\xffstate", b"\xf1", "", "1")),
+        (("{g1}:m", "{g1}:s", "{g1}:l"), ("86400000", "6", b"other", b"\xf2", "won", "")),  # cached head
+        (("{g2}:m",), ()),
+        ((), (1, 2.5, "ход")),
+    ):
+        for _ in range(2):
+            assert pipe.pack_evalsha(sha, keys, args) == pack_command(("EVALSHA", sha, len(keys), *keys, *args))
+    with pytest.raises(redis.exceptions.DataError):
+        pipe.pack_evalsha(sha, ("k",), (True,))
+
+
 def test_concurrent_calls_each_get_their_own_reply(redis_db: str) -> None:
     async def body() -> None:
         pipe = PipelinedRedis.from_url(redis_db)

@@ -96,6 +96,8 @@ class Captives(TurnsStock):
 
     def is_won(self, state: State) -> bool:
         """All 104 cards in 8 complete piles."""
+        if state.stock or state.waste:  # a card still to play is not home (the quick answer after most moves)
+            return False
         f = state.foundations
         return len(f) == SLOT_COUNT and all(len(p) == COMPLETE for p in f)
 

@@ -94,6 +94,8 @@ class Sultan36(TurnsStock):
 
     def is_won(self, state: State) -> bool:
         """Eight queens around the sultan: every card is on a foundation."""
+        if state.stock or state.waste:  # a card still to play is not home (the quick answer after most moves)
+            return False
         f = state.foundations
         return len(f) == FOUNDATION_COUNT and all(p and RANK[p[-1]] == QUEEN for p in f)
 
