@@ -533,3 +533,20 @@ def test_played_positions_are_ordinary_states() -> None:
     twin = State(new.columns, new.cells, new.foundations)
     assert new == twin and hash(new) == hash(twin) and repr(new) == repr(twin)
     assert (new.stock, new.waste, new.captives, new.fixed, new.redeals, new.fresh) == ((), (), (), (), 0, False)
+
+
+def test_the_quick_state_constructor_builds_the_same_state() -> None:
+    from engine.games.royal_retinue import _state
+
+    columns, cells, foundations = ((1, 2), (3,)), (-1, 5), ((0,), ())
+    quick = _state(columns, cells, foundations)
+    assert type(quick) is State
+    assert quick == State(columns=columns, cells=cells, foundations=foundations)
+    assert (quick.stock, quick.waste, quick.captives, quick.fixed, quick.redeals, quick.fresh) == (
+        (),
+        (),
+        (),
+        (),
+        0,
+        False,
+    )

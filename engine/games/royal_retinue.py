@@ -94,34 +94,15 @@ _F2F = tuple(
     for k in range(_MAX_RUN + 1)
 )
 
-_STATE_SLOTS = ("columns", "cells", "foundations", "stock", "waste", "captives", "fixed", "redeals", "fresh")
-if State.__slots__ == _STATE_SLOTS:
-    _new = object.__new__
-    (_set_columns, _set_cells, _set_foundations, _set_stock, _set_waste, _set_captives, _set_fixed, _set_redeals,
-     _set_fresh) = (getattr(State, name).__set__ for name in _STATE_SLOTS)  # fmt: skip
+_tuple_new = tuple.__new__
 
-    def _state(
-        columns: tuple[tuple[Card, ...], ...], cells: tuple[Card, ...], foundations: tuple[tuple[Card, ...], ...]
-    ) -> State:
-        """``State(columns, cells, foundations)`` at half the cost of the frozen dataclass ``__init__``."""
-        s: State = _new(State)
-        _set_columns(s, columns)
-        _set_cells(s, cells)
-        _set_foundations(s, foundations)
-        _set_stock(s, ())
-        _set_waste(s, ())
-        _set_captives(s, ())
-        _set_fixed(s, ())
-        _set_redeals(s, 0)
-        _set_fresh(s, False)
-        return s
 
-else:  # pragma: no cover - the State layout changed: stay correct, if slower
-
-    def _state(
-        columns: tuple[tuple[Card, ...], ...], cells: tuple[Card, ...], foundations: tuple[tuple[Card, ...], ...]
-    ) -> State:
-        return State(columns, cells, foundations)
+def _state(
+    columns: tuple[tuple[Card, ...], ...], cells: tuple[Card, ...], foundations: tuple[tuple[Card, ...], ...]
+) -> State:
+    """``State(columns, cells, foundations)`` without the named tuple's Python-level ``__new__`` (every move
+    builds one). The field order is ``State``'s; ``tests/test_royal_retinue.py`` checks the two agree."""
+    return _tuple_new(State, (columns, cells, foundations, (), (), (), (), 0, False))
 
 
 def _run_length(col: tuple[Card, ...]) -> int:

@@ -1,0 +1,156 @@
+"""Instructions per call of a server process, counted by callgrind: the figure that does not depend on what
+else the machine is running, so it shows one change's effect where calls/s on a shared host drown it.
+
+    python bench/instructions.py --server service      # ApplyMove on sultan-52 (as bench/service_bench.py)
+    python bench/instructions.py --server echo         # the benchmark's echo server, same client work
+
+The server runs under ``valgrind --tool=callgrind`` (about fifty times slower, so the clients always find it
+busy), gets ``--warm`` calls, has its counters zeroed with ``callgrind_control -z``, serves ``--calls`` calls
+at ``--concurrency`` and is dumped; the dump's total divided by the calls is printed. Needs valgrind and
+redis-server. Figures in docs/service-benchmark.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import service_bench as sb  # noqa: E402  (the benchmark's own servers and helpers)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+async def drive(server: str, address: str, concurrency: int, calls: int, reply: bytes | None = None) -> None:
+    """``calls`` calls spread over ``concurrency`` coroutines: ApplyMove on sultan-52 games (a fresh game when one
+    runs out of turns), or echo calls carrying the same request, metadata and response."""
+    from patience.v1 import patience_pb2 as pb
+    from patience.v1 import patience_pb2_grpc as pb_grpc
+
+    chans = sb.channels(address, min(sb.CHANNELS, concurrency))
+    if server == "echo":
+        invokers = [
+            c.unary_unary(  # type: ignore[attr-defined]
+                sb.ECHO_METHOD,
+                request_serializer=pb.ApplyMoveRequest.SerializeToString,
+                response_deserializer=pb.ApplyMoveResponse.FromString,
+            )
+            for c in chans
+        ]
+        md = (("authorization", "Bearer pgt_" + "x" * 43),)
+
+        async def one(i: int, state: list[Any]) -> None:
+            reply = await invokers[i % len(invokers)](
+                pb.ApplyMoveRequest(game_id="0" * 24, expected_version=state[0], text="s"), metadata=md
+            )
+            state[0] = reply.game.version or 1
+
+        states: list[list[Any]] = [[1] for _ in range(concurrency)]
+    else:
+        stubs = [pb_grpc.PatienceServiceStub(c) for c in chans]
+
+        async def deal(i: int) -> list[Any]:
+            r = await stubs[i % len(stubs)].NewGame(pb.NewGameRequest(variant="sultan-52"))
+            return [(("authorization", f"Bearer {r.game_token}"),), r.game.game_id, r.game.version, r.game.view]
+
+        states = [await deal(i) for i in range(concurrency)]
+
+        async def one(i: int, state: list[Any]) -> None:
+            md, gid, version, view = state
+            text = "s" if view.stock_count else ("rd" if view.redeals_left else None)
+            if text is None:
+                state[:] = await deal(i)
+                md, gid, version, view = state
+                text = "s"
+            r = await stubs[i % len(stubs)].ApplyMove(
+                pb.ApplyMoveRequest(game_id=gid, expected_version=version, text=text), metadata=md
+            )
+            state[2], state[3] = r.game.version, r.game.view
+
+    async def worker(i: int, n: int) -> None:
+        for _ in range(n):
+            await one(i, states[i])
+
+    await asyncio.gather(*(worker(i, calls // concurrency) for i in range(concurrency)))
+    for c in chans:
+        await c.close()  # type: ignore[attr-defined]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--server", choices=("service", "echo"), default="service")
+    parser.add_argument("--calls", type=int, default=1024)
+    parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--warm", type=int, default=256)
+    parser.add_argument("--log-level", default="WARNING", help="the service's; INFO writes an access line a call")
+    args = parser.parse_args()
+    for tool in ("valgrind", "callgrind_control", "redis-server"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} is needed")
+    tmp = Path(tempfile.mkdtemp(prefix="patience-instr-"))
+    redis_port, port = sb.free_port(), sb.free_port()
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        redis = subprocess.Popen(
+            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(tmp)],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        procs.append(redis)
+        sb.wait_port(redis_port, redis)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
+        if args.server == "echo":
+            reply = tmp / "reply.bin"
+            service, address = sb.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
+            reply.write_bytes(asyncio.run(sb.typical_reply(address))[0])
+            sb.stop(service)
+            command = [sys.executable, str(Path(sb.__file__)), "--echo-child", str(port), str(reply)]
+        else:
+            env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
+                        "PATIENCE_LOG_LEVEL": args.log_level})  # fmt: skip
+            command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}",
+                       "--redis-url", f"redis://127.0.0.1:{redis_port}/0"]  # fmt: skip
+        out = tmp / "callgrind.out"
+        server = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", *command],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        procs.append(server)
+        sb.wait_port(port, server, timeout=600)
+        time.sleep(2)
+        address = f"127.0.0.1:{port}"
+        asyncio.run(drive(args.server, address, args.concurrency, args.warm))
+        # valgrind runs the server as its own pid (exec), so the Popen pid is the one to control
+        subprocess.run(["callgrind_control", "-z", str(server.pid)], check=True, capture_output=True)
+        asyncio.run(drive(args.server, address, args.concurrency, args.calls))
+        subprocess.run(["callgrind_control", "-d", str(server.pid)], check=True, capture_output=True)
+        dumps: list[Path] = []
+        for _ in range(60):
+            dumps = sorted(tmp.glob("callgrind.out.*.1"))
+            if dumps and "summary:" in dumps[0].read_text(errors="replace")[-4096:]:
+                break
+            time.sleep(1)
+        summary = next(line for line in dumps[0].read_text().splitlines() if line.startswith("summary:"))
+        total = int(summary.split()[1])
+        calls = args.calls // args.concurrency * args.concurrency
+        print(f"{args.server}: {total / calls / 1e6:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
+    finally:
+        for proc in reversed(procs):
+            sb.stop(proc)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
