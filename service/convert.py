@@ -114,6 +114,14 @@ def _pile_entry(cache: dict[tuple[int, ...], bytes], tag: bytes, cards: tuple[in
     return entry
 
 
+def _pile_entries(cache: dict[tuple[int, ...], bytes], tag: bytes, piles: tuple[tuple[int, ...], ...]) -> list[bytes]:
+    """Each pile's entry: looked up by map() in C, the misses (None) filled in by the slower path."""
+    entries = list(map(cache.get, piles))
+    if None in entries:
+        return [e or _pile_entry(cache, tag, p) for e, p in zip(entries, piles, strict=True)]
+    return entries  # type: ignore[return-value]
+
+
 def _slot_entry(field: int, c: int) -> bytes:
     return _text_entry(field, _slot(c))  # never for the cards and marks the tables hold
 
@@ -124,20 +132,13 @@ def view_bytes(view: View) -> bytes:
     if variant is None:
         variant = _VARIANT[view.variant] = _text_entry(1, view.variant) if view.variant else b""
     out = [variant]
-    # map() over the caches' own lookups runs in C; a miss (None) is filled in by the slower path.
     if view.columns:
-        columns = list(map(_COLUMNS.get, view.columns))
-        if None in columns:
-            columns = [e or _pile_entry(_COLUMNS, b"\x12", p) for e, p in zip(columns, view.columns, strict=True)]
-        out += columns
+        out += _pile_entries(_COLUMNS, b"\x12", view.columns)
     if view.cells:
         cells = list(map(_CELL.get, view.cells))
         out += cells if None not in cells else [_CELL.get(c) or _slot_entry(3, c) for c in view.cells]
     if view.foundations:
-        found = list(map(_FOUNDATIONS.get, view.foundations))
-        if None in found:
-            found = [e or _pile_entry(_FOUNDATIONS, b"\x22", p) for e, p in zip(found, view.foundations, strict=True)]
-        out += found
+        out += _pile_entries(_FOUNDATIONS, b"\x22", view.foundations)
     if view.stock_count:
         out.append(b"\x28" + _varint(view.stock_count))
     if view.stock is not None:
