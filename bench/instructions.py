@@ -25,7 +25,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import service_bench as sb  # noqa: E402  (the benchmark's own servers and helpers)
+import service_bench as sb  # the benchmark's own servers and helpers
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -145,7 +145,8 @@ def main() -> None:
         summary = next(line for line in dumps[0].read_text().splitlines() if line.startswith("summary:"))
         total = int(summary.split()[1])
         calls = args.calls // args.concurrency * args.concurrency
-        print(f"{args.server}: {total / calls / 1e6:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
+        per_call = total / calls / 1e6
+        print(f"{args.server}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
     finally:
         for proc in reversed(procs):
             sb.stop(proc)
