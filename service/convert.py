@@ -7,7 +7,9 @@ card into a response.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
+from typing import Any, cast
 
 from patience.moves import move_from_message, move_message
 from patience.v1 import patience_pb2 as pb
@@ -114,16 +116,22 @@ def _pile_entry(cache: dict[tuple[int, ...], bytes], tag: bytes, cards: tuple[in
     return entry
 
 
-def _pile_entries(cache: dict[tuple[int, ...], bytes], tag: bytes, piles: tuple[tuple[int, ...], ...]) -> list[bytes]:
-    """Each pile's entry: looked up by map() in C, the misses (None) filled in by the slower path."""
-    entries = list(map(cache.get, piles))
+def _entries(cache: Mapping[Any, bytes], keys: Sequence[Any], make: Callable[[Any], bytes]) -> list[bytes]:
+    """Each key's cached entry, looked up by map() in C; the misses (None) made by ``make``."""
+    entries = list(map(cache.get, keys))
     if None in entries:
-        return [e or _pile_entry(cache, tag, p) for e, p in zip(entries, piles, strict=True)]
-    return entries  # type: ignore[return-value]
+        return [e or make(k) for e, k in zip(entries, keys, strict=True)]
+    return cast("list[bytes]", entries)
 
 
 def _slot_entry(field: int, c: int) -> bytes:
     return _text_entry(field, _slot(c))  # never for the cards and marks the tables hold
+
+
+_new_column = partial(_pile_entry, _COLUMNS, b"\x12")
+_new_foundation = partial(_pile_entry, _FOUNDATIONS, b"\x22")
+_new_cell = partial(_slot_entry, 3)
+_new_captive = partial(_slot_entry, 9)
 
 
 def view_bytes(view: View) -> bytes:
@@ -133,12 +141,11 @@ def view_bytes(view: View) -> bytes:
         variant = _VARIANT[view.variant] = _text_entry(1, view.variant) if view.variant else b""
     out = [variant]
     if view.columns:
-        out += _pile_entries(_COLUMNS, b"\x12", view.columns)
+        out += _entries(_COLUMNS, view.columns, _new_column)
     if view.cells:
-        cells = list(map(_CELL.get, view.cells))
-        out += cells if None not in cells else [_CELL.get(c) or _slot_entry(3, c) for c in view.cells]
+        out += _entries(_CELL, view.cells, _new_cell)
     if view.foundations:
-        out += _pile_entries(_FOUNDATIONS, b"\x22", view.foundations)
+        out += _entries(_FOUNDATIONS, view.foundations, _new_foundation)
     if view.stock_count:
         out.append(b"\x28" + _varint(view.stock_count))
     if view.stock is not None:
@@ -146,8 +153,7 @@ def view_bytes(view: View) -> bytes:
         out += map(_STOCK.__getitem__, view.stock)
     out += map(_WASTE.__getitem__, view.waste)
     if view.captives:
-        captives = list(map(_CAPTIVE.get, view.captives))
-        out += captives if None not in captives else [_CAPTIVE.get(c) or _slot_entry(9, c) for c in view.captives]
+        out += _entries(_CAPTIVE, view.captives, _new_captive)
     out += map(_FIXED.__getitem__, view.fixed)
     if view.redeals_used:
         out.append(b"\x58" + _varint(view.redeals_used))

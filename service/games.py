@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
 from google.protobuf.timestamp_pb2 import Timestamp
+from patience.moves import move_from_message
 from patience.v1 import patience_pb2 as pb
 
 from engine.catalogue import get_game, variants
@@ -252,7 +253,7 @@ class GameService:
             record, game, state = cached
         given = request.text if which == "text" else convert.move_text_of(request.structured)
         try:
-            move = Move.parse(request.text) if which == "text" else convert.move_from_message(request.structured)
+            move = Move.parse(request.text) if which == "text" else move_from_message(request.structured)
             new_state, explicit = game.play(state, move)
         except PatienceError as exc:
             if cached is not None:  # a stale version or a closed game says so before the refusal does
@@ -625,16 +626,16 @@ class GameService:
             view = player_view(game, state, status)
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
-        status = self._status(record, view.status)
+        shown = self._status(record, view.status)
         msg = pb.Game() if into is None else into
         msg.MergeFrom(self._game_template(record, game))
         msg.version = record.version
-        msg.status = status
+        msg.status = shown
         msg.view.MergeFromString(convert.view_bytes(view))
         msg.move_count = record.move_count
         msg.undo_count = record.undo_count
         _set_ms(msg.updated_at, record.updated_at)
-        if self._seed_revealed(record, status):
+        if self._seed_revealed(record, shown):
             msg.seed = record.seed
             msg.server_seed = record.server_seed
         if record.finished_at:
@@ -645,7 +646,7 @@ class GameService:
             _set_ms(msg.expires_at, record.expires_at)
         if with_moves and record.moves is not None:
             msg.moves.extend(record.moves)
-        if status == pb.GAME_STATUS_WON and self.key_ring is not None:
+        if shown == pb.GAME_STATUS_WON and self.key_ring is not None:
             full = record if record.moves is not None else None
             if full is not None:
                 msg.certificate.CopyFrom(self._certificate(full, game, state))

@@ -278,6 +278,8 @@ def _query_parameters(schemas: _Schemas, desc: Descriptor, skip: set[str], prefi
 def _path_field(desc: Descriptor, path: Sequence[str]) -> FieldDescriptor:
     f = desc.fields_by_name[path[0]]
     for part in path[1:]:
+        if f.message_type is None:
+            raise KeyError(f"{f.name} is not a message")
         f = f.message_type.fields_by_name[part]
     return f
 
@@ -411,4 +413,5 @@ def openapi_document(
 def _status_descriptor() -> Descriptor:
     from google.rpc import status_pb2
 
-    return status_pb2.Status.DESCRIPTOR
+    descriptor: Descriptor = status_pb2.Status.DESCRIPTOR
+    return descriptor

@@ -173,6 +173,7 @@ def _tokenize(body: str, template: str) -> list[str]:
 def _resolve_scalar(message: Descriptor, path: Sequence[str], template: str) -> FieldDescriptor:
     """The field a path variable names: every step but the last a singular message, the last a scalar."""
     desc = message
+    f: FieldDescriptor | None = None
     for i, name in enumerate(path):
         f = desc.fields_by_name.get(name)
         if f is None:
@@ -185,6 +186,8 @@ def _resolve_scalar(message: Descriptor, path: Sequence[str], template: str) -> 
             desc = f.message_type
         elif f.message_type is not None:
             raise RouteError(f"path variable {'.'.join(path)!r} names a message ({template!r})")
+    if f is None:  # an empty path
+        raise RouteError(f"an empty path variable ({template!r})")
     return f
 
 

@@ -58,7 +58,7 @@ def http_status(code: int) -> int:
     return HTTP_STATUS.get(code, 500)
 
 
-def _is_repeated(f: FieldDescriptor) -> bool:
+def _is_repeated(f: Any) -> bool:  # a FieldDescriptor (upb's or the pure-Python one)
     return bool(f.is_repeated)  # protobuf >= 7 (pyproject pins it); `label` is gone there
 
 
@@ -75,7 +75,7 @@ def _field(desc: Descriptor, name: str) -> FieldDescriptor | None:
 
 def _parse_into(message: Message, data: object, where: str) -> None:
     try:
-        json_format.ParseDict(data, message, ignore_unknown_fields=False, max_recursion_depth=32)
+        json_format.ParseDict(data, message, ignore_unknown_fields=False, max_recursion_depth=32)  # type: ignore[arg-type]
     except (json_format.ParseError, TypeError, ValueError, RecursionError, AttributeError) as exc:
         text = str(exc) or type(exc).__name__
         raise TranscodeError("INVALID_JSON", f"{where}: {text}"[:500]) from None

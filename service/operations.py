@@ -120,15 +120,15 @@ def _streaming_response(m: _Method, behavior: Callable[..., AsyncIterator[Any]])
     return handle
 
 
-def _wrap(m: _Method, h: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
+def _wrap(m: _Method, h: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
     ser = {"request_deserializer": h.request_deserializer, "response_serializer": h.response_serializer}
     if h.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(_unary_response(m, h.unary_unary), **ser)
     if h.stream_unary is not None:
         return grpc.stream_unary_rpc_method_handler(_unary_response(m, h.stream_unary), **ser)
     # A streaming handler is an async generator, or a coroutine that writes with context.write().
-    if h.unary_stream is not None:
-        b = h.unary_stream
+    b: Any = h.unary_stream
+    if b is not None:
         wrapped = _streaming_response(m, b) if inspect.isasyncgenfunction(b) else _unary_response(m, b)
         return grpc.unary_stream_rpc_method_handler(wrapped, **ser)
     b = h.stream_stream
@@ -141,13 +141,13 @@ class Operations(grpc.GenericRpcHandler):
 
     def __init__(self, handlers: Sequence[grpc.GenericRpcHandler] = ()) -> None:
         self._handlers = list(handlers)
-        self._wrapped: dict[str, grpc.RpcMethodHandler] = {}
+        self._wrapped: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
 
     def add(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
         self._handlers.extend(handlers)
         self._wrapped.clear()
 
-    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[Any, Any] | None:
         method = handler_call_details.method
         wrapped = self._wrapped.get(method)
         if wrapped is not None:

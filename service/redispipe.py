@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -34,7 +34,7 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 try:  # redis-py's own mapping of error replies to exception classes (NOSCRIPT, LOADING, READONLY, ...)
     from redis._parsers.base import BaseParser as _RedisParser
 
-    _parse_error = _RedisParser.parse_error
+    _parse_error: Callable[[str], ResponseError] = _RedisParser.parse_error  # untyped in redis-py
 except (ImportError, AttributeError):  # pragma: no cover - an older or newer redis-py
 
     def _parse_error(response: str) -> ResponseError:

@@ -119,7 +119,9 @@ class _GenericHandlersOnly:
     def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
         self._operations.add(handlers)
 
-    def add_registered_method_handlers(self, service_name: str, handlers: dict[str, grpc.RpcMethodHandler]) -> None:
+    def add_registered_method_handlers(
+        self, service_name: str, handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]
+    ) -> None:
         """Left out on purpose: the generic handler registered alongside serves these methods."""
 
 

@@ -67,7 +67,7 @@ _RPCS = {
 }
 
 
-class PatienceServicer(patience_pb2_grpc.PatienceServiceServicer):
+class PatienceServicer(patience_pb2_grpc.PatienceServiceServicer):  # type: ignore[misc]  # generated, untyped
     """``patience.v1.PatienceService`` over a :class:`GameService`."""
 
     def __init__(self, games: GameService) -> None:

@@ -687,7 +687,13 @@ class RedisGameStore(GameStore):
         if status is not None and status == StoreStatus.IN_PROGRESS:
             status = None
         short = previous is not None and previous.game_id == game_id
-        args = [self._version_arg(expected_version), state, packed, status or "", "1" if short else ""]
+        args: list[bytes | str] = [
+            self._version_arg(expected_version),
+            state,
+            packed,
+            status or "",
+            "1" if short else "",
+        ]
         reply = await self._write(self._set_state, game_id, args)
         if short:
             assert previous is not None
