@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +41,7 @@ class Settings:
     log_level: str = "INFO"
     log_format: str = "json"
     http_listen: str | None = None
+    cors_origins: tuple[str, ...] = ()
     metrics_listen: str | None = None
     workers: int = 1
 
@@ -69,6 +71,15 @@ def _positive(convert: Callable[[str], int | float]) -> Callable[[str], int | fl
         return value
 
     return parse
+
+
+def _origins(text: str) -> tuple[str, ...]:
+    """``https://a.example,https://b.example`` (or ``*``): the web origins whose pages may call the REST API."""
+    origins = tuple(o.strip().rstrip("/") for o in text.split(",") if o.strip())
+    for origin in origins:
+        if origin != "*" and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?", origin):
+            raise ValueError(f"{origin!r} is not an origin (scheme://host[:port], or *)")
+    return origins
 
 
 def _choice(*allowed: str) -> Callable[[str], str]:
@@ -183,6 +194,13 @@ _SPECS: tuple[_Spec, ...] = (
         "REST/JSON address HOST:PORT (service.http); unset: no HTTP listener",
         str,
         "HOST:PORT",
+    ),
+    _Spec(
+        "cors_origins",
+        "--cors-origins",
+        "web origins allowed to call the REST API from a browser (comma-separated, or *); unset: same origin only",
+        _origins,
+        "ORIGINS",
     ),
     _Spec(
         "metrics_listen",

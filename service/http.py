@@ -31,6 +31,7 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
 from patience.v1 import patience_pb2
 from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
@@ -272,8 +273,21 @@ def openapi_for(gateway: RestGateway) -> dict[str, Any]:
     return openapi_document(SERVICES, gateway.routes, comments=load_comments(proto_path), version=ver)
 
 
-def create_app(invoke: Invoker, *, max_body_bytes: int = 1 << 20, web_dir: Path | None = WEB_DIR) -> ASGIApp:
-    """The ASGI application: ``/v1/...`` (transcoded RPCs), ``/openapi.json``, the web client at ``/``."""
+#: What a page on another origin may send and read: the credentials travel in headers, never in cookies.
+CORS_HEADERS = ("authorization", "content-type", "x-operator-key", "x-request-id")
+
+
+def create_app(
+    invoke: Invoker,
+    *,
+    max_body_bytes: int = 1 << 20,
+    web_dir: Path | None = WEB_DIR,
+    cors_origins: Sequence[str] = (),
+) -> ASGIApp:
+    """The ASGI application: ``/v1/...`` (transcoded RPCs), ``/openapi.json``, the web client at ``/``.
+
+    ``cors_origins`` lists the web origins (or ``*``) whose pages may call the API from a browser; by default
+    none may (the bundled web client is served from the same origin and needs no CORS)."""
     gateway = RestGateway(invoke, max_body_bytes=max_body_bytes)
     document = json.dumps(openapi_for(gateway), ensure_ascii=False).encode()
 
@@ -297,7 +311,17 @@ def create_app(invoke: Invoker, *, max_body_bytes: int = 1 << 20, web_dir: Path 
         routes.append(Mount("/", app=StaticFiles(directory=web_dir, html=False, follow_symlink=False)))
     else:
         routes.append(Route("/", not_found, methods=["GET", "HEAD"]))
-    app = Starlette(routes=routes)
+    app: ASGIApp = Starlette(routes=routes)
+    if cors_origins:
+        app = CORSMiddleware(
+            app,
+            allow_origins=list(cors_origins),
+            allow_methods=["GET", "POST"],  # every route of the API (docs/rest.md)
+            allow_headers=list(CORS_HEADERS),
+            expose_headers=["x-request-id"],
+            allow_credentials=False,  # tokens go in Authorization, which CORS allows without cookies
+            max_age=600,
+        )
     return _SecurityHeaders(app)
 
 
@@ -383,7 +407,8 @@ async def start_http(
     settings = getattr(games, "settings", None)
     limit = max_body_bytes or int(getattr(settings, "max_message_bytes", 1 << 20))
     grace = float(getattr(settings, "grace", 5.0))
-    app = create_app(game_service_invoker(games), max_body_bytes=limit, web_dir=web_dir)
+    origins = tuple(getattr(settings, "cors_origins", ()) or ())
+    app = create_app(game_service_invoker(games), max_body_bytes=limit, web_dir=web_dir, cors_origins=origins)
     reuse_port = int(getattr(settings, "workers", 1) or 1) > 1
     return await HttpServer(app, listen, grace=grace, reuse_port=reuse_port).start()
 

@@ -726,3 +726,41 @@ def test_rest_calls_are_counted_and_timed(client: httpx.Client) -> None:
     assert sample("patience_http_requests_total", {"rpc": "ListVariants", "code": "OK"}) == ok_before + 1
     assert sample("patience_http_request_duration_seconds_count", {"rpc": "ListVariants"}) == timed_before + 1
     assert sample("patience_http_requests_total", {"rpc": "GetGame", "code": "NOT_FOUND"}) == missing_before + 1
+
+
+def test_cors_is_off_by_default_and_follows_the_listed_origins(redis_url: str, client: httpx.Client) -> None:
+    """A page on another origin may call the API only when its origin is listed (``--cors-origins``)."""
+    other = "https://cards.example"
+    preflight = {"origin": other, "access-control-request-method": "POST",
+                 "access-control-request-headers": "authorization,content-type"}  # fmt: skip
+    r = client.get("/v1/variants", headers={"origin": other})
+    assert r.status_code == 200 and "access-control-allow-origin" not in r.headers
+    assert "access-control-allow-origin" not in client.options("/v1/games", headers=preflight).headers
+
+    with live_server(redis_url, None, cors_origins=(other,)) as live, httpx.Client(base_url=live.base_url) as c:
+        r = c.options("/v1/games", headers=preflight)
+        assert r.status_code == 200 and r.headers["access-control-allow-origin"] == other
+        allowed = {h.strip() for h in r.headers["access-control-allow-headers"].lower().split(",")}
+        assert {"authorization", "content-type"} <= allowed
+        assert "POST" in r.headers["access-control-allow-methods"]
+        assert "access-control-allow-credentials" not in r.headers  # no cookies: the token travels in a header
+        created = c.post("/v1/games", json={"variant": "tribunal"}, headers={"origin": other})
+        assert created.status_code == 200 and created.headers["access-control-allow-origin"] == other
+        assert "x-request-id" in created.headers["access-control-expose-headers"].lower()
+        refused = c.options("/v1/games", headers={**preflight, "origin": "https://evil.example"})
+        assert refused.status_code == 400 and "access-control-allow-origin" not in refused.headers
+        plain = c.get("/v1/variants", headers={"origin": "https://evil.example"})
+        assert plain.status_code == 200 and "access-control-allow-origin" not in plain.headers
+
+
+def test_cors_origins_setting_is_checked() -> None:
+    from service.config import load
+
+    assert load(["--cors-origins", "https://a.example, http://localhost:8080/"], {}).cors_origins == (
+        "https://a.example",
+        "http://localhost:8080",
+    )
+    assert load([], {"PATIENCE_CORS_ORIGINS": "*"}).cors_origins == ("*",)
+    assert load([], {}).cors_origins == ()
+    with pytest.raises(SystemExit):
+        load(["--cors-origins", "cards.example"], {})
