@@ -7,14 +7,35 @@
 - ``redis_cluster_db`` (function): the cluster URL, every master flushed before the test.
 
 A missing ``redis-server`` fails the test that asks for Redis with a message saying how to install it.
+
+Every test runs with ``XDG_DATA_HOME`` in a temporary directory of its own and no ``PATIENCE_*`` variables
+from the caller's shell: a server started with no keys directory must not find (or write) the keys of a service the
+developer runs on the same machine under ``~/.local/share/patience``.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 import redis_support  # tests/ is on sys.path (pytest's rootdir-relative import of conftest)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _isolated_data_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
+        for name in [n for n in os.environ if n.startswith("PATIENCE_")]:
+            mp.delenv(name)
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_data_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """And a data directory of its own for each test: keys one test generates in the default place are not
+    there for the next (a server with no keys must find none)."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("xdg-data")))
 
 
 @pytest.fixture(scope="session")
