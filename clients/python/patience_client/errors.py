@@ -12,6 +12,7 @@ never parse messages.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 import grpc
 from google.rpc import error_details_pb2
@@ -177,7 +178,7 @@ _BY_CODE: dict[grpc.StatusCode, type[ServiceError]] = {
 
 def error_from_rpc(err: grpc.RpcError, *, method: str = "", attempts: int = 1) -> ServiceError:
     """The typed exception for a failed call (sync ``grpc.RpcError`` or ``grpc.aio.AioRpcError``)."""
-    call: grpc.Call = err  # every RpcError the channel raises is also a Call
+    call = cast(grpc.Call, err)  # every RpcError the channel raises is also a Call
     code = call.code() or grpc.StatusCode.UNKNOWN
     message = call.details() or code.name
     reason = domain = ""
