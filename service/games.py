@@ -261,7 +261,10 @@ class GameService:
             raise from_engine(exc, move_index=record.move_count, move_text=given) from exc
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
-        status = game.status(new_state)
+        try:
+            status = game.status(new_state)
+        except NotImplementedError as exc:
+            raise _unimplemented(game.id) from exc
         won = status is Status.WON
         moves: tuple[str, ...] | None = None
         if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
