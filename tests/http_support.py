@@ -9,9 +9,10 @@ fixture) puts its seed first in the queue.
 from __future__ import annotations
 
 import asyncio
+import re
 import secrets
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -117,3 +118,22 @@ def fcs_fixtures(variant: str) -> list[tuple[bytes, list[str]]]:
         moves = path.read_text().split()
         out.append((seed, moves))
     return sorted(out, key=lambda item: len(item[1]))
+
+
+CARD = re.compile(r"^[A2-9TJQK][CDHS]$")
+
+
+def cards_in(node: Any) -> Counter[str]:
+    """Every card-looking string anywhere in a JSON value (to count what a response shows)."""
+    found: Counter[str] = Counter()
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if CARD.match(item):
+                found[item] += 1
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found

@@ -21,7 +21,7 @@ import httpx
 import pytest
 from google.api import annotations_pb2, http_pb2
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-from http_support import OPERATOR_KEY, LiveServer, fcs_fixtures, live_server
+from http_support import OPERATOR_KEY, LiveServer, cards_in, fcs_fixtures, live_server
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 
@@ -34,7 +34,6 @@ from service.http import SERVICES, openapi_for, rpc_attribute
 from service.http_routes import RouteError, Router, compile_template, routes_for_services
 from service.http_transcode import HTTP_STATUS, TranscodeError, build_request
 
-CARD = re.compile(r"^[A2-9TJQK][CDHS]$")
 SEED = bytes(range(32))
 
 # ---------------------------------------------------------------------------------------------------------
@@ -278,22 +277,6 @@ def new_game(client: httpx.Client, server: LiveServer, variant: str, seed: bytes
     response = client.post("/v1/games", json={"variant": variant, **body})
     assert response.status_code == 200, response.text
     return response.json()
-
-
-def cards_in(node: Any) -> Counter[str]:
-    """Every card-looking string anywhere in a JSON value."""
-    found: Counter[str] = Counter()
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if CARD.match(item):
-                found[item] += 1
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return found
 
 
 def test_list_variants(client: httpx.Client) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import re
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_support import LiveServer, fcs_fixtures, live_server
+from http_support import CARD, LiveServer, cards_in, fcs_fixtures, live_server
 from web_support import DESKTOP, PHONE, Table, chromium_missing, launch
 
 from engine.cards import TEXT
@@ -30,7 +29,6 @@ from engine.moves import Move
 from engine.view import hidden_cards
 
 SEED = hashlib.sha256(b"web0").digest()  # a cats-tail deal with a column-to-column move at the start
-CARD = re.compile(r"^[A2-9TJQK][CDHS]$")
 
 
 @pytest.fixture(scope="module")
@@ -233,21 +231,6 @@ def test_a_resigned_deal_is_re_dealt_in_the_browser(table: Table, server: LiveSe
         page.wait_for_selector("#new-game[open]")
 
 
-def _cards(node: Any) -> Counter[str]:
-    found: Counter[str] = Counter()
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            if CARD.match(item):
-                found[item] += 1
-        elif isinstance(item, dict):
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            stack.extend(item)
-    return found
-
-
 @pytest.mark.parametrize("variant", ["tribunal", "captives", "sultan-52"])
 def test_no_hidden_card_in_the_page_or_its_traffic(table: Table, server: LiveServer, variant: str) -> None:
     rules = get_game(variant)
@@ -272,11 +255,11 @@ def test_no_hidden_card_in_the_page_or_its_traffic(table: Table, server: LiveSer
     for body in bodies:
         game = body.get("game")
         if not game:
-            assert all(not CARD.match(k) for k in _cards(body)) or "variants" in body, body
+            assert all(not CARD.match(k) for k in cards_in(body)) or "variants" in body, body
             continue
         assert game.get("seed", "") == "" and game["status"] == "GAME_STATUS_IN_PROGRESS"
         hidden = Counter(TEXT[c] for c in hidden_cards(rules, states[int(game["version"]) - 1]))
-        assert _cards(body) + hidden == deck
+        assert cards_in(body) + hidden == deck
         checked += 1
     assert checked >= 7
     # The page: face-down cards carry no face, and the stock shows only its count.
