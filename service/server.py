@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import importlib
 import logging
 import signal
@@ -188,12 +189,28 @@ async def create_server(
     return built, port
 
 
+# A call allocates a few hundred short-lived objects, nearly all freed by reference counting; the cyclic
+# collector still ran every ~45 calls and, now and then, walked every object built at startup (modules, protobuf
+# descriptors, the engine's tables: ~55,000): about 9 µs a call. Startup's objects are moved out of its reach
+# once, and the youngest generation is collected ten times less often.
+GC_YOUNG_THRESHOLD = 7000
+
+
+def settle_garbage_collector() -> None:
+    """Once the server is built: collect, freeze what survives (never scanned again), collect the young less often."""
+    gc.collect()
+    gc.freeze()
+    _, older, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, older, oldest)
+
+
 async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
     """Run until SIGTERM or SIGINT, then stop gracefully; the exit status."""
     with contextlib.suppress(ImportError, AttributeError):
         importlib.import_module("service.logs").configure(settings.log_level, settings.log_format)
     server, port = await create_server(settings, reuse_port=reuse_port)
     await server.start()
+    settle_garbage_collector()
     if settings.metrics_listen:
         with contextlib.suppress(ImportError):
             importlib.import_module("service.metrics").start_http_server(settings.metrics_listen)

@@ -225,3 +225,29 @@ def test_without_a_redis_url_python_m_service_runs_its_own_redis(tmp_path: Path)
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
+
+
+def test_a_serving_process_freezes_its_startup_objects_out_of_the_collectors_reach() -> None:
+    import gc
+    import weakref
+
+    from service.server import GC_YOUNG_THRESHOLD, settle_garbage_collector
+
+    threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
+    try:
+        settle_garbage_collector()
+        assert gc.get_freeze_count() > frozen
+        assert gc.get_threshold()[0] == GC_YOUNG_THRESHOLD > threshold[0]
+        assert gc.get_threshold()[1:] == threshold[1:]
+        # Objects made afterwards are collected as before: a cycle still goes.
+        ref = weakref.ref(_Cyclic())
+        gc.collect()
+        assert ref() is None
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+
+
+class _Cyclic:
+    def __init__(self) -> None:
+        self.me = self
