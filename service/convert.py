@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 from patience.moves import move_from_message, move_message
 from patience.v1 import patience_pb2 as pb
@@ -163,39 +163,6 @@ def view_bytes(view: View) -> bytes:
     if status:
         out.append(b"\x68" + _varint(status))
     return b"".join(out)
-
-
-class WireResponse(NamedTuple):
-    """A response already in protobuf's wire format (``data``), with the facts the game metrics read off it.
-
-    ApplyMove answers gRPC with one of these: its serializer (``service.operations``) hands ``data`` over as is,
-    so the message is never built nor serialized on the path of every move.
-    """
-
-    data: bytes
-    variant: str
-    certified: bool = False
-
-
-# Timestamp fields of Game: 17 updated_at, 18 finished_at, 19 expires_at (wire type 2: the tag takes two bytes).
-UPDATED_AT, FINISHED_AT, EXPIRES_AT = b"\x8a\x01", b"\x92\x01", b"\x9a\x01"
-
-
-def int_entry(tag: bytes, value: int) -> bytes:
-    """A varint field (int32, int64, enum) as protobuf writes it: nothing when it holds the default, 0."""
-    return tag + _varint(value) if value else b""
-
-
-def bytes_entry(tag: bytes, value: bytes) -> bytes:
-    """A bytes, string or message field; nothing when empty (proto3 does not write an empty singular field)."""
-    return tag + _varint(len(value)) + value if value else b""
-
-
-def timestamp_entry(tag: bytes, ms: int) -> bytes:
-    """A ``google.protobuf.Timestamp`` field set to ``ms`` milliseconds since the epoch (``FromMilliseconds``)."""
-    seconds, rest = divmod(ms, 1000)
-    body = (b"\x08" + _varint(seconds) if seconds else b"") + (b"\x10" + _varint(rest * 1_000_000) if rest else b"")
-    return tag + _varint(len(body)) + body
 
 
 def _view_message_fields(view: View) -> pb.View:

@@ -157,7 +157,7 @@ class GameService:
         self.tickets = tickets
         self._seed_source = seed_source or (lambda: secrets.token_bytes(SEED_BYTES))
         self._recent: OrderedDict[str, tuple[GameRecord, Game, State, str | None]] = OrderedDict()
-        self._templates: dict[str, tuple[tuple[Any, ...], pb.Game, bytes]] = {}
+        self._templates: dict[str, tuple[tuple[Any, ...], pb.Game]] = {}
 
     # ------------------------------------------------------------------ catalogue
 
@@ -240,11 +240,6 @@ class GameService:
         return pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=request.include_moves))
 
     async def apply_move(self, request: pb.ApplyMoveRequest, credentials: Credentials) -> pb.ApplyMoveResponse:
-        return pb.ApplyMoveResponse.FromString((await self.apply_move_wire(request, credentials)).data)
-
-    async def apply_move_wire(self, request: pb.ApplyMoveRequest, credentials: Credentials) -> convert.WireResponse:
-        """``apply_move`` with the response in wire format: what gRPC sends (one move = one call, the busiest path;
-        the message would be built only to be serialized at once)."""
         self._check_version_arg(request.expected_version)
         which = request.WhichOneof("move")
         if which is None:
@@ -286,18 +281,14 @@ class GameService:
         except StoreError_ as exc:
             self._recent.pop(request.game_id, None)
             raise self._store_error(exc, request.game_id, request.expected_version) from exc
-        applied = convert.notated_bytes(explicit)
-        if moves is None:
+        if moves is not None:
+            updated = _with_moves(updated, (*moves, explicit.text()))
+        else:
             self._remember(updated, game, new_state, credentials.game_token)
-            data = convert.bytes_entry(b"\x0a", self._game_bytes(updated, game, new_state, status))
-            return convert.WireResponse(data + convert.bytes_entry(b"\x12", applied), game.id)
-        # A win: the Game message carries the certificate.
         response = pb.ApplyMoveResponse()
-        self._game_message(
-            _with_moves(updated, (*moves, explicit.text())), game, new_state, into=response.game, status=status
-        )
-        response.applied.MergeFromString(applied)
-        return convert.WireResponse(response.SerializeToString(), game.id, response.game.HasField("certificate"))
+        self._game_message(updated, game, new_state, into=response.game, status=status)
+        response.applied.MergeFromString(convert.notated_bytes(explicit))
+        return response
 
     # A replica remembers the last position it wrote for a game, so that the next ApplyMove on it costs one
     # Redis call (the compare-and-set) instead of two. The store stays the authority: the CAS refuses a write
@@ -640,7 +631,7 @@ class GameService:
             raise _unimplemented(game.id) from exc
         shown = self._status(record, view.status)
         msg = pb.Game() if into is None else into
-        msg.MergeFrom(self._game_template(record, game)[0])
+        msg.MergeFrom(self._game_template(record, game))
         msg.version = record.version
         msg.status = shown
         msg.view.MergeFromString(convert.view_bytes(view))
@@ -664,39 +655,11 @@ class GameService:
                 msg.certificate.CopyFrom(self._certificate(full, game, state))
         return msg
 
-    def _game_bytes(self, record: GameRecord, game: Game, state: State, status: Status | None = None) -> bytes:
-        """``_game_message(record, game, state).SerializeToString()`` up to field order, for a game without its
-        move log or a certificate: the template's bytes, then the fields a move changes, written directly."""
-        try:
-            view = player_view(game, state, status)
-        except NotImplementedError as exc:
-            raise _unimplemented(game.id) from exc
-        shown = self._status(record, view.status)
-        out = [
-            self._game_template(record, game)[1],
-            convert.int_entry(b"\x20", record.version),
-            convert.int_entry(b"\x28", shown),
-            convert.bytes_entry(b"\x32", convert.view_bytes(view)) or b"\x32\x00",
-            convert.int_entry(b"\x38", record.move_count),
-            convert.int_entry(b"\x40", record.undo_count),
-            convert.timestamp_entry(convert.UPDATED_AT, record.updated_at),
-        ]
-        if self._seed_revealed(record, shown):
-            out += (convert.bytes_entry(b"\x72", record.seed), convert.bytes_entry(b"\x7a", record.server_seed))
-        if record.finished_at:
-            out.append(convert.timestamp_entry(convert.FINISHED_AT, record.finished_at))
-        elif record.expired:
-            out.append(convert.timestamp_entry(convert.FINISHED_AT, record.expires_at))
-        else:
-            out.append(convert.timestamp_entry(convert.EXPIRES_AT, record.expires_at))
-        return b"".join(out)
-
     # What a game's messages share from deal to end (ids, options, commitment, creation time) is built once per
     # game and merged into each response.
     _TEMPLATES = 4096
 
-    def _game_template(self, record: GameRecord, game: Game) -> tuple[pb.Game, bytes]:
-        """The game's template, as a message and serialized."""
+    def _game_template(self, record: GameRecord, game: Game) -> pb.Game:
         key = (
             record.game_id,
             game,
@@ -708,7 +671,7 @@ class GameService:
         )
         entry = self._templates.get(record.game_id)
         if entry is not None and entry[0] == key:
-            return entry[1], entry[2]
+            return entry[1]
         template = pb.Game(
             game_id=record.game_id,
             variant=game.id,
@@ -720,11 +683,10 @@ class GameService:
             ticket_id=_ticket_id(record.ticket_id),
             created_at=_ts(record.created_at),
         )
-        data = template.SerializeToString()
-        self._templates[record.game_id] = (key, template, data)
+        self._templates[record.game_id] = (key, template)
         while len(self._templates) > self._TEMPLATES:
             del self._templates[next(iter(self._templates))]  # the oldest entry: dicts keep insertion order
-        return template, data
+        return template
 
     def _certificate(self, record: GameRecord, game: Game, final: State) -> pb.Certificate:
         """Sign the won game (Ed25519 signatures are deterministic: the same game signs to the same bytes)."""

@@ -5,9 +5,8 @@ The RPC metrics use the names and labels of go-grpc-prometheus (``grpc_server_st
 ``grpc_method``, without ``grpc_type``), so the usual dashboards and alerts need little change.
 
 The game metrics (moves applied, verifications by verdict, certificates issued, games dealt) are read off
-successful responses by the same wrapper (ApplyMove's gRPC answer is already in wire format: the facts travel
-with it, ``convert.WireResponse``): the servicer stays a thin proto-in/proto-out layer, and nothing in the use
-cases knows that metrics exist.
+successful responses by the same wrapper: the servicer stays a thin proto-in/proto-out layer, and nothing
+in the use cases knows that metrics exist.
 
 With ``--workers N`` every worker process writes its samples to ``PROMETHEUS_MULTIPROC_DIR`` and the parent
 process serves the sum (``service.workers``); with one process the default registry is served directly.
@@ -22,8 +21,6 @@ from typing import Any
 
 import prometheus_client
 from prometheus_client import CollectorRegistry, Counter, Histogram
-
-from service.convert import WireResponse
 
 #: Latency buckets in seconds: a move is well under a millisecond in the engine and a few in Redis; a whole
 #: solution replay can take a second.
@@ -71,16 +68,13 @@ _WON = 2  # GameStatus.GAME_STATUS_WON: only a won game's response may carry a c
 
 
 def _applied(response: Any) -> None:
-    if isinstance(response, WireResponse):  # gRPC's ApplyMove: already in wire format, the facts alongside
-        variant, certified = response.variant, response.certified
-    else:
-        game = response.game
-        variant, certified = game.variant, game.status == _WON and game.HasField("certificate")
+    game = response.game
+    variant = game.variant
     child = _MOVES.get(variant)
     if child is None:
         child = _MOVES[variant] = MOVES_APPLIED.labels(variant or "unknown")
     child.inc()
-    if certified:
+    if game.status == _WON and game.HasField("certificate"):
         CERTIFICATES_ISSUED.labels("play").inc()
 
 

@@ -28,7 +28,6 @@ from typing import Any
 import grpc
 
 from service import metrics
-from service.convert import WireResponse
 from service.logs import REQUEST_ID_HEADER, access_log, incoming_request_id, log_access, new_request_id, request_id
 
 _NAME_BY_VALUE = {code.value[0]: code.name for code in grpc.StatusCode}
@@ -121,19 +120,8 @@ def _streaming_response(m: _Method, behavior: Callable[..., AsyncIterator[Any]])
     return handle
 
 
-def _serializer(serialize: Callable[[Any], bytes] | None) -> Callable[[Any], bytes] | None:
-    """The method's serializer, except that a response already in wire format (``WireResponse``) goes as is."""
-    if serialize is None:
-        return None
-
-    def serialized(response: Any) -> bytes:
-        return response.data if type(response) is WireResponse else serialize(response)
-
-    return serialized
-
-
 def _wrap(m: _Method, h: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
-    ser = {"request_deserializer": h.request_deserializer, "response_serializer": _serializer(h.response_serializer)}
+    ser = {"request_deserializer": h.request_deserializer, "response_serializer": h.response_serializer}
     if h.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(_unary_response(m, h.unary_unary), **ser)
     if h.stream_unary is not None:

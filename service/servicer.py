@@ -56,7 +56,7 @@ _RPCS = {
     "ListVariants": "list_variants",
     "NewGame": "new_game",
     "GetGame": "get_game",
-    "ApplyMove": "apply_move_wire",  # the response in wire format: see convert.WireResponse
+    "ApplyMove": "apply_move",
     "UndoMove": "undo_move",
     "LegalMoves": "legal_moves",
     "Resign": "resign",
