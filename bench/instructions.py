@@ -43,6 +43,7 @@ async def drive(server: str, address: str, concurrency: int, calls: int, reply: 
                 sb.ECHO_METHOD,
                 request_serializer=pb.ApplyMoveRequest.SerializeToString,
                 response_deserializer=pb.ApplyMoveResponse.FromString,
+                _registered_method=True,  # as the generated stubs of the ApplyMove load call
             )
             for c in chans
         ]

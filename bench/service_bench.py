@@ -178,6 +178,7 @@ async def bench_echo(
             ECHO_METHOD,
             request_serializer=pb.ApplyMoveRequest.SerializeToString,
             response_deserializer=pb.ApplyMoveResponse.FromString,
+            _registered_method=True,  # as the generated stubs of the ApplyMove load call
         )
         for c in chans
     ]
