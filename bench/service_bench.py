@@ -17,6 +17,10 @@ ApplyMove load: each coroutine plays its own ``sultan-52`` game, sending ``s`` w
 not counted; it comes once every ~280 moves). Each ApplyMove is a real one: token check, engine move, status,
 view, Redis compare-and-set. NewGame load: ``cats-tail`` deals (a 104-card shuffle, a Redis create).
 
+Echo and ApplyMove, the two loads the goal compares, are taken in turn: ``--slices`` slices each (default 5:
+1 s of echo, 1 s of ApplyMove, and so on for 5 s of each), so that both meet the same good and bad moments of
+a shared host; each slice's setup (channels, games) is not timed. echo-raw and NewGame run after them.
+
 "cpu" is the CPU time per call of the server process (and of Redis, and of the client processes), read from
 ``/proc``: the figure that depends least on how the machine's cores were shared during the run. ``--runs N``
 repeats the whole sweep and reports medians (the per-run ApplyMove/echo ratio first: it compares figures
@@ -32,8 +36,8 @@ a Freecell Solver solution of a royal-retinue deal, tests/data/fcs, played throu
 Mind the machine: on a 2-core host the clients, the servers and Redis share the cores; the echo figure shares
 them the same way, which is why the comparison is made in the same run.
 
-Usage: python bench/service_bench.py [--seconds 5] [--concurrency 1 16 64] [--runs 3] [--client-procs 1]
-       [--workers 1 2] [--log-level WARNING] [--json out.json]
+Usage: python bench/service_bench.py [--seconds 5] [--slices 5] [--concurrency 1 16 64] [--runs 3]
+       [--client-procs 1] [--workers 1 2] [--log-level WARNING] [--json out.json]
 """
 
 from __future__ import annotations
@@ -335,18 +339,26 @@ LOADS: dict[str, Callable[..., Awaitable[dict[str, Any]]]] = {
 
 
 def load_child(
-    kind: str, address: str, concurrency: int, seconds: float, chans: int, barrier: Any, out: Any, extra: Any
+    specs: list[tuple[str, str, dict[str, Any]]],
+    concurrency: int,
+    seconds: float,
+    slices: int,
+    chans: int,
+    barrier: Any,
+    out: Any,
 ) -> None:
-    """One client process: its share of the coroutines, started by the shared barrier; results to ``out``."""
+    """One client process: its share of the coroutines for each load of ``specs`` (kind, address, extra) in
+    turn, ``slices`` times, each slice started by the shared barrier; one result per slice to ``out``."""
     global CHANNELS
     CHANNELS = chans
     try:
-        result = asyncio.run(LOADS[kind](address, concurrency, seconds, barrier.wait, **extra))
+        for _ in range(slices):
+            for kind, address, extra in specs:
+                out.put(asyncio.run(LOADS[kind](address, concurrency, seconds, barrier.wait, **extra)))
     except BaseException as exc:  # the parent must not wait for ever at the barrier
         barrier.abort()
         out.put({"error": repr(exc)})
         raise
-    out.put(result)
 
 
 def run_load(
@@ -361,36 +373,66 @@ def run_load(
 ) -> dict[str, float]:
     """``concurrency`` coroutines spread over ``procs`` client processes; throughput, latency, CPU per call of
     every process in ``pids`` (server first, then Redis) and of the clients."""
+    return run_loads([(kind, address, pids, extra or {})], concurrency, seconds, procs, chans=chans)[0]
+
+
+def run_loads(
+    specs: list[tuple[str, str, tuple[int, ...], dict[str, Any]]],
+    concurrency: int,
+    seconds: float,
+    procs: int,
+    *,
+    slices: int = 1,
+    chans: int = 4,
+) -> list[dict[str, float]]:
+    """Each load of ``specs`` (kind, address, pids of its server and Redis, extra arguments) for ``seconds`` in
+    all, taken in turn in ``slices`` slices (1 s of echo, 1 s of ApplyMove, 1 s of echo...): loads compared
+    this way share the machine's good and bad moments, which a shared host has plenty of. Figures per load as
+    ``run_load``'s, summed over its slices."""
     ctx = mp.get_context("spawn")
     procs = max(1, min(procs, concurrency))
     shares = [concurrency // procs + (1 if i < concurrency % procs else 0) for i in range(procs)]
     barrier = ctx.Barrier(procs + 1)
     out = ctx.Queue()
+    child_specs = [(kind, address, extra) for kind, address, _, extra in specs]
     children = [
-        ctx.Process(target=load_child, args=(kind, address, share, seconds, chans, barrier, out, extra or {}))
+        ctx.Process(target=load_child, args=(child_specs, share, seconds / slices, slices, chans, barrier, out))
         for share in shares
     ]
     for child in children:
         child.start()
-    barrier.wait(timeout=120)
-    before = [tree_cpu_seconds(p) for p in pids]
-    results = [out.get(timeout=seconds + 120) for _ in children]
-    used = [tree_cpu_seconds(p) - b for p, b in zip(pids, before, strict=True)]
+    parts: list[list[dict[str, Any]]] = [[] for _ in specs]
+    used: list[list[float]] = [[0.0] * len(pids) for _, _, pids, _ in specs]
+    for _ in range(slices):
+        for i, (_, _, pids, _) in enumerate(specs):
+            barrier.wait(timeout=120)
+            before = [tree_cpu_seconds(p) for p in pids]
+            results = [out.get(timeout=seconds + 120) for _ in children]
+            used[i] = [u + tree_cpu_seconds(p) - b for u, p, b in zip(used[i], pids, before, strict=True)]
+            errors = [r["error"] for r in results if "error" in r]
+            if errors:
+                raise SystemExit(f"a client process failed: {errors[0]}")
+            parts[i].append({
+                "latencies": [x for r in results for x in r["latencies"]],
+                "wall": max(r["wall"] for r in results),
+                "client_cpu": sum(r["client_cpu"] for r in results),
+            })  # fmt: skip
     for child in children:
         child.join(30)
-    errors = [r["error"] for r in results if "error" in r]
-    if errors:
-        raise SystemExit(f"a client process failed: {errors[0]}")
-    latencies = sorted(x for r in results for x in r["latencies"])
+    return [_figures(p, u, procs) for p, u in zip(parts, used, strict=True)]
+
+
+def _figures(parts: list[dict[str, Any]], used: list[float], procs: int) -> dict[str, float]:
+    latencies = sorted(x for part in parts for x in part["latencies"])
     calls = len(latencies)
-    wall = max(r["wall"] for r in results)
+    wall = sum(part["wall"] for part in parts)
     figures = {
         "calls": calls,
         "per_second": calls / wall,
         "p50_ms": 1000 * statistics.median(latencies),
         "p99_ms": 1000 * latencies[min(calls - 1, int(0.99 * calls))],
         "server_cpu_us_per_call": 1e6 * used[0] / calls,
-        "client_cpu_us_per_call": 1e6 * sum(r["client_cpu"] for r in results) / calls,
+        "client_cpu_us_per_call": 1e6 * sum(part["client_cpu"] for part in parts) / calls,
         "client_processes": procs,
     }
     if len(used) > 1:
@@ -469,6 +511,9 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64])
     parser.add_argument("--runs", type=int, default=1, help="repeat the sweep; medians are reported")
     parser.add_argument("--client-procs", type=int, default=1, help="client processes the load is spread over")
+    parser.add_argument(
+        "--slices", type=int, default=5, help="echo and ApplyMove taken in turn in this many slices of the time"
+    )
     parser.add_argument("--workers", type=int, nargs="*", default=[1, 2], help="worker counts for ApplyMove")
     parser.add_argument("--log-level", default="WARNING", help="the service's; INFO writes an access line a call")
     parser.add_argument("--no-memory", action="store_true", help="skip the Redis memory measurement")
@@ -519,9 +564,12 @@ def main() -> None:
             rows = []
             for c in args.concurrency:
                 load = {"concurrency": c, "procs": args.client_procs, "seconds": args.seconds}
-                e = run_load("echo", echo_address, pids=(echo.pid,), extra=echo_extra, **load)
+                e, a = run_loads(
+                    [("echo", echo_address, (echo.pid,), echo_extra),
+                     ("apply_move", address, (service.pid, redis.pid), {})],
+                    c, args.seconds, args.client_procs, slices=args.slices,
+                )  # fmt: skip
                 r = run_load("echo_raw", echo_address, pids=(echo.pid,), **load)
-                a = run_load("apply_move", address, pids=(service.pid, redis.pid), **load)
                 n = run_load("new_game", address, pids=(service.pid, redis.pid), **load)
                 rows.append({"concurrency": c, "echo": e, "echo_raw": r, "apply_move": a, "new_game": n,
                              "apply_move_of_echo": a["per_second"] / e["per_second"],
