@@ -495,6 +495,17 @@ def machine() -> dict[str, Any]:
 # --------------------------------------------------------------------------- main
 
 
+def cpu_ratios(echo: dict[str, float], apply: dict[str, float]) -> dict[str, float]:
+    """The comparison in CPU time, which depends less than calls/s on how the shared cores were handed out:
+    the echo server's CPU per call over ApplyMove's, and the whole machine's (server, Redis, client)."""
+    machine_echo = echo["server_cpu_us_per_call"] + echo["client_cpu_us_per_call"]
+    machine_apply = sum(apply[k] for k in ("server_cpu_us_per_call", "redis_cpu_us_per_call", "client_cpu_us_per_call"))
+    return {
+        "server_cpu_ratio": echo["server_cpu_us_per_call"] / apply["server_cpu_us_per_call"],
+        "machine_cpu_ratio": machine_echo / machine_apply,
+    }
+
+
 def median_of(rows: list[dict[str, Any]], path: tuple[str, ...]) -> float:
     values = []
     for row in rows:
@@ -573,7 +584,8 @@ def main() -> None:
                 n = run_load("new_game", address, pids=(service.pid, redis.pid), **load)
                 rows.append({"concurrency": c, "echo": e, "echo_raw": r, "apply_move": a, "new_game": n,
                              "apply_move_of_echo": a["per_second"] / e["per_second"],
-                             "apply_move_of_echo_raw": a["per_second"] / r["per_second"]})  # fmt: skip
+                             "apply_move_of_echo_raw": a["per_second"] / r["per_second"],
+                             **cpu_ratios(e, a)})  # fmt: skip
                 print(
                     f"run {run + 1} C={c:>3}  echo-raw {r['per_second']:6.0f}/s cpu {r['server_cpu_us_per_call']:4.0f}"
                     f" us (client {r['client_cpu_us_per_call']:4.0f}; ApplyMove "
@@ -597,6 +609,8 @@ def main() -> None:
                 "concurrency": c,
                 "apply_move_of_echo": median_of(rows, ("apply_move_of_echo",)),
                 "apply_move_of_echo_raw": median_of(rows, ("apply_move_of_echo_raw",)),
+                "server_cpu_ratio": median_of(rows, ("server_cpu_ratio",)),
+                "machine_cpu_ratio": median_of(rows, ("machine_cpu_ratio",)),
             }
             for load in ("echo", "echo_raw", "apply_move", "new_game"):
                 row[load] = {
@@ -608,7 +622,8 @@ def main() -> None:
             e, a, n = row["echo"], row["apply_move"], row["new_game"]
             print(
                 f"median C={c:>3}: ApplyMove/echo {row['apply_move_of_echo']:.0%} (/echo-raw "
-                f"{row['apply_move_of_echo_raw']:.0%}); echo {e['per_second']:.0f}/s "
+                f"{row['apply_move_of_echo_raw']:.0%}; cpu: server {row['server_cpu_ratio']:.0%}, machine "
+                f"{row['machine_cpu_ratio']:.0%}); echo {e['per_second']:.0f}/s "
                 f"{e['p50_ms']:.2f}/{e['p99_ms']:.2f} ms {e['server_cpu_us_per_call']:.0f} us; ApplyMove "
                 f"{a['per_second']:.0f}/s {a['p50_ms']:.2f}/{a['p99_ms']:.2f} ms {a['server_cpu_us_per_call']:.0f} us"
                 f" + redis {a['redis_cpu_us_per_call']:.0f} us; NewGame {n['per_second']:.0f}/s "

@@ -1,0 +1,41 @@
+"""The service benchmark still runs end to end (a short, tiny run: its figures are checked for shape, not speed).
+
+Like the other Redis tests, a missing ``redis-server`` fails here rather than skipping (tests/redis_support.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_service_bench_runs_and_reports_every_load(tmp_path: Path) -> None:
+    out = tmp_path / "bench.json"
+    args = ["--seconds", "0.6", "--slices", "2", "--concurrency", "2", "--runs", "1", "--workers", "--no-memory"]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "service_bench.py"), *args, "--json", str(out)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    result = json.loads(out.read_text())
+    (row,) = result["runs"][0]
+    assert row["concurrency"] == 2
+    for load in ("echo", "echo_raw", "apply_move", "new_game"):
+        figures = row[load]
+        assert figures["calls"] > 0 and figures["per_second"] > 0, load
+        assert 0 < figures["p50_ms"] <= figures["p99_ms"], load
+        assert figures["server_cpu_us_per_call"] > 0, load
+    assert row["apply_move"]["redis_cpu_us_per_call"] > 0
+    assert row["apply_move_of_echo"] == pytest.approx(row["apply_move"]["per_second"] / row["echo"]["per_second"])
+    assert row["server_cpu_ratio"] > 0
+    assert row["machine_cpu_ratio"] > 0
+    (median,) = result["median"]
+    assert median["apply_move_of_echo"] == pytest.approx(row["apply_move_of_echo"])
