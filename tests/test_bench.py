@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def test_service_bench_runs_and_reports_every_load(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
-    args = ["--seconds", "0.6", "--slices", "2", "--concurrency", "2", "--runs", "1", "--workers", "--no-memory"]
+    args = ["--seconds", "0.6", "--slices", "2", "--concurrency", "2", "--runs", "1", "--workers", "1", "2"]
+    args.append("--no-memory")
     subprocess.run(
         [sys.executable, str(ROOT / "bench" / "service_bench.py"), *args, "--json", str(out)],
         cwd=ROOT,
@@ -39,3 +40,6 @@ def test_service_bench_runs_and_reports_every_load(tmp_path: Path) -> None:
     assert row["machine_cpu_ratio"] > 0
     (median,) = result["median"]
     assert median["apply_move_of_echo"] == pytest.approx(row["apply_move_of_echo"])
+    workers = result["workers"]
+    assert workers["1"]["gain"] == 1
+    assert workers["1"]["per_second"] > 0 and workers["2"]["per_second"] > 0
