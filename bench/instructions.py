@@ -93,6 +93,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--warm", type=int, default=256)
     parser.add_argument("--log-level", default="WARNING", help="the service's; INFO writes an access line a call")
+    parser.add_argument("--keep", type=Path, help="copy the callgrind dump here (for callgrind_annotate)")
     args = parser.parse_args()
     for tool in ("valgrind", "callgrind_control", "redis-server"):
         if shutil.which(tool) is None:
@@ -145,6 +146,8 @@ def main() -> None:
             time.sleep(1)
         summary = next(line for line in dumps[0].read_text().splitlines() if line.startswith("summary:"))
         total = int(summary.split()[1])
+        if args.keep is not None:
+            shutil.copyfile(dumps[0], args.keep)
         calls = args.calls // args.concurrency * args.concurrency
         per_call = total / calls / 1e6
         print(f"{args.server}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
