@@ -29,6 +29,7 @@ class Settings:
     max_message_bytes: int = 1 << 20
     max_moves: int = 20_000
     max_client_seed_bytes: int = 64
+    prepare_validity: int = 900
     operator_key: str | None = None
     operator_key_file: Path | None = None
     keys_dir: Path | None = None
@@ -141,6 +142,13 @@ _SPECS: tuple[_Spec, ...] = (
         "max_moves", "--max-moves", "most moves in one SubmitSolution (RESOURCE_EXHAUSTED beyond)", _positive(int), "N"
     ),
     _Spec("max_client_seed_bytes", "--max-client-seed-bytes", "longest client seed", _positive(int), "BYTES"),
+    _Spec(
+        "prepare_validity",
+        "--prepare-validity",
+        "seconds a PrepareGame server seed waits for its NewGame before it is dropped unused",
+        _positive(int),
+        "SECONDS",
+    ),
     _Spec(
         "operator_key",
         "--operator-key",

@@ -178,6 +178,13 @@ class GameService:
                     "a ticket's deal is the same for every player: no client seed with a deal ticket",
                     {"field": "client_seed"},
                 )
+            if request.HasField("prepared_id"):
+                raise ServiceError(
+                    Code.INVALID_ARGUMENT,
+                    "PREPARED_WITH_TICKET",
+                    "a ticket's deal is fixed by the ticket: no prepared server seed with a deal ticket",
+                    {"field": "prepared_id"},
+                )
             ticket = self._open_ticket(request.deal_ticket)
             if (request.variant and request.variant != ticket.variant) or request.options:
                 raise ServiceError(
@@ -190,6 +197,14 @@ class GameService:
             seed = self.tickets.seed(ticket)  # type: ignore[union-attr]
             ticket_id = self._ticket_field(ticket)
         else:
+            prepared = request.prepared_id if request.HasField("prepared_id") else None
+            if prepared is not None and not request.HasField("client_seed"):
+                raise ServiceError(
+                    Code.INVALID_ARGUMENT,
+                    "PREPARED_NEEDS_CLIENT_SEED",
+                    "a prepared game mixes the prepared server seed with a client seed: send client_seed too",
+                    {"field": "client_seed"},
+                )
             game = self._game(request.variant, request.options)
             seed = self._seed_source()
             if request.HasField("client_seed"):
@@ -201,7 +216,8 @@ class GameService:
                         f"a client seed is 1 to {self.settings.max_client_seed_bytes} bytes",
                         {"field": "client_seed", "limit": self.settings.max_client_seed_bytes},
                     )
-                server_seed = seed
+                # Taken last, once nothing else can refuse the request: a typo must not use up the preparation.
+                server_seed = seed if prepared is None else await self._take_prepared(prepared)
                 seed = mix_seed(server_seed, client_seed)
         try:
             state = game.deal(seed)
@@ -229,6 +245,43 @@ class GameService:
         self._remember(record, game, state, token)
         log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id})
         return pb.NewGameResponse(game=self._game_message(record, game, state), game_token=token)
+
+    async def prepare_game(self, request: pb.PrepareGameRequest, credentials: Credentials) -> pb.PrepareGameResponse:
+        """Draw a server seed and publish only its hash, before the player picks a client seed: then not even
+        the server chooses the deal (docs/fairness.md). The seed waits in the store, for one NewGame."""
+        server_seed = self._seed_source()
+        prepared_id = new_game_id()
+        validity = self.settings.prepare_validity
+        try:
+            await self.store.put_prepared(prepared_id, server_seed, validity)
+        except AlreadyExists as exc:  # 96 random bits, as a game id
+            raise ServiceError(Code.INTERNAL, "ID_COLLISION", "could not allocate a prepared id") from exc
+        except StoreUnavailable as exc:
+            raise _unavailable(exc) from exc
+        return pb.PrepareGameResponse(
+            prepared_id=prepared_id,
+            server_seed_commitment=hashlib.sha256(server_seed).digest(),
+            expires_at=_ts(_now_ms() + validity * 1000),
+        )
+
+    async def _take_prepared(self, prepared_id: str) -> bytes:
+        if not prepared_id or len(prepared_id) > 64:
+            raise ServiceError(
+                Code.INVALID_ARGUMENT, "BAD_PREPARED_ID", "a prepared id is what PrepareGame returned",
+                {"field": "prepared_id"},
+            )  # fmt: skip
+        try:
+            server_seed = await self.store.take_prepared(prepared_id)
+        except StoreUnavailable as exc:
+            raise _unavailable(exc) from exc
+        if server_seed is None:
+            raise ServiceError(
+                Code.NOT_FOUND,
+                "PREPARED_NOT_FOUND",
+                "no such prepared game: unknown, already used, or expired (call PrepareGame again)",
+                {"prepared_id": prepared_id},
+            )
+        return server_seed
 
     async def get_game(self, request: pb.GetGameRequest, credentials: Credentials) -> pb.GetGameResponse:
         record = await self._fetch(request.game_id, credentials, moves=request.include_moves)
@@ -666,6 +719,7 @@ class GameService:
             record.allow_undo,
             record.seed,
             record.client_seed,
+            record.server_seed,
             record.ticket_id,
             record.created_at,
         )
@@ -682,6 +736,7 @@ class GameService:
             client_seed=record.client_seed,
             ticket_id=_ticket_id(record.ticket_id),
             created_at=_ts(record.created_at),
+            server_seed_commitment=hashlib.sha256(record.server_seed).digest() if record.server_seed else b"",
         )
         self._templates[record.game_id] = (key, template)
         while len(self._templates) > self._TEMPLATES:

@@ -54,6 +54,7 @@ def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], 
 
 _RPCS = {
     "ListVariants": "list_variants",
+    "PrepareGame": "prepare_game",
     "NewGame": "new_game",
     "GetGame": "get_game",
     "ApplyMove": "apply_move",

@@ -280,6 +280,15 @@ class GameStore(ABC):
         """Remove the game now; whether it existed."""
 
     @abstractmethod
+    async def put_prepared(self, prepared_id: str, server_seed: bytes, ttl_seconds: int) -> None:
+        """Keep a PrepareGame server seed for ``ttl_seconds``; AlreadyExists if the id is taken."""
+
+    @abstractmethod
+    async def take_prepared(self, prepared_id: str) -> bytes | None:
+        """The prepared server seed, removed in the same step (each serves one game); None if unknown,
+        already taken or expired."""
+
+    @abstractmethod
     async def ping(self) -> None:
         """Raise StoreUnavailable unless the storage answers."""
 
@@ -742,6 +751,26 @@ class RedisGameStore(GameStore):
             return False
         # One slot, so a multi-key DEL is fine on a cluster too.
         return bool(await self._call(self.client.delete(*self.keys(game_id))))
+
+    def prepared_key(self, prepared_id: str) -> str:
+        """A prepared server seed's key (its own hash tag: it belongs to no game yet)."""
+        return f"{self.key_prefix}:prep:{{{prepared_id}}}"
+
+    async def put_prepared(self, prepared_id: str, server_seed: bytes, ttl_seconds: int) -> None:
+        if not _check_game_id(prepared_id):
+            raise ValueError(f"a prepared id is 1-64 characters of A-Z a-z 0-9 _ -, not {prepared_id!r:.80}")
+        if not server_seed or ttl_seconds < 1:
+            raise ValueError("a prepared seed needs bytes and a positive TTL")
+        stored = self.client.set(self.prepared_key(prepared_id), server_seed, px=ttl_seconds * 1000, nx=True)
+        if not await self._call(stored):
+            raise AlreadyExists(prepared_id)
+
+    async def take_prepared(self, prepared_id: str) -> bytes | None:
+        if not _check_game_id(prepared_id):
+            return None
+        # GETDEL: two replicas handed the same id cannot both get the seed.
+        seed = await self._call(self.client.getdel(self.prepared_key(prepared_id)))
+        return seed if isinstance(seed, bytes) and seed else None  # the client never decodes replies
 
     async def ping(self) -> None:
         await self._call(self.pipe.ping() if self.pipe is not None else self.client.ping())

@@ -95,6 +95,15 @@ def test_resign_shows_the_seed_that_matches_the_commitment(env: Path) -> None:
     assert code == 0 and f"seed {seed_for(0).hex()}" in out and "resigned" in out
 
 
+def test_a_client_seed_game_is_prepared_first_and_checked_at_the_end(env: Path) -> None:
+    code, out = run("new", "cats-tail", "--client-seed", "c0ffee")
+    assert code == 0
+    committed = out.split("server seed commitment ")[1].split()[0]
+    assert out.index("server seed commitment") < out.index("new game")
+    code, out = run("resign")
+    assert code == 0 and f"SHA-256 matches the server seed commitment {committed}" in out
+
+
 def test_options_and_environment_override_the_state_file(env: Path, service: ServiceThread) -> None:
     run("new", "cats-tail")
     first = statefile.load(env)

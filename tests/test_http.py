@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import json
 import re
 import time
@@ -30,6 +31,7 @@ from engine.catalogue import get_game
 from engine.deal import canonical_deck
 from engine.moves import Move
 from engine.view import hidden_cards
+from service.games import MIX_LABEL
 from service.http import SERVICES, openapi_for, rpc_attribute
 from service.http_routes import RouteError, Router, compile_template, routes_for_services
 from service.http_transcode import HTTP_STATUS, TranscodeError, build_request
@@ -47,6 +49,7 @@ def test_every_rpc_has_its_annotated_routes() -> None:
     table = {(r.http_method, r.template): r.operation_id for r in routes}
     assert table == {
         ("GET", "/v1/variants"): "ListVariants",
+        ("POST", "/v1/games:prepare"): "PrepareGame",
         ("POST", "/v1/games"): "NewGame",
         ("GET", "/v1/games/{game_id}"): "GetGame",
         ("POST", "/v1/games/{game_id}/moves"): "ApplyMove",
@@ -219,7 +222,8 @@ def test_openapi_document_is_generated_from_the_proto() -> None:
     ops = {op["operationId"]: (path, verb) for path, item in doc["paths"].items() for verb, op in item.items()}
     assert ops["ApplyMove"] == ("/v1/games/{game_id}/moves", "post")
     assert ops["SubmitSolution_1"] == ("/v1/games/{game_id}/solution", "post")
-    assert len(ops) == 12
+    assert len(ops) == 13
+    assert ops["PrepareGame"] == ("/v1/games:prepare", "post")
     for ref in set(_refs(doc)):
         assert ref.removeprefix("#/components/schemas/") in doc["components"]["schemas"], ref
     schemas = doc["components"]["schemas"]
@@ -339,6 +343,25 @@ def test_new_game_errors(client: httpx.Client) -> None:
     error(client.post("/v1/games", params={"variant": "cats-tail"}), 400, "UNKNOWN_PARAMETER")
     big = json.dumps({"variant": "cats-tail", "options": {"x": "y" * (2 << 20)}}).encode()
     error(client.post("/v1/games", content=big, headers={"content-type": "application/json"}), 413, "REQUEST_TOO_LARGE")
+
+
+def test_a_prepared_game_over_rest(client: httpx.Client, server: LiveServer) -> None:
+    server_seed = bytes.fromhex("cd" * 32)
+    server.seeds.push(server_seed)
+    prepared = client.post("/v1/games:prepare", json={})
+    assert prepared.status_code == 200, prepared.text
+    body = prepared.json()
+    assert base64.b64decode(body["serverSeedCommitment"]) == hashlib.sha256(server_seed).digest()
+    assert body["preparedId"] and body["expiresAt"].endswith("Z")
+    seed = base64.b64encode(b"mine").decode()
+    data = new_game(client, server, "tribunal", clientSeed=seed, preparedId=body["preparedId"])
+    game = data["game"]
+    mixed = hmac.new(server_seed, MIX_LABEL + b"mine", hashlib.sha256).digest()
+    assert base64.b64decode(game["commitment"]) == hashlib.sha256(mixed).digest()
+    assert game["serverSeedCommitment"] == body["serverSeedCommitment"] and game["serverSeed"] == ""
+    again = client.post("/v1/games", json={"variant": "tribunal", "clientSeed": seed, "preparedId": body["preparedId"]})
+    assert error(again, 404, "PREPARED_NOT_FOUND")["prepared_id"] == body["preparedId"]
+    error(client.post("/v1/games", json={"variant": "tribunal", "preparedId": "x"}), 400, "PREPARED_NEEDS_CLIENT_SEED")
 
 
 def test_credentials_mirror_grpc_metadata(client: httpx.Client, server: LiveServer) -> None:

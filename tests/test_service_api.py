@@ -120,6 +120,100 @@ def test_client_seed_is_mixed_in_and_checkable_after_the_end(client: Client, see
     assert hashlib.sha256(over.seed).digest() == game.commitment
 
 
+def test_a_prepared_game_commits_the_server_seed_before_the_client_seed_is_chosen(
+    client: Client, seeds: FixedSeeds
+) -> None:
+    server_seed = bytes.fromhex("ab" * 32)
+    seeds.seeds.insert(0, server_seed)
+    prepared = client.PrepareGame(pb.PrepareGameRequest())
+    assert prepared.server_seed_commitment == hashlib.sha256(server_seed).digest()
+    assert len(prepared.prepared_id) == 24 and prepared.HasField("expires_at")
+    assert server_seed not in prepared.SerializeToString()
+    # Only now does the player choose: the deal mixes the committed seed, whatever NewGame would draw.
+    game, token = new_game(
+        client, seeds, "sultan-52", seed=b"\x07" * 32, client_seed=b"after", prepared_id=prepared.prepared_id
+    )
+    mixed = hmac.new(server_seed, MIX_LABEL + b"after", hashlib.sha256).digest()
+    assert game.commitment == hashlib.sha256(mixed).digest()
+    assert game.server_seed_commitment == prepared.server_seed_commitment and not game.server_seed
+    engine_game = get_game("sultan-52")
+    assert game.view == view_message(player_view(engine_game, engine_game.deal(mixed)))
+    assert_no_secret(game, engine_game, engine_game.deal(mixed), mixed, (server_seed,))
+    over = client.Resign(pb.ResignRequest(game_id=game.game_id), metadata=bearer(token)).game
+    assert over.server_seed == server_seed and over.seed == mixed
+    assert hashlib.sha256(over.server_seed).digest() == prepared.server_seed_commitment
+    # One game per preparation: the seed is gone once used.
+    r = refusal(
+        lambda: client.NewGame(
+            pb.NewGameRequest(variant="sultan-52", client_seed=b"again", prepared_id=prepared.prepared_id)
+        )
+    )
+    assert (r.code, r.reason, r.metadata["prepared_id"]) == (
+        grpc.StatusCode.NOT_FOUND,
+        "PREPARED_NOT_FOUND",
+        prepared.prepared_id,
+    )
+
+
+def test_an_unprepared_client_seed_game_also_shows_the_server_seed_commitment(
+    client: Client, seeds: FixedSeeds
+) -> None:
+    game, _ = new_game(client, seeds, "sultan-52", client_seed=b"one trip")
+    assert game.server_seed_commitment == hashlib.sha256(SEED).digest()
+    game, _ = new_game(client, seeds, "sultan-52")
+    assert game.server_seed_commitment == b""
+
+
+def test_prepared_game_refusals_keep_the_preparation(client: Client) -> None:
+    prepared = client.PrepareGame(pb.PrepareGameRequest()).prepared_id
+    cases = [
+        (pb.NewGameRequest(variant="sultan-52", prepared_id=prepared), "PREPARED_NEEDS_CLIENT_SEED", "client_seed"),
+        (pb.NewGameRequest(variant="klondike", client_seed=b"c", prepared_id=prepared), "UNKNOWN_VARIANT", "variant"),
+        (
+            pb.NewGameRequest(variant="sultan-52", client_seed=b"", prepared_id=prepared),
+            "BAD_CLIENT_SEED",
+            "client_seed",
+        ),
+        (
+            pb.NewGameRequest(variant="sultan-52", client_seed=b"c", prepared_id="x" * 65),
+            "BAD_PREPARED_ID",
+            "prepared_id",
+        ),
+        (pb.NewGameRequest(variant="sultan-52", client_seed=b"c", prepared_id=""), "BAD_PREPARED_ID", "prepared_id"),
+        (pb.NewGameRequest(deal_ticket="t", prepared_id=prepared), "PREPARED_WITH_TICKET", "prepared_id"),
+    ]
+    for request, reason, field in cases:
+        r = refusal(lambda request=request: client.NewGame(request))
+        assert (r.code, r.reason, r.metadata["field"]) == (grpc.StatusCode.INVALID_ARGUMENT, reason, field)
+    for unknown in ("0" * 24, "not/an id"):
+        r = refusal(
+            lambda u=unknown: client.NewGame(pb.NewGameRequest(variant="sultan-52", client_seed=b"c", prepared_id=u))
+        )
+        assert (r.code, r.reason) == (grpc.StatusCode.NOT_FOUND, "PREPARED_NOT_FOUND")
+    # None of the refusals used it up.
+    reply = client.NewGame(pb.NewGameRequest(variant="sultan-52", client_seed=b"c", prepared_id=prepared))
+    assert reply.game.version == 1 and reply.game.server_seed_commitment
+
+
+def test_an_unused_preparation_expires(redis_url: str) -> None:
+    srv = ServerThread(settings_for(redis_url, prepare_validity=1)).start()
+    client = Client(srv.address)
+    try:
+        prepared = client.PrepareGame(pb.PrepareGameRequest())
+        import time
+
+        time.sleep(1.3)
+        r = refusal(
+            lambda: client.NewGame(
+                pb.NewGameRequest(variant="tribunal", client_seed=b"late", prepared_id=prepared.prepared_id)
+            )
+        )
+        assert (r.code, r.reason) == (grpc.StatusCode.NOT_FOUND, "PREPARED_NOT_FOUND")
+    finally:
+        client.close()
+        srv.stop()
+
+
 def test_unknown_variant_bad_option_and_bad_client_seed_are_invalid_arguments(client: Client) -> None:
     r = refusal(lambda: client.NewGame(pb.NewGameRequest(variant="klondike")))
     assert (r.code, r.reason, r.domain, r.metadata["field"]) == (

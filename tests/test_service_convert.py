@@ -4,6 +4,7 @@ piles whose length needs two varint bytes, a visible stock, large counts)."""
 
 from __future__ import annotations
 
+import hashlib
 import random
 from typing import Any
 
@@ -90,6 +91,7 @@ def reference_game(service: object, record: object, game: object, state: object)
         ticket_id=_ticket_id(r.ticket_id),
         created_at=_ts(r.created_at),
         updated_at=_ts(r.updated_at),
+        server_seed_commitment=hashlib.sha256(r.server_seed).digest() if r.server_seed else b"",
     )
     if service._seed_revealed(r, status):  # type: ignore[attr-defined]
         msg.seed = r.seed

@@ -166,7 +166,8 @@ def test_every_rpc_has_an_http_route() -> None:
         assert getattr(rule, verb).startswith("/v1/")
     assert routes["ApplyMove"] == ("post", "/v1/games/{game_id}/moves")
     assert routes["GetGame"] == ("get", "/v1/games/{game_id}")
-    assert len(routes) == 11
+    assert len(routes) == 12
+    assert routes["PrepareGame"] == ("post", "/v1/games:prepare")
 
 
 @pytest.mark.slow

@@ -485,3 +485,35 @@ def test_the_store_recovers_when_redis_restarts() -> None:
         with_store(node.url, body, socket_connect_timeout=1, socket_timeout=2)
     finally:
         node.stop()
+
+
+# --------------------------------------------------------------------------- prepared server seeds
+
+
+def test_a_prepared_seed_is_taken_once_and_expires(url: str) -> None:
+    async def body(store: RedisGameStore) -> None:
+        await store.put_prepared("p1", b"s" * 32, 600)
+        with pytest.raises(AlreadyExists):
+            await store.put_prepared("p1", b"t" * 32, 600)
+        assert await store.take_prepared("p1") == b"s" * 32
+        assert await store.take_prepared("p1") is None  # one game per preparation
+        assert await store.take_prepared("never") is None
+        assert await store.take_prepared("bad id!") is None and await store.take_prepared("x" * 65) is None
+        with pytest.raises(ValueError):
+            await store.put_prepared("bad id!", b"s", 600)
+        with pytest.raises(ValueError):
+            await store.put_prepared("p2", b"", 600)
+        await store.put_prepared("p3", b"u" * 32, 1)
+        await asyncio.sleep(1.2)
+        assert await store.take_prepared("p3") is None
+
+    with_store(url, body)
+
+
+def test_two_takers_of_one_preparation_get_it_once(url: str) -> None:
+    async def body(store: RedisGameStore) -> list[bytes | None]:
+        await store.put_prepared("race", b"r" * 32, 600)
+        return list(await asyncio.gather(*(store.take_prepared("race") for _ in range(10))))
+
+    got = with_store(url, body)
+    assert got.count(b"r" * 32) == 1 and got.count(None) == 9

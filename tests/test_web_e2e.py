@@ -231,6 +231,38 @@ def test_a_resigned_deal_is_re_dealt_in_the_browser(table: Table, server: LiveSe
         page.wait_for_selector("#new-game[open]")
 
 
+def test_a_client_seed_deal_is_prepared_first_and_checked_in_the_browser(table: Table, server: LiveServer) -> None:
+    """With a client seed the page asks for the server's commitment first, keeps it, and checks the revealed server
+    seed against it; a commitment that does not match fails."""
+    page = table.page
+    page.on("dialog", lambda dialog: dialog.accept())
+    for tamper in (False, True):
+        server.seeds.push(hashlib.sha256(f"prepared {tamper}".encode()).digest())
+        if not page.locator("#new-game").is_visible():
+            page.click("#btn-new")
+        if not page.locator("#client-seed").is_visible():
+            page.click("details.advanced > summary")
+        page.fill("#client-seed", "my luck")
+        with page.expect_request(lambda r: r.url.endswith("/v1/games:prepare")):
+            table.deal("tribunal")
+        if tamper:  # as if the server had committed to one seed and revealed another
+            page.evaluate(
+                """() => {
+                    const saved = JSON.parse(localStorage.getItem('patience.first'));
+                    saved.serverCommitment = btoa(String.fromCharCode(...new Uint8Array(32)));
+                    localStorage.setItem('patience.first', JSON.stringify(saved));
+                }"""
+            )
+        page.click("#btn-resign")
+        page.wait_for_selector("#mix-status[data-ok]")
+        assert page.get_attribute("#fair-status", "data-ok") == "true"
+        expected = "false" if tamper else "true"
+        assert page.get_attribute("#mix-status", "data-ok") == expected, page.inner_text("#mix-status")
+        page.click("#result-new")
+        page.wait_for_selector("#new-game[open]")
+        page.fill("#client-seed", "")
+
+
 @pytest.mark.parametrize("variant", ["tribunal", "captives", "sultan-52"])
 def test_no_hidden_card_in_the_page_or_its_traffic(table: Table, server: LiveServer, variant: str) -> None:
     rules = get_game(variant)

@@ -45,6 +45,7 @@ const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
 
 export const api = {
   listVariants: () => call('GET', '/v1/variants'),
+  prepareGame: () => call('POST', '/v1/games:prepare', { body: {} }),
   newGame: (request) => call('POST', '/v1/games', { body: request }),
   getGame: (id, token, includeMoves = false) =>
     call('GET', game(id), { token, query: includeMoves ? { includeMoves: 'true' } : undefined }),

@@ -5,7 +5,7 @@
 
 import { api, ApiError } from './api.js';
 import { cardLabel } from './cards.js';
-import { checkCommitment, fromBase64, verifyCertificate } from './certificate.js';
+import { checkCommitment, checkMix, fromBase64, verifyCertificate } from './certificate.js';
 import { checkDeal } from './deal.js';
 import { explain } from './messages.js';
 import { drawTable, fit } from './table.js';
@@ -475,8 +475,34 @@ async function showResult() {
       ? '✔ The revealed seed hashes (SHA-256) to the commitment published when the game was dealt: the deal was fixed before the first move.'
       : '✘ The revealed seed does NOT match the commitment published when the game was dealt.';
     status.className = check.ok ? 'cert-status ok' : 'cert-status bad';
+    await showMixCheck(g);
     await showDealCheck(g);
   }
+}
+
+async function showMixCheck(g) {
+  const status = $('mix-status');
+  const saved = JSON.parse(localStorage.getItem(FIRST_VIEW) || 'null');
+  const committed = saved && saved.id === g.gameId ? saved.serverCommitment : null;
+  status.hidden = !(g.clientSeed && g.serverSeed);
+  delete status.dataset.ok;
+  if (status.hidden) return;
+  if (!committed) {
+    status.className = 'cert-status';
+    status.textContent = 'Your seed was mixed in, but this browser kept no server seed commitment for this game.';
+    return;
+  }
+  let check;
+  try {
+    check = await checkMix(g.serverSeed, g.clientSeed, g.seed, committed);
+  } catch (err) {
+    check = { ok: false };
+  }
+  status.dataset.ok = String(check.ok);
+  status.className = check.ok ? 'cert-status ok' : 'cert-status bad';
+  status.textContent = check.ok
+    ? '✔ The server fixed its seed (SHA-256 shown before you chose yours) and the deal mixes it with your seed: neither side chose the deal alone.'
+    : '✘ The revealed server seed does NOT match what the server committed to before your seed, or the deal was not mixed from the two.';
 }
 
 async function showDealCheck(g) {
@@ -616,8 +642,18 @@ async function deal(e) {
     localStorage.setItem(SAVED_VARIANT, request.variant);
   }
   try {
+    let serverCommitment = null;
+    if (request.clientSeed) {
+      // The server commits to its part before it sees ours: then neither side chose the deal.
+      const prepared = await api.prepareGame();
+      request.preparedId = prepared.preparedId;
+      serverCommitment = prepared.serverSeedCommitment;
+    }
     const response = await api.newGame(request);
-    localStorage.setItem(FIRST_VIEW, JSON.stringify({ id: response.game.gameId, view: response.game.view }));
+    localStorage.setItem(
+      FIRST_VIEW,
+      JSON.stringify({ id: response.game.gameId, view: response.game.view, serverCommitment }),
+    );
     $('new-game').close();
     await start(response.game, response.gameToken);
   } catch (err) {

@@ -73,6 +73,24 @@ export async function verifyCertificate(encoded, keys) {
   return { valid: true, reason: '', keyId: envelope.key_id, contents };
 }
 
+/**
+ * Whether a client-seeded deal mixed the server seed the server committed to before it saw the client seed:
+ * SHA-256(serverSeed) == the PrepareGame commitment kept by this page, and
+ * seed == HMAC-SHA256(serverSeed, "patience-mix-v1|" + clientSeed) (docs/fairness.md).
+ */
+export async function checkMix(serverSeedBase64, clientSeedBase64, seedBase64, serverCommitmentBase64) {
+  const serverSeed = fromBase64(serverSeedBase64);
+  const committed = (await sha256Hex(serverSeed)) === hex(fromBase64(serverCommitmentBase64));
+  const label = new TextEncoder().encode('patience-mix-v1|');
+  const clientSeed = fromBase64(clientSeedBase64);
+  const message = new Uint8Array(label.length + clientSeed.length);
+  message.set(label);
+  message.set(clientSeed, label.length);
+  const key = await crypto.subtle.importKey('raw', serverSeed, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mixed = hex(new Uint8Array(await crypto.subtle.sign('HMAC', key, message)));
+  return { ok: committed && mixed === hex(fromBase64(seedBase64)), committed };
+}
+
 /** Whether a revealed seed is the one the server committed to when it dealt (SHA-256(seed) == commitment). */
 export async function checkCommitment(seedBase64, commitmentBase64) {
   const seed = fromBase64(seedBase64);

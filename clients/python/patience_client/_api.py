@@ -39,6 +39,7 @@ class Rpc:
 
 
 LIST_VARIANTS = Rpc("ListVariants", pb.ListVariantsRequest, pb.ListVariantsResponse, True)
+PREPARE_GAME = Rpc("PrepareGame", pb.PrepareGameRequest, pb.PrepareGameResponse, True)  # a repeat only wastes one
 NEW_GAME = Rpc("NewGame", pb.NewGameRequest, pb.NewGameResponse, False)
 GET_GAME = Rpc("GetGame", pb.GetGameRequest, pb.GetGameResponse, True)
 APPLY_MOVE = Rpc("ApplyMove", pb.ApplyMoveRequest, pb.ApplyMoveResponse, True)  # guarded by expected_version
@@ -52,6 +53,7 @@ GET_SIGNING_KEYS = Rpc("GetSigningKeys", pb.GetSigningKeysRequest, pb.GetSigning
 
 ALL_RPCS: tuple[Rpc, ...] = (
     LIST_VARIANTS,
+    PREPARE_GAME,
     NEW_GAME,
     GET_GAME,
     APPLY_MOVE,
@@ -90,6 +92,7 @@ def new_game_request(
     client_seed: bytes | None,
     deal_ticket: str | None,
     allow_undo: bool | None,
+    prepared_id: str | None = None,
 ) -> pb.NewGameRequest:
     req = pb.NewGameRequest(variant=variant, options=options_text(options))
     if client_seed is not None:
@@ -98,6 +101,8 @@ def new_game_request(
         req.deal_ticket = deal_ticket
     if allow_undo is not None:
         req.allow_undo = allow_undo
+    if prepared_id is not None:
+        req.prepared_id = prepared_id
     return req
 
 

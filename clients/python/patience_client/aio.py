@@ -103,6 +103,12 @@ class AsyncPatienceClient:
         resp = await self._call(_api.LIST_VARIANTS, pb.ListVariantsRequest(), pb.ListVariantsResponse, timeout=timeout)
         return list(resp.variants)
 
+    async def prepare_game(self, *, timeout: float | None = None) -> pb.PrepareGameResponse:
+        """Step one of a deal the server cannot choose alone: its seed's hash, before you pick a client seed.
+        Pass ``prepared_id`` with your ``client_seed`` to :meth:`new_game`; keep ``server_seed_commitment`` and
+        check it against the ``server_seed`` the game reveals when it is over (docs/fairness.md)."""
+        return await self._call(_api.PREPARE_GAME, pb.PrepareGameRequest(), pb.PrepareGameResponse, timeout=timeout)
+
     async def new_game(
         self,
         variant: str = "",
@@ -111,9 +117,10 @@ class AsyncPatienceClient:
         client_seed: bytes | None = None,
         deal_ticket: str | None = None,
         allow_undo: bool | None = None,
+        prepared_id: str | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
-        req = _api.new_game_request(variant, options, client_seed, deal_ticket, allow_undo)
+        req = _api.new_game_request(variant, options, client_seed, deal_ticket, allow_undo, prepared_id)
         resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
         self.credentials.remember(resp.game.game_id, resp.game_token)
         return resp

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import os
 import shutil
 import sys
@@ -146,12 +147,17 @@ def cmd_variants(ctx: Context) -> int:
 def _new(ctx: Context, variant: str) -> pb.Game:
     a = ctx.args
     client_seed = bytes.fromhex(a.client_seed) if getattr(a, "client_seed", None) else None
+    prepared = None
+    if client_seed is not None:  # the server commits to its seed before it sees ours (docs/fairness.md)
+        prepared = ctx.client.prepare_game()
+        ctx.print(f"server seed commitment {prepared.server_seed_commitment.hex()}")
     resp = ctx.client.new_game(
         variant,
         _options(getattr(a, "option", []) or []),
         client_seed=client_seed,
         deal_ticket=getattr(a, "ticket", None),
         allow_undo=False if getattr(a, "no_undo", False) else None,
+        prepared_id=prepared.prepared_id if prepared is not None else None,
     )
     ctx.save(resp.game)
     ctx.print(f"new game {resp.game.game_id}: commitment {resp.game.commitment.hex()}")
@@ -178,6 +184,12 @@ def _after(ctx: Context, game: pb.Game) -> None:
         ctx.save(game)
     if game.seed:
         ctx.print(f"seed {game.seed.hex()} (check: SHA-256(seed) = commitment {game.commitment.hex()})")
+    if game.server_seed and game.server_seed_commitment:
+        ok = hashlib.sha256(game.server_seed).digest() == game.server_seed_commitment
+        ctx.print(
+            f"server seed {game.server_seed.hex()}: SHA-256 {'matches' if ok else 'DOES NOT MATCH'} "
+            f"the server seed commitment {game.server_seed_commitment.hex()}"
+        )
     if game.status == pb.GAME_STATUS_WON and game.HasField("certificate") and game.certificate.encoded:
         path = _cert_path(ctx, game.game_id)
         path.write_bytes(game.certificate.encoded)

@@ -116,6 +116,12 @@ class PatienceClient:
 
     # -- games ------------------------------------------------------------------
 
+    def prepare_game(self, *, timeout: float | None = None) -> pb.PrepareGameResponse:
+        """Step one of a deal the server cannot choose alone: its seed's hash, before you pick a client seed.
+        Pass ``prepared_id`` with your ``client_seed`` to :meth:`new_game`; keep ``server_seed_commitment`` and
+        check it against the ``server_seed`` the game reveals when it is over (docs/fairness.md)."""
+        return self._call(_api.PREPARE_GAME, pb.PrepareGameRequest(), pb.PrepareGameResponse, timeout=timeout)
+
     def new_game(
         self,
         variant: str = "",
@@ -124,13 +130,14 @@ class PatienceClient:
         client_seed: bytes | None = None,
         deal_ticket: str | None = None,
         allow_undo: bool | None = None,
+        prepared_id: str | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
         """Deal a new game; the response carries the game and its token (remembered by this client).
 
         Never retried: a repeat would deal a second game.
         """
-        req = _api.new_game_request(variant, options, client_seed, deal_ticket, allow_undo)
+        req = _api.new_game_request(variant, options, client_seed, deal_ticket, allow_undo, prepared_id)
         resp = self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
         self.credentials.remember(resp.game.game_id, resp.game_token)
         return resp

@@ -41,6 +41,11 @@ class PatienceServiceStub:
                 request_serializer=patience_dot_v1_dot_patience__pb2.ListVariantsRequest.SerializeToString,
                 response_deserializer=patience_dot_v1_dot_patience__pb2.ListVariantsResponse.FromString,
                 _registered_method=True)
+        self.PrepareGame = channel.unary_unary(
+                '/patience.v1.PatienceService/PrepareGame',
+                request_serializer=patience_dot_v1_dot_patience__pb2.PrepareGameRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.PrepareGameResponse.FromString,
+                _registered_method=True)
         self.NewGame = channel.unary_unary(
                 '/patience.v1.PatienceService/NewGame',
                 request_serializer=patience_dot_v1_dot_patience__pb2.NewGameRequest.SerializeToString,
@@ -100,6 +105,16 @@ class PatienceServiceServicer:
 
     def ListVariants(self, request, context):
         """The catalogue: every variant with its options.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PrepareGame(self, request, context):
+        """Step one of a deal that the server cannot choose alone
+        (docs/fairness.md): the server draws its seed now and answers with
+        SHA-256(server_seed); NewGame with the prepared_id and a client_seed then
+        mixes the two. A prepared seed serves one game and expires unused.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -186,6 +201,11 @@ def add_PatienceServiceServicer_to_server(servicer, server):
                     request_deserializer=patience_dot_v1_dot_patience__pb2.ListVariantsRequest.FromString,
                     response_serializer=patience_dot_v1_dot_patience__pb2.ListVariantsResponse.SerializeToString,
             ),
+            'PrepareGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.PrepareGame,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.PrepareGameRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.PrepareGameResponse.SerializeToString,
+            ),
             'NewGame': grpc.unary_unary_rpc_method_handler(
                     servicer.NewGame,
                     request_deserializer=patience_dot_v1_dot_patience__pb2.NewGameRequest.FromString,
@@ -266,6 +286,33 @@ class PatienceService:
             '/patience.v1.PatienceService/ListVariants',
             patience_dot_v1_dot_patience__pb2.ListVariantsRequest.SerializeToString,
             patience_dot_v1_dot_patience__pb2.ListVariantsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PrepareGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/PrepareGame',
+            patience_dot_v1_dot_patience__pb2.PrepareGameRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.PrepareGameResponse.FromString,
             options,
             channel_credentials,
             insecure,
