@@ -48,6 +48,7 @@ import json
 import multiprocessing as mp
 import os
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -89,8 +90,26 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> 
 # --------------------------------------------------------------------------- the echo server (child process)
 
 
-def echo_main(port: int, reply_file: str) -> None:
-    """The echo server: every call on ``/bench.Echo/Call`` gets the same bytes (a real ApplyMove response)."""
+def echo_main(port: int, reply_file: str, processes: int = 1) -> None:
+    """The echo server: every call on ``/bench.Echo/Call`` gets the same bytes (a real ApplyMove response).
+    With ``processes`` > 1 it forks (before grpc is imported) into that many servers sharing the port through
+    SO_REUSEPORT, as ``python -m service --workers N`` does; they are this process's children, so its CPU
+    figure counts them, and they go when it is terminated."""
+    parent, children = os.getpid(), []
+    for _ in range(processes - 1):
+        pid = os.fork()
+        if pid == 0:  # a child: serves, and goes when its parent does (below)
+            children = []
+            break
+        children.append(pid)
+    if children:
+
+        def end(signum: int, frame: object) -> None:
+            for pid in children:
+                os.kill(pid, signal.SIGTERM)
+            os._exit(0)
+
+        signal.signal(signal.SIGTERM, end)
     import grpc
 
     blob = Path(reply_file).read_bytes()
@@ -106,7 +125,9 @@ def echo_main(port: int, reply_file: str) -> None:
         server.add_generic_rpc_handlers((handler,))
         server.add_insecure_port(f"127.0.0.1:{port}")
         await server.start()
-        await server.wait_for_termination()
+        while os.getpid() == parent or os.getppid() == parent:
+            await asyncio.sleep(1)
+        await server.stop(None)  # a child whose parent went without terminating it
 
     asyncio.run(run())
 
@@ -529,10 +550,10 @@ def main() -> None:
     parser.add_argument("--log-level", default="WARNING", help="the service's; INFO writes an access line a call")
     parser.add_argument("--no-memory", action="store_true", help="skip the Redis memory measurement")
     parser.add_argument("--json", type=Path)
-    parser.add_argument("--echo-child", nargs=2, help=argparse.SUPPRESS)
+    parser.add_argument("--echo-child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.echo_child:
-        echo_main(int(args.echo_child[0]), args.echo_child[1])
+        echo_main(int(args.echo_child[0]), args.echo_child[1], *map(int, args.echo_child[2:]))
         return
 
     redis_server = shutil.which("redis-server")
@@ -634,7 +655,7 @@ def main() -> None:
         children.remove(service)
 
         if args.workers:
-            results["workers"] = worker_runs(args, redis_url, tmp, redis.pid)
+            results["workers"] = worker_runs(args, redis_url, tmp, redis.pid, echo_extra)
         if not args.no_memory:
             memory = asyncio.run(memory_per_game(redis_url))
             results["memory"] = memory
@@ -650,35 +671,55 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def worker_runs(args: argparse.Namespace, redis_url: str, tmp: Path, redis_pid: int) -> dict[str, Any]:
-    """ApplyMove at the highest concurrency against ``--workers W`` for each W, alternating, ``--runs`` times."""
+def worker_runs(
+    args: argparse.Namespace, redis_url: str, tmp: Path, redis_pid: int, echo_extra: dict[str, Any]
+) -> dict[str, Any]:
+    """At the highest concurrency, for each W of ``--workers``: ApplyMove against ``--workers W`` and echo
+    against W echo processes on one port, the two taken in turn in slices as in the sweep; the W alternate,
+    ``--runs`` times. The ratio is taken within each run, then the median."""
     c = max(args.concurrency)
     chans = 8  # per client process: with 2 workers, all on one worker has a chance of 2 / 2**8
-    figures: dict[int, list[dict[str, float]]] = {w: [] for w in args.workers}
+    figures: dict[int, list[tuple[dict[str, float], dict[str, float]]]] = {w: [] for w in args.workers}
     for _ in range(max(args.runs, 1)):
         for w in args.workers:
             service, address = start_service(redis_url, tmp, args.log_level, workers=w)
+            port = free_port()
+            echo = subprocess.Popen(
+                [sys.executable, __file__, "--echo-child", str(port), str(tmp / "reply.bin"), str(w)], cwd=ROOT
+            )
             try:
-                figures[w].append(
-                    run_load("apply_move", address, c, args.seconds, args.client_procs, (service.pid, redis_pid), chans)
-                )
+                wait_port(port, echo)
+                time.sleep(0.5 * w)  # every echo process listening
+                e, a = run_loads(
+                    [("echo", f"127.0.0.1:{port}", (echo.pid,), echo_extra),
+                     ("apply_move", address, (service.pid, redis_pid), {})],
+                    c, 2 * args.seconds, args.client_procs, slices=args.slices, chans=chans,
+                )  # fmt: skip
+                figures[w].append((e, a))
             finally:
+                stop(echo)
                 stop(service)
     out: dict[str, Any] = {"concurrency": c, "runs": {str(w): rs for w, rs in figures.items()}}
-    base = statistics.median(r["per_second"] for r in figures[args.workers[0]])
+    base = statistics.median(a["per_second"] for _, a in figures[args.workers[0]])
     for w, rs in figures.items():
-        rate = statistics.median(r["per_second"] for r in rs)
+        rate = statistics.median(a["per_second"] for _, a in rs)
+        ratios = [a["per_second"] / e["per_second"] for e, a in rs]
         out[str(w)] = {
             "per_second": rate,
             "gain": rate / base,
-            "p50_ms": statistics.median(r["p50_ms"] for r in rs),
-            "p99_ms": statistics.median(r["p99_ms"] for r in rs),
-            "server_cpu_us_per_call": statistics.median(r["server_cpu_us_per_call"] for r in rs),
+            "echo_per_second": statistics.median(e["per_second"] for e, _ in rs),
+            "apply_move_of_echo": statistics.median(ratios),
+            "p50_ms": statistics.median(a["p50_ms"] for _, a in rs),
+            "p99_ms": statistics.median(a["p99_ms"] for _, a in rs),
+            "server_cpu_us_per_call": statistics.median(a["server_cpu_us_per_call"] for _, a in rs),
+            "echo_server_cpu_us_per_call": statistics.median(e["server_cpu_us_per_call"] for e, _ in rs),
         }
+        o = out[str(w)]
         print(
-            f"workers={w}: ApplyMove C={c} {rate:6.0f}/s (x{rate / base:.2f}) p50 {out[str(w)]['p50_ms']:.2f} "
-            f"p99 {out[str(w)]['p99_ms']:.2f} ms cpu {out[str(w)]['server_cpu_us_per_call']:.0f} us (all workers) "
-            f"runs {[round(r['per_second']) for r in rs]}",
+            f"workers={w}: ApplyMove C={c} {rate:6.0f}/s (x{rate / base:.2f}) p50 {o['p50_ms']:.2f} "
+            f"p99 {o['p99_ms']:.2f} ms cpu {o['server_cpu_us_per_call']:.0f} us (all workers); echo x{w} "
+            f"{o['echo_per_second']:.0f}/s cpu {o['echo_server_cpu_us_per_call']:.0f} us; ApplyMove/echo "
+            f"{o['apply_move_of_echo']:.0%} (runs {[f'{r:.0%}' for r in ratios]})",
             flush=True,
         )
     return out

@@ -43,3 +43,8 @@ def test_service_bench_runs_and_reports_every_load(tmp_path: Path) -> None:
     workers = result["workers"]
     assert workers["1"]["gain"] == 1
     assert workers["1"]["per_second"] > 0 and workers["2"]["per_second"] > 0
+    for w in ("1", "2"):  # echo with as many processes as the service has workers, in the same run
+        assert workers[w]["echo_per_second"] > 0 and workers[w]["echo_server_cpu_us_per_call"] > 0
+        (run,) = workers["runs"][w]
+        echo, apply = run
+        assert workers[w]["apply_move_of_echo"] == pytest.approx(apply["per_second"] / echo["per_second"])
