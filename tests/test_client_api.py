@@ -163,6 +163,20 @@ def test_resign_reveals_the_seed_and_ends_the_game(client: PatienceClient) -> No
     assert client.resign(other).seed == seed_for(1)
 
 
+def test_a_prepared_game_mixes_the_committed_server_seed(client: PatienceClient) -> None:
+    prepared = client.prepare_game()
+    started = client.new_game("tribunal", client_seed=b"mine", prepared_id=prepared.prepared_id)
+    assert started.game.server_seed_commitment == prepared.server_seed_commitment
+    over = client.resign(started.game.game_id)
+    assert hashlib.sha256(over.server_seed).digest() == prepared.server_seed_commitment
+    with pytest.raises(GameNotFound) as used:  # NOT_FOUND, whatever the resource
+        client.new_game("tribunal", client_seed=b"mine", prepared_id=prepared.prepared_id)
+    assert used.value.reason == "PREPARED_NOT_FOUND"
+    with pytest.raises(InvalidRequest) as bare:
+        client.new_game("tribunal", prepared_id=client.prepare_game().prepared_id)
+    assert bare.value.reason == "PREPARED_NEEDS_CLIENT_SEED"
+
+
 def test_a_stale_version_is_a_version_conflict_with_the_current_version(client: PatienceClient) -> None:
     gid = client.new_game("cats-tail").game.game_id
     client.apply_move(gid, engine_legal("cats-tail", seed_for(0))[0], expected_version=1)
@@ -312,6 +326,9 @@ def test_the_asyncio_client_does_the_same(service: ServiceThread) -> None:
             assert (await client.verify_certificate(won.certificate)).valid
             check = await client.verify_offline(won.certificate, replay=True)
             assert check.valid and check.replayed and check.key_id in {k.key_id for k in keys}
+            prepared = await client.prepare_game()
+            mixed = await client.new_game("tribunal", client_seed=b"c", prepared_id=prepared.prepared_id)
+            assert mixed.game.server_seed_commitment == prepared.server_seed_commitment
             minted = await client.mint_deal("cats-tail")
             assert (await client.new_game(deal_ticket=minted.deal_ticket)).game.ticket_id == minted.ticket_id
             with pytest.raises(GameNotFound):

@@ -125,7 +125,8 @@ class VersionConflict(ServiceError):
 
 
 class GameNotFound(ServiceError):
-    """NOT_FOUND: no such game (or it has expired and its keys are gone)."""
+    """NOT_FOUND: no such game (or it has expired and its keys are gone); reason ``PREPARED_NOT_FOUND``: no such
+    PrepareGame answer (unknown, already used, or expired)."""
 
     code = grpc.StatusCode.NOT_FOUND
 
