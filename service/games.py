@@ -61,6 +61,10 @@ MIX_LABEL = b"patience-mix-v1|"
 _THREAD_REPLAY = 2000
 
 
+#: What NewGame refuses next to a deal ticket (its seed is the ticket's), with the reason for each.
+_NOT_WITH_TICKET = (("client_seed", "CLIENT_SEED_WITH_TICKET"), ("prepared_id", "PREPARED_WITH_TICKET"))
+
+
 def new_game_id() -> str:
     """24 hex digits (96 random bits): safe in URLs, Redis keys and on a command line (never starts with '-')."""
     return secrets.token_hex(12)
@@ -171,20 +175,14 @@ class GameService:
         server_seed = b""
         client_seed = b""
         if request.HasField("deal_ticket"):
-            if request.HasField("client_seed"):
-                raise ServiceError(
-                    Code.INVALID_ARGUMENT,
-                    "CLIENT_SEED_WITH_TICKET",
-                    "a ticket's deal is the same for every player: no client seed with a deal ticket",
-                    {"field": "client_seed"},
-                )
-            if request.HasField("prepared_id"):
-                raise ServiceError(
-                    Code.INVALID_ARGUMENT,
-                    "PREPARED_WITH_TICKET",
-                    "a ticket's deal is fixed by the ticket: no prepared server seed with a deal ticket",
-                    {"field": "prepared_id"},
-                )
+            for field, reason in _NOT_WITH_TICKET:
+                if request.HasField(field):
+                    raise ServiceError(
+                        Code.INVALID_ARGUMENT,
+                        reason,
+                        f"a ticket's deal is the same for every player: no {field} with a deal ticket",
+                        {"field": field},
+                    )
             ticket = self._open_ticket(request.deal_ticket)
             if (request.variant and request.variant != ticket.variant) or request.options:
                 raise ServiceError(
