@@ -204,7 +204,7 @@ class GameService:
                     {"field": "client_seed"},
                 )
             game = self._game(request.variant, request.options)
-            seed = self._seed_source()
+            seed = self._seed_source() if prepared is None else b""  # a prepared game's seed is drawn already
             if request.HasField("client_seed"):
                 client_seed = request.client_seed
                 if not 1 <= len(client_seed) <= self.settings.max_client_seed_bytes:

@@ -129,10 +129,13 @@ def test_a_prepared_game_commits_the_server_seed_before_the_client_seed_is_chose
     assert prepared.server_seed_commitment == hashlib.sha256(server_seed).digest()
     assert len(prepared.prepared_id) == 24 and prepared.HasField("expires_at")
     assert server_seed not in prepared.SerializeToString()
-    # Only now does the player choose: the deal mixes the committed seed, whatever NewGame would draw.
-    game, token = new_game(
-        client, seeds, "sultan-52", seed=b"\x07" * 32, client_seed=b"after", prepared_id=prepared.prepared_id
+    # Only now does the player choose: the deal mixes the committed seed, and NewGame draws none of its own.
+    seeds.seeds.insert(0, b"\x07" * 32)
+    reply = client.NewGame(
+        pb.NewGameRequest(variant="sultan-52", client_seed=b"after", prepared_id=prepared.prepared_id)
     )
+    game, token = reply.game, reply.game_token
+    assert seeds.seeds.pop(0) == b"\x07" * 32
     mixed = hmac.new(server_seed, MIX_LABEL + b"after", hashlib.sha256).digest()
     assert game.commitment == hashlib.sha256(mixed).digest()
     assert game.server_seed_commitment == prepared.server_seed_commitment and not game.server_seed
