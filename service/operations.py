@@ -63,15 +63,20 @@ class _Method:
         self._handled: dict[str, Any] = {}
         self.record = metrics.response_recorder(name)
 
-    def begin(self, context: Any) -> tuple[float, str]:
+    def begin(self, context: Any) -> tuple[float, str, str]:
+        """Everything the access line needs from the call is read here, while the call is alive: once a client
+        has cancelled, grpc.aio frees the core call under the context, and ``context.peer()`` then reads freed
+        memory (a segmentation fault, found by a client that opens and cancels streams)."""
         rid = incoming_request_id(context.invocation_metadata()) or new_request_id()
         request_id.set(rid)  # each call runs in its own task: this stays inside the call
         context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
         self.started.inc()
-        return time.perf_counter(), rid
+        peer = context.peer() if access_log.isEnabledFor(logging.INFO) else ""
+        return time.perf_counter(), rid, peer
 
-    def end(self, began: tuple[float, str], context: Any, code: str, response: Any) -> None:
-        start, rid = began
+    def end(self, began: tuple[float, str, str], code: str, response: Any) -> None:
+        """Takes no context: the call may be over (see ``begin``)."""
+        start, rid, peer = began
         elapsed = time.perf_counter() - start
         self.seconds.observe(elapsed)
         handled = self._handled.get(code)
@@ -87,7 +92,7 @@ class _Method:
                 method=self.full,
                 code=code,
                 duration_ms=round(elapsed * 1000, 3),
-                peer=context.peer(),
+                peer=peer,
             )
 
 
@@ -97,10 +102,10 @@ def _unary_response(m: _Method, behavior: Callable[..., Awaitable[Any]]) -> Call
         try:
             response = await behavior(request, context)
         except BaseException as e:
-            m.end(began, context, _ending(context, e), None)
+            m.end(began, _ending(context, e), None)
             raise
         code = status_name(context, "OK")
-        m.end(began, context, code, response if code == "OK" else None)
+        m.end(began, code, response if code == "OK" else None)
         return response
 
     return handle
@@ -113,9 +118,9 @@ def _streaming_response(m: _Method, behavior: Callable[..., AsyncIterator[Any]])
             async for item in behavior(request, context):
                 yield item
         except BaseException as e:
-            m.end(began, context, _ending(context, e), None)
+            m.end(began, _ending(context, e), None)
             raise
-        m.end(began, context, status_name(context, "OK"), None)
+        m.end(began, status_name(context, "OK"), None)
 
     return handle
 
