@@ -561,9 +561,14 @@ def main(argv: list[str] | None = None) -> int:
         "--durability", default="master", choices=("master", "replica"), help="the service's --durability setting"
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--keep", type=Path, help="keep the Redis data and the service logs in this new directory")
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="patience-soak-") as tmp:
-        result = asyncio.run(run(args, Path(tmp)))
+    if args.keep:
+        args.keep.mkdir(parents=True)
+        result = asyncio.run(run(args, args.keep.resolve()))
+    else:
+        with tempfile.TemporaryDirectory(prefix="patience-soak-") as tmp:
+            result = asyncio.run(run(args, Path(tmp)))
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:

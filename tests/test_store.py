@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import pytest
+import redis.exceptions
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -27,6 +28,7 @@ from service.store import (
     RedisGameStore,
     StoreUnavailable,
     VersionConflict,
+    _unavailable,
     open_store,
     pack_move,
     unpack_moves,
@@ -541,3 +543,37 @@ def test_two_takers_of_one_preparation_get_it_once(url: str) -> None:
 
     got = with_store(url, body)
     assert got.count(b"r" * 32) == 1 and got.count(None) == 9
+
+
+# --------------------------------------------------------------------------- a store that cannot answer now
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        redis.exceptions.ConnectionError("Connection refused"),
+        redis.exceptions.TimeoutError("Timeout reading from socket"),
+        redis.exceptions.ClusterDownError("Hash slot not served"),  # CLUSTERDOWN, its first word stripped
+        redis.exceptions.ClusterError("TTL exhausted."),  # redis-py's cluster client gave up redirecting
+        redis.exceptions.TryAgainError("Multiple keys request during rehashing of slot"),
+        redis.exceptions.MasterDownError("Link with MASTER is down and replica-serve-stale-data is set to 'no'."),
+        redis.exceptions.ReadOnlyError("You can't write against a read only replica."),  # a demoted master
+        redis.exceptions.BusyLoadingError("Redis is loading the dataset in memory"),
+        redis.exceptions.SlotNotCoveredError("Command # 1 (EVALSHA) of pipeline caused error"),
+        OSError("Network is unreachable"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_failover_and_restart_errors_are_unavailable_not_internal(error: Exception) -> None:
+    """What Redis or redis-py raise during a restart or a cluster failover is StoreUnavailable (UNAVAILABLE to the
+    client, who may retry), never an unexpected error (INTERNAL)."""
+    assert isinstance(_unavailable(error), StoreUnavailable)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [redis.exceptions.ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value")],
+    ids=lambda e: type(e).__name__,
+)
+def test_a_bug_is_not_mistaken_for_an_outage(error: Exception) -> None:
+    assert _unavailable(error) is None
