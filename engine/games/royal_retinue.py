@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from ..cards import KING, NO_CARD, RANK, RED, SUIT, TEXT, Card, canonical_deck
+from ..deal import Pick, pull_one, topmost
 from ..errors import Reason
 from ..game import Game, OptionSpec, VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
@@ -114,6 +115,10 @@ def _run_length(col: tuple[Card, ...]) -> int:
     return k
 
 
+def _is_king(c: Card) -> bool:
+    return RANK[c] == KING
+
+
 def _check_deck(deck: list[Card]) -> None:
     if sorted(deck) != _FULL_DECK:
         raise ValueError("a king-chain game is dealt from the whole double deck of 104 cards")
@@ -140,14 +145,14 @@ class RoyalRetinue(Game):
 
     # -- the deal -------------------------------------------------------------------
 
-    def deal_from(self, deck: list[Card]) -> State:
+    def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
         _check_deck(deck)
-        return _state(self._layout(list(deck)), _EMPTY_CELLS, _NO_FOUNDATIONS)
+        return _state(self._layout(list(deck), pick), _EMPTY_CELLS, _NO_FOUNDATIONS)
 
-    def _layout(self, deck: list[Card]) -> tuple[tuple[Card, ...], ...]:
-        """The topmost king heads column 1; the rest goes on column 1 until a king starts the next column."""
-        first = next(i for i, c in enumerate(deck) if RANK[c] == KING)
-        columns = [[deck.pop(first)]]
+    def _layout(self, deck: list[Card], pick: Pick) -> tuple[tuple[Card, ...], ...]:
+        """The king ``pick`` chooses (deal step 7) heads column 1; the rest goes on column 1 until a king starts
+        the next column. ``deck`` is consumed."""
+        columns = [[pull_one(deck, _is_king, pick)]]
         for c in deck:
             if RANK[c] == KING and len(columns) < self.num_columns:
                 columns.append([c])
@@ -561,11 +566,12 @@ class RoyalRetinueAces(RoyalRetinue):
         deck_size=104,
     )
 
-    def deal_from(self, deck: list[Card]) -> State:
-        """The aces, in the order they lie in the deck, start f1..f8; the rest is dealt as Royal Retinue."""
+    def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
+        """The aces, in the order they lie in the deck, start f1..f8 (deal step 6); then the king is chosen
+        (step 7) and the rest is dealt as Royal Retinue."""
         _check_deck(deck)
         aces = tuple((c,) for c in deck if RANK[c] == 1)
-        return _state(self._layout([c for c in deck if RANK[c] != 1]), _EMPTY_CELLS, aces)
+        return _state(self._layout([c for c in deck if RANK[c] != 1], pick), _EMPTY_CELLS, aces)
 
 
 class RoyalRetinueKingsLast(RoyalRetinue):
@@ -581,8 +587,9 @@ class RoyalRetinueKingsLast(RoyalRetinue):
         deck_size=104,
     )
 
-    def _layout(self, deck: list[Card]) -> tuple[tuple[Card, ...], ...]:
-        """Kings 1-7 close their columns; the 8th does not: the rest follows on column 8, then it moves up."""
+    def _layout(self, deck: list[Card], pick: Pick) -> tuple[tuple[Card, ...], ...]:
+        """Kings 1-7 close their columns; the 8th does not: the rest follows on column 8, then it moves up.
+        No king is pulled out (``pick`` is unused)."""
         columns: list[list[Card]] = [[]]
         last_king = NO_CARD
         for c in deck:
@@ -620,8 +627,9 @@ class CatsTail(RoyalRetinue):
 
     num_columns = 9
 
-    def _layout(self, deck: list[Card]) -> tuple[tuple[Card, ...], ...]:
-        """Column 1 takes the cards before the first king (none if the first card is a king: a dead column)."""
+    def _layout(self, deck: list[Card], pick: Pick) -> tuple[tuple[Card, ...], ...]:
+        """Column 1 takes the cards before the first king (none if the first card is a king: a dead column).
+        No king is pulled out (``pick`` is unused)."""
         columns: list[list[Card]] = [[]]
         for c in deck:
             if RANK[c] == KING:
