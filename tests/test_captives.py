@@ -131,7 +131,7 @@ def test_deal_by_hand_built_deck() -> None:
     assert s.stock == tuple(rest)
 
 
-def test_seeded_deal_is_deal_v1() -> None:
+def test_seeded_deal_is_deal_v2() -> None:
     seed = bytes(range(32))
     assert game.deal(seed) == game.deal_from(shuffled_deck(seed, "captives", 104))
     assert game.deal(seed) != game.deal(bytes(32))

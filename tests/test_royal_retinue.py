@@ -79,7 +79,23 @@ def seeds(n: int) -> list[bytes]:
 EIGHT_KINGS = "3C KH KD KC KS KH KD KC 4C KS 5C"
 
 
-def test_royal_retinue_deal_pulls_the_topmost_king_and_each_king_starts_a_column() -> None:
+def test_royal_retinue_deal_pulls_the_king_step_7_chooses_and_each_king_starts_a_column() -> None:
+    asked: list[int] = []
+
+    def fourth(m: int) -> int:
+        asked.append(m)
+        return 3
+
+    s = RR.deal_from(deck_with(EIGHT_KINGS), fourth)  # the 4th king from the top, KS, heads column 1
+    assert asked == [8]
+    assert [text(c) for c in s.columns[:7]] == ["KS 3C", "KH", "KD", "KC", "KH", "KD", "KC 4C"]
+    assert text(s.columns[7][:3]) == "KS 5C AC"
+    for game in (RR, ACES):
+        with pytest.raises(ValueError):
+            game.deal_from(deck_with(EIGHT_KINGS), lambda m: m)  # no 9th king to choose
+
+
+def test_royal_retinue_hand_built_deck_pulls_the_topmost_king_by_default() -> None:
     s = RR.deal_from(deck_with(EIGHT_KINGS))
     assert [text(c) for c in s.columns[:7]] == ["KH 3C", "KD", "KC", "KS", "KH", "KD", "KC 4C"]
     assert text(s.columns[7][:3]) == "KS 5C AC"
@@ -96,6 +112,11 @@ def test_royal_retinue_deal_cards_before_the_first_king_go_on_it() -> None:
 
 
 def test_aces_deal_starts_the_foundations_with_the_eight_aces_in_deck_order() -> None:
+    asked: list[int] = []
+    last = ACES.deal_from(deck_with("AH AD " + EIGHT_KINGS), lambda m: asked.append(m) or m - 1)
+    assert asked == [8]  # the aces are out first (step 6); then one of the 8 kings is chosen (step 7)
+    assert [text(f) for f in last.foundations] == ["AH", "AD", "AC", "AS", "AC", "AD", "AH", "AS"]
+    assert text(last.columns[0][:2]) == "KS 3C"  # the 8th king from the top: the second KS, canonical order
     s = ACES.deal_from(deck_with("AH AD " + EIGHT_KINGS))
     assert [text(f) for f in s.foundations] == ["AH", "AD", "AC", "AS", "AC", "AD", "AH", "AS"]
     assert [text(c) for c in s.columns[:7]] == ["KH 3C", "KD", "KC", "KS", "KH", "KD", "KC 4C"]
