@@ -234,20 +234,36 @@ def test_a_run_of_any_length_moves() -> None:
     assert text(new.columns[1]) == "KC " + run
 
 
-def test_sequence_moves_off_refuses_runs_but_not_single_cards() -> None:
-    s = pos("KC 5D 9S 8H 7C", "KD TD", "KS 8D", ncols=9)
-    refused(CATS_NO_RUNS, s, "1-2", Reason.SEQUENCE_MOVES_OFF)
-    refused(CATS_NO_RUNS, s, "1-2/3", Reason.SEQUENCE_MOVES_OFF)
-    assert play(CATS_NO_RUNS, s, "1-3")[1] == "1-3/1"
-    assert play(CATS, s, "1-2")[1] == "1-2/3"
-    assert {m.text() for m in CATS_NO_RUNS.legal_moves(s) if m.target and m.target.kind.value == ""} == {"1-3/1"}
-    assert "1-2/3" in {m.text() for m in CATS.legal_moves(s)}
+@pytest.mark.parametrize("game", FAMILY, ids=lambda g: g.id)
+def test_sequence_moves_off_refuses_runs_but_not_single_cards(game: Game) -> None:
+    """RULES.md: the option exists in all four king-chain games; off, a run of 2+ cards between columns is refused
+    and its one-card neighbour accepted; on (the default), the run moves."""
+    no_runs = get_game(game.id, {"sequence_moves": False})
+    s = pos("KC 5D 9S 8H 7C", "KD TD", "KS 8D", ncols=len(game.deal(bytes(32)).columns))
+    refused(no_runs, s, "1-2", Reason.SEQUENCE_MOVES_OFF)
+    refused(no_runs, s, "1-2/3", Reason.SEQUENCE_MOVES_OFF)
+    assert play(no_runs, s, "1-3")[1] == "1-3/1"
+    assert play(game, s, "1-2")[1] == "1-2/3"
+    assert {m.text() for m in no_runs.legal_moves(s) if m.target and m.target.kind.value == ""} == {"1-3/1"}
+    assert "1-2/3" in {m.text() for m in game.legal_moves(s)}
+    assert "1-2/3" not in {m.text() for m in no_runs.legal_moves(s)}
 
 
-def test_sequence_moves_is_an_option_of_cats_tail_only() -> None:
-    assert get_game("cats-tail", {"sequence_moves": "false"}).options == {"sequence_moves": False}
+@pytest.mark.parametrize("variant", ["royal-retinue", "royal-retinue-aces", "royal-retinue-kings-last", "cats-tail"])
+def test_sequence_moves_is_an_option_of_the_four_king_chain_games(variant: str) -> None:
+    assert get_game(variant).options == {"sequence_moves": True}  # the default
+    off = get_game(variant, {"sequence_moves": "false"})
+    assert off.options == {"sequence_moves": False} and off.options_text() == "sequence_moves=false"
+    assert get_game(variant, {"sequence_moves": "true"}).options_text() == ""
     with pytest.raises(VariantError) as info:
-        get_game("royal-retinue", {"sequence_moves": False})
+        get_game(variant, {"sequence_moves": "sometimes"})
+    assert info.value.reason is Reason.BAD_OPTION
+
+
+@pytest.mark.parametrize("variant", ["tribunal", "picture-gallery", "captives", "sultan-36", "sultan-52"])
+def test_sequence_moves_is_no_option_of_the_other_games(variant: str) -> None:
+    with pytest.raises(VariantError) as info:
+        get_game(variant, {"sequence_moves": False})
     assert info.value.reason is Reason.BAD_OPTION
 
 

@@ -101,8 +101,16 @@ def test_new_game_deals_from_the_committed_seed_and_shows_no_secret(
     assert_no_secret(game, engine_game, start, SEED)
 
 
+def test_the_four_king_chain_games_offer_sequence_moves(client: Client) -> None:
+    reply = client.ListVariants(pb.ListVariantsRequest())
+    with_option = {v.id for v in reply.variants if [o.name for o in v.options] == ["sequence_moves"]}
+    assert with_option == {"royal-retinue", "royal-retinue-aces", "royal-retinue-kings-last", "cats-tail"}
+
+
 def test_options_are_signed_into_the_game(client: Client, seeds: FixedSeeds) -> None:
     game, _ = new_game(client, seeds, "cats-tail", options={"sequence_moves": "false"})
+    assert dict(game.options) == {"sequence_moves": "false"}
+    game, _ = new_game(client, seeds, "royal-retinue", options={"sequence_moves": "false"})
     assert dict(game.options) == {"sequence_moves": "false"}
     game, _ = new_game(client, seeds, "picture-gallery")
     assert dict(game.options) == {"deals": "2"}

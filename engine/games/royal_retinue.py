@@ -16,8 +16,8 @@ Decisions for cases RULES.md leaves open (docs/rules-decisions.md, "Family 1", e
   refused with NOT_IN_THIS_GAME.
 - A foundation run needs a top card one rank below its lowest card, so it never goes onto an empty
   foundation (DOES_NOT_FIT), not even a whole pile from its ace.
-- ``sequence_moves=false`` forbids runs of more than one card between columns only; foundation runs and
-  multi-card reserve moves (single free cards each) stay legal.
+- ``sequence_moves=false`` (an option of all four games) forbids runs of more than one card between columns
+  only; foundation runs and multi-card reserve moves (single free cards each) stay legal.
 - ``3-k`` (the king-row move of Captives) is NOT_IN_THIS_GAME; any other pile this game lacks (``w``,
   ``c3``, ``k`` after a reserve or foundation, ``9`` in an 8-column game, ``r9``, ``f9``) is NO_SUCH_PILE.
 - Checks run in a fixed order so one move always gets one reason: game over, move kind, the piles
@@ -124,6 +124,16 @@ def _check_deck(deck: list[Card]) -> None:
         raise ValueError("a king-chain game is dealt from the whole double deck of 104 cards")
 
 
+#: RULES.md, Family 1: "sequence_moves=false forbids run moves between columns", in all four games (seed 002 a;
+#: seed 002 b: Royal Retinue's "other rules are as in the previous variant").
+SEQUENCE_MOVES = OptionSpec(
+    name="sequence_moves",
+    default=True,
+    allowed=(True, False),
+    description="Whether a run of several cards may move as one move (some players forbid it).",
+)
+
+
 class RoyalRetinue(Game):
     """Royal Retinue (seed 000; seed 002 b): a king heads column 1, each later king starts the next of 8."""
 
@@ -132,8 +142,10 @@ class RoyalRetinue(Game):
         name_en="Royal Retinue",
         name_ru="Королевская свита",
         family="king-chain",
-        summary="A king is pulled out to head column 1; each king that comes starts the next of 8 columns. " + _RULES,
+        summary="Any one of the 8 kings is pulled out to head column 1; each king that comes starts the next of "
+        "8 columns. " + _RULES,
         deck_size=104,
+        options=(SEQUENCE_MOVES,),
     )
 
     #: Number of columns of the layout.
@@ -564,6 +576,7 @@ class RoyalRetinueAces(RoyalRetinue):
         family="king-chain",
         summary="Royal Retinue with all 8 aces pulled out first to start the foundations. " + _RULES,
         deck_size=104,
+        options=(SEQUENCE_MOVES,),
     )
 
     def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
@@ -585,6 +598,7 @@ class RoyalRetinueKingsLast(RoyalRetinue):
         summary="No king is pulled out: each king closes its column and is then moved to its head; 8 columns. "
         + _RULES,
         deck_size=104,
+        options=(SEQUENCE_MOVES,),
     )
 
     def _layout(self, deck: list[Card], pick: Pick) -> tuple[tuple[Card, ...], ...]:
@@ -615,14 +629,7 @@ class CatsTail(RoyalRetinue):
         summary="No king is pulled out: every king starts the next column, 9 columns, the first without a king. "
         + _RULES,
         deck_size=104,
-        options=(
-            OptionSpec(
-                name="sequence_moves",
-                default=True,
-                allowed=(True, False),
-                description="Whether a run of several cards may move as one move (some players forbid it).",
-            ),
-        ),
+        options=(SEQUENCE_MOVES,),
     )
 
     num_columns = 9
