@@ -342,6 +342,17 @@ def test_stock_may_be_turned_while_other_moves_exist(game: Sultan36) -> None:
     accept(game, s, "s")
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_waste_may_be_turned_over_whenever_the_stock_is_empty(game: Sultan36) -> None:
+    """Decision (RULES.md): "when the whole deck is open and there are no more moves" is advice: with a foundation
+    move still open, ``rd`` is legal once the stock is empty; with a card left in the stock it is not."""
+    s = position(game, cells="AC", waste="8S AD")
+    assert {m.text() for m in game.legal_moves(s)} >= {"r1-f1", "w-f3", "rd"}
+    turned = accept(game, s, "rd")
+    assert texts(turned.stock) == "8S AD" and turned.waste == () and turned.redeals == 1
+    refuse(game, position(game, cells="AC", stock="7S", waste="8S AD"), "rd", Reason.STOCK_NOT_EMPTY)
+
+
 # -- moves this game lacks ------------------------------------------------------------------
 
 
