@@ -234,6 +234,15 @@ def test_a_run_of_any_length_moves() -> None:
     assert text(new.columns[1]) == "KC " + run
 
 
+def test_a_run_goes_by_its_highest_card() -> None:
+    """RULES.md: "a run by its highest card" goes onto a free card one rank higher and of the other colour."""
+    s = pos("KC 8H 7C", "KD 9S", "KS 8D")
+    assert play(RR, s, "1-2")[1] == "1-2/2"  # 8H, the run's highest card, on 9S
+    assert play(RR, s, "1-3")[1] == "1-3/1"  # a run's tail is a run too: 7C alone on 8D
+    refused(RR, s, "1-3/2", Reason.DOES_NOT_FIT)  # the highest card, 8H, does not go on 8D
+    refused(RR, s, "1-2/1", Reason.DOES_NOT_FIT)  # 7C alone does not go on 9S
+
+
 @pytest.mark.parametrize("game", FAMILY, ids=lambda g: g.id)
 def test_sequence_moves_off_refuses_runs_but_not_single_cards(game: Game) -> None:
     """RULES.md: the option exists in all four king-chain games; off, a run of 2+ cards between columns is refused
