@@ -8,7 +8,7 @@ deck. Index 0 of the result is the top of the stock (dealt first).
 A variant that pulls out one card of several alike (one of 8 kings, one of 2
 AH) asks the same stream, where the shuffle stopped, which one (step 7): pulling
 "any" card this way is the same as pulling it out before the shuffle, where
-the topmost one (deal-v1) skewed the layout.
+pulling the topmost one (the withdrawn deal-v1) skewed the layout.
 """
 
 from __future__ import annotations

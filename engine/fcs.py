@@ -13,6 +13,7 @@ to its top (the movable card): that is our column from its head to its free card
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
@@ -21,8 +22,8 @@ from .game import Game
 from .games.royal_retinue import RoyalRetinue
 from .state import State
 
-#: Where build-fc-solve.sh installs the solver (the env var FC_SOLVE overrides it).
-DEFAULT_FC_SOLVE = "/root/.cache/fc-solve/bin/fc-solve"
+#: Where tools/build-fc-solve.sh installs the solver by default (the env var FC_SOLVE overrides it).
+DEFAULT_FC_SOLVE = os.path.expanduser("~/.cache/fc-solve/bin/fc-solve")
 #: Always cap the search: an unbounded one can eat 20+ GB.
 DEFAULT_MAX_ITERATIONS = 2_000_000
 

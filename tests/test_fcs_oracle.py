@@ -41,7 +41,7 @@ def oracle_seed(i: int) -> bytes:
 def find_fc_solve() -> str | None:
     """env FC_SOLVE if set (a wrong one is not papered over), else where build-fc-solve.sh puts it."""
     given = os.environ.get("FC_SOLVE")
-    for path in [given] if given else [os.path.expanduser("~/.cache/fc-solve/bin/fc-solve"), DEFAULT_FC_SOLVE]:
+    for path in [given] if given else [DEFAULT_FC_SOLVE]:
         if os.access(path, os.X_OK):
             return path
     return None

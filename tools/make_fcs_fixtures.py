@@ -33,7 +33,7 @@ def fixture_seed(i: int) -> bytes:
 
 def fc_solve_path() -> str:
     given = os.environ.get("FC_SOLVE")
-    for path in [given] if given else [os.path.expanduser("~/.cache/fc-solve/bin/fc-solve"), DEFAULT_FC_SOLVE]:
+    for path in [given] if given else [DEFAULT_FC_SOLVE]:
         if os.access(path, os.X_OK):
             return path
     sys.exit("fc-solve not found: run tools/build-fc-solve.sh or set FC_SOLVE")
