@@ -1,5 +1,5 @@
 // Algorithm deal-v2 (RULES.md "The deal", docs/deal-v2.md): the project's one JavaScript implementation, an ES
-// module that runs in a browser and in Node.js >= 20 (both have WebCrypto's HMAC-SHA256 as globalThis.crypto).
+// module that runs in a browser and in Node.js 18 or later (WebCrypto's HMAC-SHA256 in both).
 // The web client re-deals a finished game with it and compares each family's first layout with the layout the
 // page was shown when the game was dealt: with the commitment check this shows the deal was neither chosen after
 // the fact nor changed on the way. The test suite checks it under node against the published vectors.
@@ -27,9 +27,12 @@ export const PULLS = {
   'sultan-52': { sets: ['K'], single: (c) => c === 'AH' },
 };
 
+// Browsers and Node.js >= 19 have WebCrypto as globalThis.crypto; Node.js 18 (Debian bookworm's) has it in node:crypto.
+const subtle = globalThis.crypto?.subtle ?? (await import('node:crypto')).webcrypto.subtle;
+
 async function hmac(key, data) {
-  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', k, data));
+  const k = await subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await subtle.sign('HMAC', k, data));
 }
 
 /** Steps 1-3: `uniform(n)` over the HMAC-SHA256 counter stream of (seed, variant). */
