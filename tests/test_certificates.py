@@ -358,3 +358,35 @@ def test_the_javascript_webcrypto_verifier_agrees(ring: KeyRing, contents: Certi
         assert done.returncode == code, (name, done.stdout, done.stderr)
         result = json.loads(done.stdout)
         assert result["reason"] == ("" if reason == "''" else reason), name
+
+
+def test_the_web_clients_verifier_refuses_another_deal_algorithm(ring: KeyRing, contents: CertificateContents) -> None:
+    """clients/web/certificate.js (the page's own check, run here under node): a genuine certificate passes, the
+    same contents signed as deal-v1 are refused with unsupported-deal-algorithm, as by the service."""
+    node = shutil.which("node")
+    assert node is not None, "node is not installed (deploy/setup.sh installs it): the web client's verifier cannot run"
+    assert ring.signing_key is not None
+    public = base64.b64encode(raw_public_key(ring.signing_key.public_key())).decode()
+    keys = [{"keyId": ring.active_key_id, "publicKey": public}]
+    genuine = ring.sign(contents)
+    old = resign(ring, {**payload_of(genuine), "deal": "deal-v1"})
+    script = """
+import { verifyCertificate } from MODULE;
+let input = '';
+for await (const chunk of process.stdin) input += chunk;
+const { keys, certs } = JSON.parse(input);
+const out = [];
+for (const c of certs) out.push((await verifyCertificate(Uint8Array.from(atob(c), (x) => x.charCodeAt(0)), keys)));
+console.log(JSON.stringify(out.map((r) => [r.valid, r.reason])));
+""".replace("MODULE", json.dumps((ROOT / "clients" / "web" / "certificate.js").as_uri()))
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        input=json.dumps({"keys": keys, "certs": [base64.b64encode(c).decode() for c in (genuine, old)]}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[True, ""], [False, "unsupported-deal-algorithm"]]
+    assert ring.verify(old).reason == "unsupported-deal-algorithm"
