@@ -34,6 +34,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from service.jsonlimits import too_deep
+
 __all__ = [
     "CERTIFICATE_TYPE",
     "CertificateContents",
@@ -225,6 +227,8 @@ def _read_envelope(encoded: bytes | str) -> tuple[str, bytes, bytes]:
     raw = encoded.encode() if isinstance(encoded, str) else bytes(encoded)
     if len(raw) > MAX_CERTIFICATE_BYTES:
         raise ValueError("too large")
+    if too_deep(raw, 4):  # a certificate is one flat object: deeper is not one, and json.loads would recurse
+        raise ValueError("nested too deeply")
     envelope = json.loads(raw)
     if not isinstance(envelope, dict) or set(envelope) != {"key_id", "payload", "signature"}:
         raise ValueError("a certificate is an object with key_id, payload and signature")
@@ -255,6 +259,8 @@ _PAYLOAD_FIELDS: dict[str, type] = {
 
 
 def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
+    if too_deep(payload, 4):  # the signer's payload nests two levels
+        raise ValueError("nested too deeply")
     data = json.loads(payload.decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError("the payload is a JSON object")

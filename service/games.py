@@ -39,6 +39,7 @@ from engine.view import hidden_cards, player_view
 from service import convert
 from service.config import Settings
 from service.errors import Code, ServiceError, from_engine
+from service.jsonlimits import MAX_JSON_DEPTH, too_deep
 from service.store import (
     AlreadyExists,
     GameClosed,
@@ -547,6 +548,13 @@ class GameService:
     ) -> pb.VerifyCertificateResponse:
         if self.key_ring is None:
             raise ServiceError(Code.UNAVAILABLE, "SIGNING_UNAVAILABLE", "this server has no signing keys", {})
+        if too_deep(request.certificate):
+            raise ServiceError(
+                Code.INVALID_ARGUMENT,
+                "JSON_TOO_DEEP",
+                f"a certificate is one flat JSON object, not {MAX_JSON_DEPTH}+ nested arrays or objects",
+                {"field": "certificate"},
+            )
         if request.replay:  # a long replay must not stall the event loop
             checked = await asyncio.to_thread(self.key_ring.verify, request.certificate, replay=True)
         else:

@@ -32,7 +32,7 @@ from google.rpc import code_pb2, status_pb2
 from patience.v1 import patience_pb2
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -138,7 +138,13 @@ class RestGateway:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        response = await self.handle(request)
+        try:
+            response = await self.handle(request)
+        except ClientDisconnect:
+            # The client hung up before its body arrived: nobody is left to answer (and nothing to log as an
+            # error: uvicorn would write a traceback per hung-up request).
+            log.debug("client gone before its request body arrived")
+            return
         await response(scope, receive, send)
 
     async def handle(self, request: Request) -> Response:

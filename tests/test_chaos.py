@@ -55,7 +55,9 @@ async def _unary(channel: grpc.aio.Channel, rng: random.Random, game: tuple[str,
         lambda: stub.NewGame(pb.NewGameRequest(variant="cats-tail")),
         lambda: stub.GetGame(pb.GetGameRequest(game_id=game_id), metadata=bearer(token)),
         lambda: stub.LegalMoves(pb.LegalMovesRequest(game_id=game_id), metadata=bearer(token)),
-        lambda: stub.ApplyMove(pb.ApplyMoveRequest(game_id=game_id, expected_version=1, text="zz"), metadata=bearer(token)),
+        lambda: stub.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game_id, expected_version=1, text="zz"), metadata=bearer(token)
+        ),
         lambda: stub.GetSigningKeys(pb.GetSigningKeysRequest()),
         lambda: stub.VerifyCertificate(pb.VerifyCertificateRequest(certificate=b"x")),
     ]
@@ -110,6 +112,22 @@ async def _rest_chaos(base: str, game: tuple[str, str], seed: int, calls: int) -
                 await client.request(method, path, json=body, headers=hdrs, timeout=timeout)
 
 
+async def _rest_half_bodies(port: int, seed: int, calls: int) -> None:
+    """Clients that announce a body, send part of it and hang up: the server read a request that had ended."""
+    rng = random.Random(seed)
+    for _ in range(calls):
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        path = rng.choice(["/v1/games", "/v1/solutions", "/v1/certificates/verify", "/v1/games:prepare"])
+        head = f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n"
+        writer.write(head.encode() + b'{"variant": "cap'[: rng.randrange(17)])
+        await writer.drain()
+        if rng.random() < 0.5:
+            await asyncio.sleep(rng.random() * 0.003)
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+
+
 @pytest.mark.slow
 def test_cancelled_calls_never_take_the_service_down(redis_url: str, tmp_path: Path) -> None:
     http_port = redis_support.free_port()
@@ -125,6 +143,7 @@ def test_cancelled_calls_never_take_the_service_down(redis_url: str, tmp_path: P
                 _grpc_chaos(service.address, game, 1),
                 _grpc_chaos(service.address, game, 2),
                 _rest_chaos(f"http://127.0.0.1:{http_port}", game, 3, CALLS // 4),
+                _rest_half_bodies(http_port, 4, CALLS // 8),
             )
 
         asyncio.run(both())
