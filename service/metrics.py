@@ -60,7 +60,7 @@ CERTIFICATES_ISSUED = Counter(
     "patience_certificates_issued_total", "Win certificates signed, by how the win was shown.", ["via"]
 )
 
-_OUTCOMES = {0: "unspecified", 1: "won", 2: "unfinished", 3: "illegal"}
+_OUTCOMES = {0: "unspecified", 1: "won", 2: "unfinished", 3: "illegal", 4: "not-won"}
 _MOVES: dict[str, Any] = {}  # MOVES_APPLIED's children by variant: ``labels()`` validates and locks each time
 
 

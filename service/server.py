@@ -140,6 +140,7 @@ async def create_server(
     settings: Settings,
     *,
     seed_source: Callable[[], bytes] | None = None,
+    dealer: Callable[[Any, bytes], Any] | None = None,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     store: GameStore | None = None,
     crypto: tuple[Any, Any] | None = None,
@@ -157,7 +158,7 @@ async def create_server(
             key_prefix=settings.store_prefix,
         )
     key_ring, tickets = crypto if crypto is not None else load_crypto(settings)
-    games = GameService(settings, store, key_ring, tickets, seed_source=seed_source)
+    games = GameService(settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer)
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),
         ("grpc.max_send_message_length", max(settings.max_message_bytes, 4 << 20)),

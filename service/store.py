@@ -56,6 +56,7 @@ __all__ = [
     "NewGameRecord",
     "NotFound",
     "NothingToUndo",
+    "Played",
     "RedisGameStore",
     "StoreError",
     "StoreStatus",
@@ -140,6 +141,14 @@ class StoreStatus(StrEnum):
     IN_PROGRESS = "in-progress"
     WON = "won"
     RESIGNED = "resigned"
+    FORFEITED = "forfeited"  # a submitted solution did not win: SubmitSolution is final
+
+
+class Played(StrEnum):
+    """How a won game was won (the certificate says so)."""
+
+    MOVES = "moves"  # move by move (ApplyMove)
+    SUBMITTED = "submitted"  # a whole solution at once (SubmitSolution)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +168,7 @@ class NewGameRecord:
     # A game recorded whole (a solution submitted for a deal ticket): its log, and a closing status.
     moves: tuple[str, ...] = ()
     status: str = "in-progress"
+    played: str = ""  # Played, for a game recorded won
 
 
 @dataclass(slots=True)
@@ -190,6 +200,7 @@ class GameRecord:
     idle_ms: int  # the store's idle time when read: see ``expires_at``
     now: int  # the server's clock when read (for ``expired``)
     moves: tuple[str, ...] | None = None  # None when not asked for
+    played: str = ""  # Played, once won ("" for games won before the field was stored)
 
     @property
     def commitment(self) -> bytes:
@@ -260,10 +271,11 @@ class GameStore(ABC):
         *,
         status: str | None = None,
         undos: int = 0,
+        played: str = "",
     ) -> GameRecord:
         """Replace the whole log with ``moves`` and the state with ``state`` (a solution submitted for a game),
         add ``undos`` to the undo count (played moves the solution drops), and close the game with ``status`` if
-        given. ``expected_version`` None = whatever the version.
+        given (``played`` says how a won game was won). ``expected_version`` None = whatever the version.
 
         NotFound, VersionConflict, GameClosed, GameExpired. The result carries the new log.
         """
@@ -409,6 +421,8 @@ _F_UPDATED = "ua"
 _F_FINISHED = "fa"
 _F_MOVES = "mc"
 _F_UNDOS = "uc"
+_F_PLAYED = "pl"
+_B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
 _B_SERVER_SEED, _B_CLIENT_SEED, _B_TICKET, _B_UNDO_OK = (
     f.encode() for f in (_F_SERVER_SEED, _F_CLIENT_SEED, _F_TICKET, _F_UNDO_OK)
@@ -491,6 +505,7 @@ local st, fa, ttl = h[2], h[4], ARGV[1]
 if ARGV[7] ~= '' then
   st, fa, ttl = ARGV[7], now, ARGV[3]
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now, 'mc', mc, 'st', st, 'fa', fa)
+  if st == 'won' then redis.call('HSET', KEYS[1], 'pl', 'moves') end
 else
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now, 'mc', mc)
 end
@@ -503,10 +518,12 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 """
 )
 
-# ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or '', ARGV[9] = undos
+# ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or '', ARGV[9] = undos,
+# ARGV[10] = how a won game was played or ''
 _REPLACE = (
     _GUARD
     + """
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'pl', ARGV[10]) end
 redis.call('SET', KEYS[2], ARGV[5])
 if ARGV[6] == '' then redis.call('DEL', KEYS[3]) else redis.call('SET', KEYS[3], ARGV[6]) end
 redis.call('HSET', KEYS[1], 'mc', ARGV[7])
@@ -671,6 +688,8 @@ class RedisGameStore(GameStore):
             _F_TICKET, _small("ticket_id", game.ticket_id.encode()),
             _F_UNDO_OK, b"1" if game.allow_undo else b"0",
         ]  # fmt: skip
+        if game.played:
+            fields += [_F_PLAYED, _small("played", game.played.encode())]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
             raise ValueError(f"bad status {game.status!r}")
         log = b"".join(pack_move(m) for m in game.moves)
@@ -724,6 +743,7 @@ class RedisGameStore(GameStore):
         *,
         status: str | None = None,
         undos: int = 0,
+        played: str = "",
     ) -> GameRecord:
         if isinstance(undos, bool) or not isinstance(undos, int) or undos < 0:
             raise ValueError(f"undos is a whole number >= 0, not {undos!r}")
@@ -736,7 +756,10 @@ class RedisGameStore(GameStore):
         moves = tuple(moves)
         log = b"".join(pack_move(m) for m in moves)
         arg = "" if expected_version is None else self._version_arg(expected_version)
-        reply = await self._write(self._replace, game_id, [arg, state, log, str(len(moves)), status or "", str(undos)])
+        if len(played) > MAX_SMALL_FIELD:
+            raise ValueError(f"bad played {played!r}")
+        args: list[bytes | str] = [arg, state, log, str(len(moves)), status or "", str(undos), played]
+        reply = await self._write(self._replace, game_id, args)
         return self._record(game_id, reply[1], reply[2], state, moves=moves)
 
     async def finish(self, game_id: str, expected_version: int | None, status: str) -> GameRecord:
@@ -837,7 +860,7 @@ class RedisGameStore(GameStore):
         return GameRecord(
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
-            self.idle_ms, int(now),
+            self.idle_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
         )  # fmt: skip
 
     def _record(
@@ -865,6 +888,7 @@ class RedisGameStore(GameStore):
             idle_ms=self.idle_ms,
             now=int(now),
             moves=moves,
+            played=m.get(_B_PLAYED, b"").decode(),
         )
 
 

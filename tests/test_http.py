@@ -535,14 +535,24 @@ def test_submit_solution_for_a_game_wins_a_certificate_that_verifies(client: htt
     assert (
         verdict["outcome"] == "OUTCOME_ILLEGAL" and verdict["errorIndex"] == 3 and verdict["errorReason"] == "same-pile"
     )
+    # A submission is final: the game is forfeited, its seed revealed.
+    assert bad.json()["game"]["status"] == "GAME_STATUS_FORFEITED"
+    assert base64.b64decode(bad.json()["game"]["seed"]) == seed
+    error(client.post(f"/v1/games/{gid}/solution", headers=h, json={"moves": moves}), 400, "GAME_OVER")
+    data = new_game(client, server, "cats-tail", seed)
+    gid, h = data["game"]["gameId"], bearer(data["gameToken"])
     unfinished = client.post("/v1/solutions", headers=h, json={"gameId": gid, "moves": [" ".join(moves[:10])]})
     assert unfinished.json()["verdict"]["outcome"] == "OUTCOME_UNFINISHED"
+    assert unfinished.json()["game"]["status"] == "GAME_STATUS_FORFEITED"
+    data = new_game(client, server, "cats-tail", seed)
+    gid, h = data["game"]["gameId"], bearer(data["gameToken"])
     won = client.post(f"/v1/games/{gid}/solution", headers=h, json={"moves": moves})
     assert won.status_code == 200, won.text
     body = won.json()
     assert body["verdict"]["outcome"] == "OUTCOME_WON" and body["verdict"]["moveCount"] == len(moves)
     cert = body["certificate"]
     assert base64.b64decode(cert["seed"]) == seed and cert["variant"] == "cats-tail"
+    assert cert["played"] == "submitted" and body["game"]["status"] == "GAME_STATUS_WON"
     verified = client.post("/v1/certificates/verify", json={"certificate": cert["encoded"], "replay": True})
     assert verified.status_code == 200 and verified.json()["valid"] is True, verified.text
     tampered = bytearray(base64.b64decode(cert["encoded"]))
