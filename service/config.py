@@ -25,6 +25,7 @@ class Settings:
     redis_url: str | None = None
     store_prefix: str = "pat"
     idle_timeout: int = 7 * DAY
+    fresh_timeout: int = 3600
     reveal_retention: int = 30 * DAY
     max_message_bytes: int = 1 << 20
     max_moves: int = 20_000
@@ -121,6 +122,14 @@ _SPECS: tuple[_Spec, ...] = (
         "idle_timeout",
         "--idle-timeout",
         "seconds without a change after which a game expires (its seed is then revealed)",
+        _positive(int),
+        "SECONDS",
+    ),
+    _Spec(
+        "fresh_timeout",
+        "--fresh-timeout",
+        "seconds a game nobody has moved yet lives before it expires (at most --idle-timeout): a client that "
+        "deals games and leaves them costs Redis this long, not the idle timeout",
         _positive(int),
         "SECONDS",
     ),

@@ -50,6 +50,7 @@ from service.store import (
     NotFound,
     NothingToUndo,
     Played,
+    StoreFull,
     StoreStatus,
     StoreUnavailable,
     VersionConflict,
@@ -143,6 +144,9 @@ def _game_over(status: str, version: int) -> ServiceError:
 
 
 def _unavailable(exc: Exception) -> ServiceError:
+    if isinstance(exc, StoreFull):  # nothing was written: the store refuses writes whole at its maxmemory
+        log.warning("store full: %s", exc)
+        return ServiceError(Code.RESOURCE_EXHAUSTED, "STORE_FULL", "the game store is full; try again later", {})
     log.warning("store unavailable: %s", exc)
     return ServiceError(Code.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unavailable; try again", {})
 

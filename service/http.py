@@ -84,8 +84,8 @@ def _error_response(status: status_pb2.Status, http: int, headers: dict[str, str
 
 
 #: RESOURCE_EXHAUSTED is 429 (slow down) unless the request itself is too big: then 413, since retrying the
-#: same request cannot help.
-_HTTP_BY_REASON = {"TOO_MANY_MOVES": 413, "REQUEST_TOO_LARGE": 413}
+#: same request cannot help; or the server's store is full: 503, since no client did wrong.
+_HTTP_BY_REASON = {"TOO_MANY_MOVES": 413, "REQUEST_TOO_LARGE": 413, "STORE_FULL": 503}
 
 
 def _service_error(error: ServiceError, headers: dict[str, str] | None = None) -> Response:

@@ -154,6 +154,7 @@ async def create_server(
         store = open_store(
             settings.redis_url,
             idle_seconds=settings.idle_timeout,
+            fresh_seconds=settings.fresh_timeout,
             retain_seconds=settings.reveal_retention,
             key_prefix=settings.store_prefix,
         )

@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisClusterException, RedisError
+from redis.exceptions import OutOfMemoryError, RedisClusterException, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.redispipe import PipelinedRedis
@@ -59,6 +59,7 @@ __all__ = [
     "Played",
     "RedisGameStore",
     "StoreError",
+    "StoreFull",
     "StoreStatus",
     "StoreUnavailable",
     "VersionConflict",
@@ -132,6 +133,10 @@ class StoreUnavailable(StoreError):
     """Redis cannot be reached (connection refused, timeout, cluster down): retry later."""
 
 
+class StoreFull(StoreUnavailable):
+    """Redis is at its maxmemory and refused the write whole (nothing of it was written): retry later."""
+
+
 # --------------------------------------------------------------------------- records
 
 
@@ -197,7 +202,7 @@ class GameRecord:
     finished_at: int  # 0 while the game is open
     move_count: int
     undo_count: int
-    idle_ms: int  # the store's idle time when read: see ``expires_at``
+    idle_ms: int  # the store's idle time when read: see ``expires_at`` (for a game nobody has moved, its fresh time)
     now: int  # the server's clock when read (for ``expired``)
     moves: tuple[str, ...] | None = None  # None when not asked for
     played: str = ""  # Played, once won ("" for games won before the field was stored)
@@ -431,11 +436,18 @@ _B_VERSION, _B_STATUS, _B_CREATED, _B_UPDATED, _B_FINISHED, _B_MOVES, _B_UNDOS =
     f.encode() for f in (_F_VERSION, _F_STATUS, _F_CREATED, _F_UPDATED, _F_FINISHED, _F_MOVES, _F_UNDOS)
 )
 
-# Every script: KEYS = meta, state, log; ARGV[1] = TTL of an open game (ms), ARGV[2] = idle time (ms),
-# ARGV[3] = TTL of a closed game (ms). They return {code, ...}: 1 = done (then the meta hash as a flat
-# list, the server time, and whatever the script adds), 0 = version conflict (current version),
-# -1 = not found, -2 = closed (version, status), -3 = expired (version), -4 = nothing to undo (version),
-# -5 = exists already.
+# Every script: KEYS = meta, state, log; ARGV[1] = TTL of an open game (ms), ARGV[2] = idle time and the idle
+# time of a game nobody has moved yet (version 1), as "idle,fresh" (ms), ARGV[3] = TTL of a closed game (ms).
+# They return {code, ...}: 1 = done (then the meta hash as a flat list, the server time, and whatever the script
+# adds), 0 = version conflict (current version), -1 = not found, -2 = closed (version, status), -3 = expired
+# (version), -4 = nothing to undo (version), -5 = exists already.
+#
+# Redis 7 script flags. A write script is declared without ``allow-oom``: over maxmemory Redis refuses it whole
+# before it runs (an old-style script was refused only at its first write that adds memory, after a DEL had
+# gone through). The read script runs whatever the memory.
+_WRITES = "#!lua\n"
+_READS = "#!lua flags=no-writes\n"
+
 _NOW = """
 local t = redis.call('TIME')
 local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
@@ -450,7 +462,9 @@ if not h[1] then return {-1} end
 local v = tonumber(h[1])
 if ARGV[4] ~= '' and v ~= tonumber(ARGV[4]) then return {0, v} end
 if h[4] ~= '0' then return {-2, v, h[2]} end
-if tonumber(h[3]) + tonumber(ARGV[2]) <= tonumber(now) then return {-3, v} end
+local idle, fresh = string.match(ARGV[2], '^(%d+),(%d+)$')
+if v == 1 then idle = fresh end
+if tonumber(h[3]) + tonumber(idle) <= tonumber(now) then return {-3, v} end
 local function touch(ttl)
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now)
   redis.call('PEXPIRE', KEYS[1], ttl)
@@ -462,7 +476,8 @@ end
 
 # ARGV[4] = '1' to read the move log too
 _FETCH = (
-    _NOW
+    _READS
+    + _NOW
     + """
 local m = redis.call('HGETALL', KEYS[1])
 if #m == 0 then return {-1} end
@@ -474,11 +489,12 @@ return {1, m, now, redis.call('GET', KEYS[2]), log}
 
 # ARGV[4] = state, ARGV[5] = packed log, ARGV[6] = move count, ARGV[7] = status, ARGV[8..] = field/value pairs
 _CREATE = (
-    _NOW
+    _WRITES
+    + _NOW
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return {-5} end
 redis.call('DEL', KEYS[2], KEYS[3])
-local ttl = ARGV[1]
+local ttl = tonumber(string.match(ARGV[2], ',(%d+)$')) + tonumber(ARGV[3])
 local fa = 0
 if ARGV[7] ~= 'in-progress' then
   ttl = ARGV[3]
@@ -496,7 +512,8 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 # ARGV[5] = state, ARGV[6] = move, ARGV[7] = closing status or '', ARGV[8] = '1' to return only the fields a
 # write changes (v, st, ua, fa, mc, uc: the caller has the rest) instead of the whole meta hash
 _SET_STATE = (
-    _GUARD
+    _WRITES
+    + _GUARD
     + """
 -- The move of every ApplyMove: seven Redis calls (each costs the server a few microseconds), so the meta hash is
 -- written once and the TTLs come with the SETs.
@@ -521,7 +538,8 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 # ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or '', ARGV[9] = undos,
 # ARGV[10] = how a won game was played or ''
 _REPLACE = (
-    _GUARD
+    _WRITES
+    + _GUARD
     + """
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'pl', ARGV[10]) end
 redis.call('SET', KEYS[2], ARGV[5])
@@ -540,7 +558,8 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 
 # ARGV[5] = state
 _UNDO = (
-    _GUARD
+    _WRITES
+    + _GUARD
     + """
 local log = redis.call('GET', KEYS[3])
 if not log or log == '' then return {-4, v} end
@@ -577,7 +596,8 @@ return {1, redis.call('HGETALL', KEYS[1]), now, undone}
 
 # ARGV[5] = status
 _FINISH = (
-    _GUARD
+    _WRITES
+    + _GUARD
     + """
 redis.call('HSET', KEYS[1], 'st', ARGV[5], 'fa', now)
 touch(ARGV[3])
@@ -589,7 +609,10 @@ _T = TypeVar("_T")
 
 
 def _unavailable(exc: BaseException) -> StoreUnavailable | None:
-    """StoreUnavailable for what means "Redis cannot answer now" (connection, timeout, cluster trouble)."""
+    """StoreUnavailable for what means "Redis cannot answer now" (connection, timeout, cluster trouble), and
+    StoreFull when it is at its maxmemory."""
+    if isinstance(exc, OutOfMemoryError):
+        return StoreFull(f"Redis is full: {exc}")
     if isinstance(exc, RedisConnectionError | RedisTimeoutError | RedisClusterException | OSError) or (
         "CLUSTERDOWN" in str(exc) or "LOADING" in str(exc) or "TRYAGAIN" in str(exc)
     ):
@@ -626,10 +649,12 @@ class RedisGameStore(GameStore):
         retain_seconds: float | None = None,
         key_prefix: str = "patience",
         pipe: PipelinedRedis | None = None,
+        fresh_seconds: float | None = None,
     ) -> None:
         retain = idle_seconds if retain_seconds is None else retain_seconds
-        if idle_seconds <= 0 or retain <= 0:
-            raise ValueError("idle_seconds > 0 and retain_seconds > 0")
+        fresh = idle_seconds if fresh_seconds is None else min(fresh_seconds, idle_seconds)
+        if idle_seconds <= 0 or retain <= 0 or fresh <= 0:
+            raise ValueError("idle_seconds > 0, retain_seconds > 0 and fresh_seconds > 0")
         if not key_prefix or any(c in key_prefix for c in "{} "):
             raise ValueError(f"bad key prefix {key_prefix!r}")
         self.client = client
@@ -638,7 +663,8 @@ class RedisGameStore(GameStore):
         self.pipe = pipe
         self.idle_ms = max(1, round(idle_seconds * 1000))
         self.retain_ms = max(1, round(retain * 1000))
-        self._ttl_args = (self.idle_ms + self.retain_ms, self.idle_ms, self.retain_ms)
+        self.fresh_ms = max(1, round(fresh * 1000))  # a game nobody has moved (version 1) expires sooner
+        self._ttl_args = (self.idle_ms + self.retain_ms, f"{self.idle_ms},{self.fresh_ms}", self.retain_ms)
         self.key_prefix = key_prefix
         # register_script hashes each script once; EVALSHA loads it on first use (and after a restart).
         self._fetch = client.register_script(_FETCH)
@@ -860,7 +886,7 @@ class RedisGameStore(GameStore):
         return GameRecord(
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
-            self.idle_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
+            self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
         )  # fmt: skip
 
     def _record(
@@ -885,7 +911,7 @@ class RedisGameStore(GameStore):
             finished_at=int(m[_B_FINISHED]),
             move_count=int(m[_B_MOVES]),
             undo_count=int(m[_B_UNDOS]),
-            idle_ms=self.idle_ms,
+            idle_ms=self.idle_ms if int(m[_B_VERSION]) > 1 else self.fresh_ms,
             now=int(now),
             moves=moves,
             played=m.get(_B_PLAYED, b"").decode(),
@@ -898,6 +924,7 @@ def open_store(
     idle_seconds: float,
     retain_seconds: float | None = None,
     key_prefix: str = "patience",
+    fresh_seconds: float | None = None,
     **client_options: Any,
 ) -> RedisGameStore:
     """A store for ``url``: ``redis://``, ``rediss://``, ``unix://`` for one server, ``redis+cluster://HOST:PORT``
@@ -912,7 +939,12 @@ def open_store(
         client = aioredis.Redis.from_url(url, **client_options)
         pipe = PipelinedRedis.from_url(url, **client_options)  # None for TLS or unusual options: redis-py then
     return RedisGameStore(
-        client, idle_seconds=idle_seconds, retain_seconds=retain_seconds, key_prefix=key_prefix, pipe=pipe
+        client,
+        idle_seconds=idle_seconds,
+        retain_seconds=retain_seconds,
+        key_prefix=key_prefix,
+        pipe=pipe,
+        fresh_seconds=fresh_seconds,
     )
 
 
