@@ -46,6 +46,21 @@ class Settings:
     cors_origins: tuple[str, ...] = ()
     metrics_listen: str | None = None
     workers: int = 1
+    rate_limits: bool = True
+    limit_new_game: str = "20/minute;300/hour"
+    limit_prepare_game: str = "20/minute;300/hour"
+    limit_submit_solution: str = "20/minute;300/hour"
+    limit_verify_certificate: str = "60/minute;1000/hour"
+    front_end_key: str | None = None
+
+    def rate_limits_by_rpc(self) -> dict[str, str]:
+        """RPC -> its limits (service.ratelimit), when rate limits are on."""
+        return {
+            "NewGame": self.limit_new_game,
+            "PrepareGame": self.limit_prepare_game,
+            "SubmitSolution": self.limit_submit_solution,
+            "VerifyCertificate": self.limit_verify_certificate,
+        }
 
     def resolved_operator_key(self) -> str | None:
         """The operator key itself: given inline, or read from its file (stripped)."""
@@ -92,6 +107,19 @@ def _choice(*allowed: str) -> Callable[[str], str]:
         return low
 
     return parse
+
+
+def _limits(text: str) -> str:
+    """``20/minute;300/hour``: every limit must hold (``limits``' notation: N per second, minute, hour, day)."""
+    from limits import parse_many
+
+    try:
+        items = parse_many(text)
+    except ValueError:
+        items = []
+    if not items:
+        raise ValueError(f"not a rate limit like 20/minute;300/hour: {text!r}")
+    return text
 
 
 @dataclass(frozen=True)
@@ -225,6 +253,34 @@ _SPECS: tuple[_Spec, ...] = (
         "Prometheus /metrics address HOST:PORT; unset: no metrics endpoint",
         str,
         "HOST:PORT",
+    ),
+    _Spec(
+        "rate_limits",
+        "--rate-limits",
+        "count NewGame, PrepareGame, SubmitSolution and VerifyCertificate per client address in Redis and refuse "
+        "the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with Retry-After)",
+        _bool,
+        "BOOL",
+    ),
+    _Spec("limit_new_game", "--limit-new-game", "NewGame calls per client address", _limits, "LIMITS"),
+    _Spec("limit_prepare_game", "--limit-prepare-game", "PrepareGame calls per client address", _limits, "LIMITS"),
+    _Spec(
+        "limit_submit_solution", "--limit-submit-solution", "SubmitSolution calls per client address", _limits, "LIMITS"
+    ),
+    _Spec(
+        "limit_verify_certificate",
+        "--limit-verify-certificate",
+        "VerifyCertificate calls per client address",
+        _limits,
+        "LIMITS",
+    ),
+    _Spec(
+        "front_end_key",
+        "--front-end-key",
+        "a key that lets a trusted front end name its end user's address in x-client-address (sent with "
+        "x-front-end-key); unset: that header is refused",
+        str,
+        "KEY",
     ),
     _Spec(
         "workers",

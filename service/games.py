@@ -81,11 +81,15 @@ def new_token() -> str:
 
 
 class Credentials(NamedTuple):
-    """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key`` (a named tuple: built
-    on every call, and five times cheaper than a frozen dataclass)."""
+    """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key``, and who calls: the
+    peer, or the end user a front end names (service.ratelimit). A named tuple: built on every call, and five
+    times cheaper than a frozen dataclass."""
 
     game_token: str | None = None
     operator_key: str | None = None
+    peer: str = ""  # gRPC's peer string ("ipv4:1.2.3.4:5"); read only for the rate-limited calls
+    client_address: str | None = None  # x-client-address
+    front_end_key: str | None = None  # x-front-end-key
 
 
 class KeyRing(Protocol):
@@ -163,6 +167,7 @@ class GameService:
         *,
         seed_source: Callable[[], bytes] | None = None,
         dealer: Callable[[Game, bytes], State] | None = None,
+        limiter: Any | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -172,6 +177,7 @@ class GameService:
         # The deal of a seed. Tests only pass another (two deals that differ in hidden cards alone, to check that
         # no answer tells them apart): it is a constructor argument, which no client can reach.
         self._deal: Callable[[Game, bytes], State] = dealer or (lambda game, seed: game.deal(seed))
+        self.limiter = limiter  # service.ratelimit.RateLimiter, or None: no limits
         self._recent: OrderedDict[str, tuple[GameRecord, Game, State, str | None]] = OrderedDict()
         self._templates: dict[str, tuple[tuple[Any, ...], pb.Game]] = {}
 
@@ -182,7 +188,14 @@ class GameService:
 
     # ------------------------------------------------------------------ games
 
+    async def _limit(self, rpc: str, credentials: Credentials) -> None:
+        """Count the call against its client's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED`` beyond them)."""
+        if self.limiter is not None:
+            client = self.limiter.client(credentials.peer, credentials.client_address, credentials.front_end_key)
+            await self.limiter.check(rpc, client)
+
     async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
+        await self._limit("NewGame", credentials)
         ticket_id = ""
         server_seed = b""
         client_seed = b""
@@ -259,6 +272,7 @@ class GameService:
     async def prepare_game(self, request: pb.PrepareGameRequest, credentials: Credentials) -> pb.PrepareGameResponse:
         """Draw a server seed and publish only its hash, before the player picks a client seed: then not even
         the server chooses the deal (docs/fairness.md). The seed waits in the store, for one NewGame."""
+        await self._limit("PrepareGame", credentials)
         server_seed = self._seed_source()
         prepared_id = new_game_id()
         validity = self.settings.prepare_validity
@@ -444,6 +458,7 @@ class GameService:
     async def submit_solution(
         self, request: pb.SubmitSolutionRequest, credentials: Credentials
     ) -> pb.SubmitSolutionResponse:
+        await self._limit("SubmitSolution", credentials)
         moves = self._solution_moves(request.moves)
         which = request.WhichOneof("deal")
         if which is None:
@@ -588,6 +603,7 @@ class GameService:
     async def verify_certificate(
         self, request: pb.VerifyCertificateRequest, credentials: Credentials
     ) -> pb.VerifyCertificateResponse:
+        await self._limit("VerifyCertificate", credentials)
         if self.key_ring is None:
             raise ServiceError(Code.UNAVAILABLE, "SIGNING_UNAVAILABLE", "this server has no signing keys", {})
         if too_deep(request.certificate):

@@ -159,7 +159,17 @@ async def create_server(
             key_prefix=settings.store_prefix,
         )
     key_ring, tickets = crypto if crypto is not None else load_crypto(settings)
-    games = GameService(settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer)
+    limiter = None
+    if settings.rate_limits and settings.redis_url:
+        from service.ratelimit import RateLimiter
+
+        limiter = RateLimiter(
+            settings.redis_url,
+            settings.rate_limits_by_rpc(),
+            key_prefix=f"{settings.store_prefix}:rl",
+            front_end_key=settings.front_end_key,
+        )
+    games = GameService(settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter)
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),
         ("grpc.max_send_message_length", max(settings.max_message_bytes, 4 << 20)),

@@ -45,7 +45,7 @@ STREAMING_REQUEST_METHODS = ["/grpc.reflection.v1alpha.ServerReflection/ServerRe
 
 @pytest.fixture(scope="module")
 def service(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
-    # The fuzzer is one client calling as fast as it can: the abuse limits would rightly stop it.
+    # The fuzzer is one client calling as fast as it can: the abuse limits are off (start_process).
     process = start_process(redis_url, tmp_path_factory.mktemp("fuzz"))
     yield process
     process.terminate()

@@ -291,7 +291,7 @@ def resign_probe(draw: Draw, pair: Pair) -> tuple[Answer, Answer]:
 @pytest.fixture(scope="module")
 def served(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[ServerThread, Twins]]:
     twins = Twins()
-    # The abuse limits are off: one test client calls far faster than any player.
+    # The abuse limits are off (settings_for): one test client calls far faster than any player.
     cfg = settings_for(
         redis_url,
         http_listen="127.0.0.1:0",
@@ -299,16 +299,11 @@ def served(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         keys_dir=tmp_path_factory.mktemp("keys"),
         generate_keys=True,
     )
-    cfg = _without_limits(cfg)
     server = ServerThread(cfg, seed_source=twins.seed, dealer=twins.deal).start()
     try:
         yield server, twins
     finally:
         server.stop()
-
-
-def _without_limits(cfg: Any) -> Any:
-    return dataclasses.replace(cfg, rate_limits=False) if hasattr(cfg, "rate_limits") else cfg
 
 
 def _deal_pair(server: ServerThread, twins: Twins, transport: Any, variant: str, rng: random.Random,
