@@ -40,6 +40,7 @@ class Settings:
     grace: float = 10.0
     reflection: bool = True
     local_redis_dir: Path | None = None
+    local_redis_maxmemory: str = "256mb"
     log_level: str = "INFO"
     log_format: str = "json"
     http_listen: str | None = None
@@ -107,6 +108,14 @@ def _choice(*allowed: str) -> Callable[[str], str]:
         return low
 
     return parse
+
+
+def _memory(text: str) -> str:
+    """A Redis memory size: ``268435456``, ``256mb``, ``1gb``."""
+    size = text.strip().lower()
+    if not re.fullmatch(r"[1-9][0-9]*(k|kb|m|mb|g|gb)?", size):
+        raise ValueError(f"a memory size like 256mb, not {text!r}")
+    return size
 
 
 def _limits(text: str) -> str:
@@ -230,6 +239,13 @@ _SPECS: tuple[_Spec, ...] = (
         "where the local redis-server keeps its socket and data when no Redis URL is given",
         Path,
         "DIR",
+    ),
+    _Spec(
+        "local_redis_maxmemory",
+        "--local-redis-maxmemory",
+        "maxmemory of that local redis-server (256mb, 1gb...): past it writes are refused (STORE_FULL)",
+        _memory,
+        "SIZE",
     ),
     _Spec("log_level", "--log-level", "DEBUG, INFO, WARNING or ERROR", str.upper, "LEVEL"),
     _Spec("log_format", "--log-format", "json (one object a line) or text", _choice("json", "text"), "FORMAT"),
