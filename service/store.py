@@ -494,10 +494,10 @@ _CREATE = (
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return {-5} end
 redis.call('DEL', KEYS[2], KEYS[3])
--- A game nobody moves is dropped after its fresh time twice over (expired, then readable with its seed for as
--- long again), or the retention if that is shorter: an abandoned deal does not hold memory for weeks.
+-- A game nobody moves is dropped an hour after it expires (readable with its seed meanwhile), or after the
+-- retention if that is shorter: an abandoned deal does not hold memory for weeks.
 local fresh = tonumber(string.match(ARGV[2], ',(%d+)$'))
-local ttl = fresh + math.min(fresh, tonumber(ARGV[3]))
+local ttl = fresh + math.min(3600000, tonumber(ARGV[3]))
 local fa = 0
 if ARGV[7] ~= 'in-progress' then
   ttl = ARGV[3]
