@@ -250,3 +250,15 @@ def test_a_limiter_whose_redis_is_gone_lets_calls_through() -> None:
             await limiter.check("NewGame", "203.0.113.9")
 
     asyncio.run(calls())
+
+
+def test_the_python_client_says_when_to_retry(server: ServerThread) -> None:
+    from patience_client import LimitExceeded, PatienceClient
+    from patience_client.config import ClientSettings
+
+    with PatienceClient(ClientSettings(target=server.address, timeout=10)) as client:
+        for _ in range(3):
+            client.prepare_game()
+        with pytest.raises(LimitExceeded) as caught:
+            client.prepare_game()
+    assert caught.value.reason == "RATE_LIMITED" and 1 <= (caught.value.retry_after or 0) <= 60
