@@ -144,7 +144,13 @@ async def _rest_half_bodies(port: int, seed: int, calls: int) -> None:
 @pytest.mark.slow
 def test_cancelled_calls_never_take_the_service_down(redis_url: str, tmp_path: Path) -> None:
     http_port = redis_support.free_port()
-    service = start_process(redis_url, tmp_path, "--http-listen", f"127.0.0.1:{http_port}", "--log-level", "info")
+    # Rate limits on, as in production: calls are also cancelled in the middle of the limiter's Redis round trip.
+    service = start_process(
+        redis_url,
+        tmp_path,
+        *("--http-listen", f"127.0.0.1:{http_port}", "--log-level", "info"),
+        env={"PATIENCE_RATE_LIMITS": "true", "PATIENCE_STORE_PREFIX": f"chaos{random.randrange(10**6)}"},
+    )
     try:
         with grpc.insecure_channel(service.address) as channel:
             stub = pb_grpc.PatienceServiceStub(channel)

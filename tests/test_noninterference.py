@@ -52,7 +52,7 @@ MASKED = {
 # Notation the sequences use besides the legal moves the player is shown: moves from the stock and the waste to
 # every kind of pile, that the engine must refuse (or play) without saying which card they would move.
 WORDS = ["s", "d", "rd", "w-k", "s-k", "w-1", "w-f", "s-f", "w-c", "1-f", "k-1", "f-1", "2-1", "w-k1", "c1-f"]
-EXAMPLES = 14
+EXAMPLES = 20
 STEPS = 12
 
 
