@@ -120,11 +120,24 @@ def _lenient(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], An
     return parse
 
 
+#: When each method last logged an undecodable request, and how many it has not logged since.
+_UNDECODABLE: dict[str, tuple[float, int]] = {}
+_UNDECODABLE_EVERY = 60.0  # seconds: a client sending garbage in a loop must not flood the log
+
+
 async def _refuse_undecodable(m: _Method, request: Undecodable, context: Any) -> None:
-    """One warning line, no traceback: a client sent bytes that are not the method's request message."""
+    """A warning line without a traceback -- one a minute per method, with the count of those not logged (the
+    access line of each call says INVALID_ARGUMENT anyway) -- and INVALID_ARGUMENT ``UNDECODABLE_REQUEST``."""
     from service.errors import Code, ServiceError, abort
 
-    log.warning("undecodable request", extra={"method": m.full, "error": request.error})
+    now = time.monotonic()
+    last, unlogged = _UNDECODABLE.get(m.full, (-_UNDECODABLE_EVERY, 0))
+    if now - last >= _UNDECODABLE_EVERY:
+        _UNDECODABLE[m.full] = (now, 0)
+        extra = {"method": m.full, "error": request.error, "not_logged_since": unlogged}
+        log.warning("undecodable request", extra=extra)
+    else:
+        _UNDECODABLE[m.full] = (last, unlogged + 1)
     message = f"the request is not a valid {m.name} request message"
     await abort(context, ServiceError(Code.INVALID_ARGUMENT, "UNDECODABLE_REQUEST", message, {"method": m.name}))
 
