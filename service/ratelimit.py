@@ -18,6 +18,7 @@ limits guard the store, and a store that does not answer refuses the call anyway
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import logging
@@ -146,4 +147,8 @@ class RateLimiter:
             log.warning("rate limits not counted (their Redis failed): %s", str(exc)[:200])
 
     async def close(self) -> None:
-        """Nothing to release: the storage's client is dropped with the process."""
+        """Release the limiter's Redis connections (the storage's redis-py client, if it made one)."""
+        client = getattr(getattr(self.storage, "bridge", None), "storage", None)
+        if client is not None:
+            with contextlib.suppress(Exception):  # closing on the way out: nothing left to report to
+                await client.aclose()

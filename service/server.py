@@ -91,6 +91,8 @@ class Server:
             await _maybe_await(self.http.stop())
         await self.grpc.stop(self.settings.grace if grace is None else grace)
         await self.store.close()
+        if self.games.limiter is not None:
+            await self.games.limiter.close()
 
     async def wait(self) -> None:
         await self.grpc.wait_for_termination()
