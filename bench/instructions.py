@@ -120,7 +120,7 @@ def main() -> None:
             env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                         "PATIENCE_LOG_LEVEL": args.log_level})  # fmt: skip
             command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}",
-                       "--redis-url", f"redis://127.0.0.1:{redis_port}/0"]  # fmt: skip
+                       "--redis-url", f"redis://127.0.0.1:{redis_port}/0", "--rate-limits", "false"]  # fmt: skip
         out = tmp / "callgrind.out"
         server = subprocess.Popen(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", *command],

@@ -319,7 +319,7 @@ async def memory_per_game(redis_url: str) -> dict[str, int]:
     fixture = next((ROOT / "tests" / "data" / "fcs").glob("royal-retinue-*.txt"))
     seed = bytes.fromhex(fixture.stem.rpartition("-")[2])
     moves = fixture.read_text().split()[:200]
-    settings = Settings(listen="127.0.0.1:0", redis_url=redis_url, store_prefix="benchmem")
+    settings = Settings(listen="127.0.0.1:0", redis_url=redis_url, store_prefix="benchmem", rate_limits=False)
     server, _ = await create_server(settings, seed_source=lambda: seed, crypto=(None, None))
     games = server.games
     from patience.v1 import patience_pb2 as pb
@@ -486,6 +486,7 @@ def start_service(
     env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                 "PATIENCE_LOG_LEVEL": log_level})  # fmt: skip
     command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url]
+    command += ["--rate-limits", "false"]  # the benchmark is one client calling as fast as it can
     if workers > 1:
         command += ["--workers", str(workers)]
     proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

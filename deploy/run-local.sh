@@ -19,6 +19,8 @@ export PATIENCE_GENERATE_KEYS=${PATIENCE_GENERATE_KEYS:-true}
 export PATIENCE_LISTEN=${PATIENCE_LISTEN:-127.0.0.1:50051}
 export PATIENCE_HTTP_LISTEN=${PATIENCE_HTTP_LISTEN:-127.0.0.1:8080}
 export PATIENCE_LOG_FORMAT=${PATIENCE_LOG_FORMAT:-text}
+# The local Redis refuses writes past this (the service then answers STORE_FULL) rather than fill the disk.
+export PATIENCE_LOCAL_REDIS_MAXMEMORY=${PATIENCE_LOCAL_REDIS_MAXMEMORY:-256mb}
 
 echo "patience: gRPC on $PATIENCE_LISTEN, REST and the web client on http://$PATIENCE_HTTP_LISTEN/" >&2
 echo "patience: keys in $PATIENCE_KEYS_DIR; Redis: ${PATIENCE_REDIS_URL:-local, data in $PATIENCE_LOCAL_REDIS_DIR}" >&2

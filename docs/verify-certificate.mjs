@@ -60,6 +60,10 @@ export async function verifyCertificate(encoded, publicKeys) {
   }
   const digest = hex(await crypto.subtle.digest("SHA-256", Uint8Array.from(contents.seed.match(/../g), (h) => parseInt(h, 16))));
   if (digest !== contents.commitment) return { valid: false, reason: "commitment-mismatch" };
+  // Optional (certificates signed before it existed have none): how the win was played.
+  if ("played" in contents && contents.played !== "moves" && contents.played !== "submitted") {
+    return { valid: false, reason: "malformed" };
+  }
   if (!Array.isArray(contents.moves) || contents.moves.length !== contents.move_count) {
     return { valid: false, reason: "count-mismatch" };
   }

@@ -24,7 +24,7 @@ from service.config import Settings, load
 
 
 @contextlib.contextmanager
-def local_redis(directory: Path) -> Iterator[str]:
+def local_redis(directory: Path, maxmemory: str = "256mb") -> Iterator[str]:
     """A redis-server on a Unix socket in ``directory`` for the duration; its URL."""
     server = shutil.which("redis-server")
     if server is None:
@@ -44,6 +44,8 @@ def local_redis(directory: Path) -> Iterator[str]:
         "--dir", str(directory),
         "--appendonly", "yes",
         "--save", "",
+        "--maxmemory", maxmemory,
+        "--maxmemory-policy", "noeviction",
         "--logfile", str(directory / "redis.log"),
     ]  # fmt: skip
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -75,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         if not settings.redis_url:
             directory = settings.local_redis_dir or Path.cwd() / "var" / "redis"
-            url = stack.enter_context(local_redis(directory))
+            url = stack.enter_context(local_redis(directory, settings.local_redis_maxmemory))
             settings = dataclasses.replace(settings, redis_url=url)
         if settings.workers > 1:
             from service import workers  # the deployment helper's: forks before any gRPC import

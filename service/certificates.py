@@ -35,6 +35,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from engine.deal import ALGORITHM
+from service.jsonlimits import too_deep
 
 __all__ = [
     "CERTIFICATE_TYPE",
@@ -104,11 +105,15 @@ class CertificateContents:
     ticket_id: str = ""  # the deal ticket's id, "" if none
     final_state_hash: str = ""  # engine.encoding.state_hash of the final position
     deal_algorithm: str = DEAL_ALGORITHM
+    played: str = ""  # "moves" (move by move) or "submitted" (a whole solution); "" before the field existed
 
     def payload(self, key_id: str) -> bytes:
-        """The canonical signed bytes."""
+        """The canonical signed bytes (``played`` only when known, so that a certificate signed before the field
+        existed signs to the same bytes again)."""
+        fields: dict[str, object] = {"played": self.played} if self.played else {}
         return canonical_json(
             {
+                **fields,
                 "type": CERTIFICATE_TYPE,
                 "key_id": key_id,
                 "game_id": self.game_id,
@@ -142,6 +147,8 @@ class CertificateContents:
                 raise ValueError(f"{name} is a whole number from 0 to 2**53-1")
         if any(not isinstance(m, str) or not m for m in self.moves):
             raise ValueError("moves are non-empty texts")
+        if self.played not in PLAYED:
+            raise ValueError(f"played is one of {sorted(PLAYED)}")
 
 
 @dataclass(frozen=True)
@@ -228,6 +235,8 @@ def _read_envelope(encoded: bytes | str) -> tuple[str, bytes, bytes]:
     raw = encoded.encode() if isinstance(encoded, str) else bytes(encoded)
     if len(raw) > MAX_CERTIFICATE_BYTES:
         raise ValueError("too large")
+    if too_deep(raw, 4):  # a certificate is one flat object: deeper is not one, and json.loads would recurse
+        raise ValueError("nested too deeply")
     envelope = json.loads(raw)
     if not isinstance(envelope, dict) or set(envelope) != {"key_id", "payload", "signature"}:
         raise ValueError("a certificate is an object with key_id, payload and signature")
@@ -255,9 +264,13 @@ _PAYLOAD_FIELDS: dict[str, type] = {
     "final_state_hash": str,
     "result": str,
 }
+#: How a win was played: the optional ``played`` field (absent from certificates signed before it existed).
+PLAYED = frozenset({"", "moves", "submitted"})
 
 
 def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
+    if too_deep(payload, 4):  # the signer's payload nests two levels
+        raise ValueError("nested too deeply")
     data = json.loads(payload.decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError("the payload is a JSON object")
@@ -265,6 +278,9 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         raise ValueError("the payload is not in canonical form")
     if data.get("type") != CERTIFICATE_TYPE:
         raise _UnsupportedType(str(data.get("type"))[:60])
+    played = data.pop("played", None)  # optional: certificates signed before it existed have none
+    if played is not None and (played == "" or played not in PLAYED):
+        raise ValueError('played is "moves" or "submitted"')
     if set(data) != set(_PAYLOAD_FIELDS):
         missing = sorted(set(_PAYLOAD_FIELDS) - set(data))
         extra = sorted(set(data) - set(_PAYLOAD_FIELDS))
@@ -298,6 +314,7 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         ticket_id=data["ticket_id"],
         final_state_hash=data["final_state_hash"],
         deal_algorithm=data["deal"],
+        played=played or "",
     )
     return data, contents
 

@@ -25,6 +25,7 @@ class Settings:
     redis_url: str | None = None
     store_prefix: str = "pat"
     idle_timeout: int = 7 * DAY
+    fresh_timeout: int = 3600
     reveal_retention: int = 30 * DAY
     max_message_bytes: int = 1 << 20
     max_moves: int = 20_000
@@ -39,12 +40,28 @@ class Settings:
     grace: float = 10.0
     reflection: bool = True
     local_redis_dir: Path | None = None
+    local_redis_maxmemory: str = "256mb"
     log_level: str = "INFO"
     log_format: str = "json"
     http_listen: str | None = None
     cors_origins: tuple[str, ...] = ()
     metrics_listen: str | None = None
     workers: int = 1
+    rate_limits: bool = True
+    limit_new_game: str = "20/minute;300/hour"
+    limit_prepare_game: str = "20/minute;300/hour"
+    limit_submit_solution: str = "20/minute;300/hour"
+    limit_verify_certificate: str = "60/minute;1000/hour"
+    front_end_key: str | None = None
+
+    def rate_limits_by_rpc(self) -> dict[str, str]:
+        """RPC -> its limits (service.ratelimit), when rate limits are on."""
+        return {
+            "NewGame": self.limit_new_game,
+            "PrepareGame": self.limit_prepare_game,
+            "SubmitSolution": self.limit_submit_solution,
+            "VerifyCertificate": self.limit_verify_certificate,
+        }
 
     def resolved_operator_key(self) -> str | None:
         """The operator key itself: given inline, or read from its file (stripped)."""
@@ -93,6 +110,27 @@ def _choice(*allowed: str) -> Callable[[str], str]:
     return parse
 
 
+def _memory(text: str) -> str:
+    """A Redis memory size: ``268435456``, ``256mb``, ``1gb``."""
+    size = text.strip().lower()
+    if not re.fullmatch(r"[1-9][0-9]*(k|kb|m|mb|g|gb)?", size):
+        raise ValueError(f"a memory size like 256mb, not {text!r}")
+    return size
+
+
+def _limits(text: str) -> str:
+    """``20/minute;300/hour``: every limit must hold (``limits``' notation: N per second, minute, hour, day)."""
+    from limits import parse_many
+
+    try:
+        items = parse_many(text)
+    except ValueError:
+        items = []
+    if not items:
+        raise ValueError(f"not a rate limit like 20/minute;300/hour: {text!r}")
+    return text
+
+
 @dataclass(frozen=True)
 class _Spec:
     name: str  # the Settings field
@@ -121,6 +159,14 @@ _SPECS: tuple[_Spec, ...] = (
         "idle_timeout",
         "--idle-timeout",
         "seconds without a change after which a game expires (its seed is then revealed)",
+        _positive(int),
+        "SECONDS",
+    ),
+    _Spec(
+        "fresh_timeout",
+        "--fresh-timeout",
+        "seconds a game nobody has moved yet lives before it expires (at most --idle-timeout): a client that "
+        "deals games and leaves them costs Redis this long, not the idle timeout",
         _positive(int),
         "SECONDS",
     ),
@@ -194,6 +240,13 @@ _SPECS: tuple[_Spec, ...] = (
         Path,
         "DIR",
     ),
+    _Spec(
+        "local_redis_maxmemory",
+        "--local-redis-maxmemory",
+        "maxmemory of that local redis-server (256mb, 1gb...): past it writes are refused (STORE_FULL)",
+        _memory,
+        "SIZE",
+    ),
     _Spec("log_level", "--log-level", "DEBUG, INFO, WARNING or ERROR", str.upper, "LEVEL"),
     _Spec("log_format", "--log-format", "json (one object a line) or text", _choice("json", "text"), "FORMAT"),
     _Spec(
@@ -216,6 +269,34 @@ _SPECS: tuple[_Spec, ...] = (
         "Prometheus /metrics address HOST:PORT; unset: no metrics endpoint",
         str,
         "HOST:PORT",
+    ),
+    _Spec(
+        "rate_limits",
+        "--rate-limits",
+        "count NewGame, PrepareGame, SubmitSolution and VerifyCertificate per client address in Redis and refuse "
+        "the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with Retry-After)",
+        _bool,
+        "BOOL",
+    ),
+    _Spec("limit_new_game", "--limit-new-game", "NewGame calls per client address", _limits, "LIMITS"),
+    _Spec("limit_prepare_game", "--limit-prepare-game", "PrepareGame calls per client address", _limits, "LIMITS"),
+    _Spec(
+        "limit_submit_solution", "--limit-submit-solution", "SubmitSolution calls per client address", _limits, "LIMITS"
+    ),
+    _Spec(
+        "limit_verify_certificate",
+        "--limit-verify-certificate",
+        "VerifyCertificate calls per client address",
+        _limits,
+        "LIMITS",
+    ),
+    _Spec(
+        "front_end_key",
+        "--front-end-key",
+        "a key that lets a trusted front end name its end user's address in x-client-address (sent with "
+        "x-front-end-key); unset: that header is refused",
+        str,
+        "KEY",
     ),
     _Spec(
         "workers",

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from enum import Enum
 
 import grpc
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
@@ -61,6 +61,7 @@ class ServiceError(Exception):
         self.reason = reason
         self.message = message
         self.metadata: dict[str, str] = {k: str(v) for k, v in (metadata or {}).items()}
+        self.retry_after: int | None = None  # seconds: a RetryInfo detail (gRPC), Retry-After (REST)
 
     def __repr__(self) -> str:
         return f"ServiceError({self.code.name}, {self.reason!r}, {self.message!r}, {self.metadata!r})"
@@ -89,7 +90,12 @@ def to_status(error: ServiceError) -> status_pb2.Status:
     info = error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)
     detail = any_pb2.Any()
     detail.Pack(info)
-    return status_pb2.Status(code=getattr(code_pb2, error.code.name), message=error.message[:1000], details=[detail])
+    details = [detail]
+    if error.retry_after is not None:
+        retry = any_pb2.Any()
+        retry.Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=error.retry_after)))
+        details.append(retry)
+    return status_pb2.Status(code=getattr(code_pb2, error.code.name), message=error.message[:1000], details=details)
 
 
 async def abort(context: grpc.aio.ServicerContext[object, object], error: ServiceError) -> None:

@@ -39,6 +39,7 @@ from engine.view import hidden_cards, player_view
 from service import convert
 from service.config import Settings
 from service.errors import Code, ServiceError, from_engine
+from service.jsonlimits import MAX_JSON_DEPTH, too_deep
 from service.store import (
     AlreadyExists,
     GameClosed,
@@ -48,6 +49,8 @@ from service.store import (
     NewGameRecord,
     NotFound,
     NothingToUndo,
+    Played,
+    StoreFull,
     StoreStatus,
     StoreUnavailable,
     VersionConflict,
@@ -57,6 +60,8 @@ log = logging.getLogger(__name__)
 
 #: The client-seed mixing scheme (docs/fairness.md): seed = HMAC-SHA256(server_seed, MIX_LABEL + client_seed).
 MIX_LABEL = b"patience-mix-v1|"
+#: The statuses of a game that is over (its seed may be revealed).
+_OVER = frozenset({pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED, pb.GAME_STATUS_FORFEITED})
 #: Replays longer than this run in a worker thread so that the event loop keeps serving other calls.
 _THREAD_REPLAY = 2000
 
@@ -76,11 +81,15 @@ def new_token() -> str:
 
 
 class Credentials(NamedTuple):
-    """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key`` (a named tuple: built
-    on every call, and five times cheaper than a frozen dataclass)."""
+    """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key``, and who calls: the
+    peer, or the end user a front end names (service.ratelimit). A named tuple: built on every call, and five
+    times cheaper than a frozen dataclass."""
 
     game_token: str | None = None
     operator_key: str | None = None
+    peer: str = ""  # gRPC's peer string ("ipv4:1.2.3.4:5"); read only for the rate-limited calls
+    client_address: str | None = None  # x-client-address
+    front_end_key: str | None = None  # x-front-end-key
 
 
 class KeyRing(Protocol):
@@ -139,6 +148,9 @@ def _game_over(status: str, version: int) -> ServiceError:
 
 
 def _unavailable(exc: Exception) -> ServiceError:
+    if isinstance(exc, StoreFull):  # nothing was written: the store refuses writes whole at its maxmemory
+        log.warning("store full: %s", exc)
+        return ServiceError(Code.RESOURCE_EXHAUSTED, "STORE_FULL", "the game store is full; try again later", {})
     log.warning("store unavailable: %s", exc)
     return ServiceError(Code.UNAVAILABLE, "STORE_UNAVAILABLE", "the game store is unavailable; try again", {})
 
@@ -154,12 +166,18 @@ class GameService:
         tickets: Any | None = None,
         *,
         seed_source: Callable[[], bytes] | None = None,
+        dealer: Callable[[Game, bytes], State] | None = None,
+        limiter: Any | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
         self.key_ring = key_ring
         self.tickets = tickets
         self._seed_source = seed_source or (lambda: secrets.token_bytes(SEED_BYTES))
+        # The deal of a seed. Tests only pass another (two deals that differ in hidden cards alone, to check that
+        # no answer tells them apart): it is a constructor argument, which no client can reach.
+        self._deal: Callable[[Game, bytes], State] = dealer or (lambda game, seed: game.deal(seed))
+        self.limiter = limiter  # service.ratelimit.RateLimiter, or None: no limits
         self._recent: OrderedDict[str, tuple[GameRecord, Game, State, str | None]] = OrderedDict()
         self._templates: dict[str, tuple[tuple[Any, ...], pb.Game]] = {}
 
@@ -170,7 +188,14 @@ class GameService:
 
     # ------------------------------------------------------------------ games
 
+    async def _limit(self, rpc: str, credentials: Credentials) -> None:
+        """Count the call against its client's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED`` beyond them)."""
+        if self.limiter is not None:
+            client = self.limiter.client(credentials.peer, credentials.client_address, credentials.front_end_key)
+            await self.limiter.check(rpc, client)
+
     async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
+        await self._limit("NewGame", credentials)
         ticket_id = ""
         server_seed = b""
         client_seed = b""
@@ -218,7 +243,7 @@ class GameService:
                 server_seed = seed if prepared is None else await self._take_prepared(prepared)
                 seed = mix_seed(server_seed, client_seed)
         try:
-            state = game.deal(seed)
+            state = self._deal(game, seed)
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
         token = new_token()
@@ -247,6 +272,7 @@ class GameService:
     async def prepare_game(self, request: pb.PrepareGameRequest, credentials: Credentials) -> pb.PrepareGameResponse:
         """Draw a server seed and publish only its hash, before the player picks a client seed: then not even
         the server chooses the deal (docs/fairness.md). The seed waits in the store, for one NewGame."""
+        await self._limit("PrepareGame", credentials)
         server_seed = self._seed_source()
         prepared_id = new_game_id()
         validity = self.settings.prepare_validity
@@ -387,7 +413,7 @@ class GameService:
                 Code.FAILED_PRECONDITION, "NOTHING_TO_UNDO", "no move to take back", {"current_version": record.version}
             )
         game = self._game(record.variant, _parse_options(record.options))
-        result = await self._replay(game, game.deal(record.seed), log_moves[:-1])
+        result = await self._replay(game, self._deal(game, record.seed), log_moves[:-1])
         if result.verdict.outcome is Outcome.ILLEGAL:  # the log only holds moves the engine applied
             raise ServiceError(Code.INTERNAL, "CORRUPT_LOG", "the stored move log does not replay", {})
         undone = Move.parse(log_moves[-1])
@@ -405,7 +431,7 @@ class GameService:
     async def legal_moves(self, request: pb.LegalMovesRequest, credentials: Credentials) -> pb.LegalMovesResponse:
         record = await self._fetch(request.game_id, credentials)
         response = pb.LegalMovesResponse(version=record.version)
-        if self._status(record, None) in (pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED):
+        if self._status(record, None) in _OVER:
             return response
         game, state = self._decode(record)
         try:
@@ -432,6 +458,7 @@ class GameService:
     async def submit_solution(
         self, request: pb.SubmitSolutionRequest, credentials: Credentials
     ) -> pb.SubmitSolutionResponse:
+        await self._limit("SubmitSolution", credentials)
         moves = self._solution_moves(request.moves)
         which = request.WhichOneof("deal")
         if which is None:
@@ -445,27 +472,45 @@ class GameService:
     async def _submit_for_game(
         self, game_id: str, credentials: Credentials, moves: list[str]
     ) -> pb.SubmitSolutionResponse:
+        """Final, whatever the verdict: a win ends the game won (a certificate), anything else ends it forfeited.
+        A verdict on a game that stayed open would answer questions about its hidden cards (issue 17: looping
+        `s s s w-k` over the stock named every card of it) and let the player go on playing with them known."""
         record = await self._fetch(game_id, credentials, moves=True)
         self._check_open(record, None)
-        game = self._game(record.variant, _parse_options(record.options))
-        result = await self._replay(game, game.deal(record.seed), moves)
-        response = pb.SubmitSolutionResponse(verdict=_verdict(game, result), game_id=record.game_id)
-        if result.verdict.outcome is not Outcome.WON:
-            return response
-        # Moves the game had played that the solution does not keep count as taken back.
         played = record.moves or ()
+        if not record.allow_undo and tuple(moves[: len(played)]) != played:
+            # Decided on what the player sees (the moves played, as GetGame lists them), before any replay.
+            kept = next((i for i, (a, b) in enumerate(zip(played, moves, strict=False)) if a != b), len(moves))
+            raise ServiceError(
+                Code.FAILED_PRECONDITION,
+                "UNDO_FORBIDDEN",
+                "this game was started without undo: a solution starts with the moves played so far, as GetGame "
+                "lists them",
+                {"game_id": record.game_id, "taken_back": len(played) - kept, "move_index": kept},
+            )
+        game = self._game(record.variant, _parse_options(record.options))
+        result = await self._replay(game, self._deal(game, record.seed), moves)
+        response = pb.SubmitSolutionResponse(game_id=record.game_id)
+        if result.verdict.outcome is not Outcome.WON:
+            try:
+                updated = await self.store.finish(record.game_id, record.version, StoreStatus.FORFEITED)
+            except StoreError_ as exc:
+                raise self._store_error(exc, game_id, record.version) from exc
+            self._recent.pop(record.game_id, None)
+            now_game, now_state = self._decode(updated)
+            self._game_message(updated, now_game, now_state, into=response.game)
+            if response.game.seed:
+                response.verdict.CopyFrom(_verdict(game, result))
+            else:  # a live ticket's deal stays secret: how the moves failed would tell its hidden cards
+                response.verdict.CopyFrom(pb.Verdict(outcome=pb.OUTCOME_NOT_WON, final_status=pb.GAME_STATUS_FORFEITED))
+            log.info("game forfeited", extra={"game_id": record.game_id})
+            return response
+        response.verdict.CopyFrom(_verdict(game, result))
+        # Moves the game had played that the solution does not keep count as taken back.
         explicit = tuple(m.text() for m in result.moves)
         kept = 0
         while kept < min(len(played), len(explicit)) and played[kept] == explicit[kept]:
             kept += 1
-        taken_back = len(played) - kept
-        if taken_back and not record.allow_undo:
-            raise ServiceError(
-                Code.FAILED_PRECONDITION,
-                "UNDO_FORBIDDEN",
-                f"this game was started without undo, and the solution takes back {taken_back} played moves",
-                {"game_id": record.game_id, "taken_back": taken_back, "move_index": kept},
-            )
         try:
             updated = await self.store.replace(
                 record.game_id,
@@ -473,12 +518,14 @@ class GameService:
                 encode_state(game, result.state),
                 explicit,
                 status=StoreStatus.WON,
-                undos=taken_back,
+                undos=len(played) - kept,
+                played=Played.SUBMITTED,
             )
         except StoreError_ as exc:
             raise self._store_error(exc, game_id, record.version) from exc
-        certificate = self._certificate(updated, game, result.state)
-        response.certificate.CopyFrom(certificate)
+        self._recent.pop(record.game_id, None)
+        self._game_message(updated, game, result.state, into=response.game)
+        response.certificate.CopyFrom(response.game.certificate)
         return response
 
     async def _submit_for_ticket(self, text: str, moves: list[str]) -> pb.SubmitSolutionResponse:
@@ -486,9 +533,19 @@ class GameService:
         game = self._game(ticket.variant, ticket.options)
         seed = self.tickets.seed(ticket)  # type: ignore[union-attr]
         try:
-            start = game.deal(seed)
+            start = self._deal(game, seed)
         except NotImplementedError as exc:
             raise _unimplemented(game.id) from exc
+        if hidden_cards(game, start):
+            # A verdict would score moves against cards nobody may see while the ticket is valid, and the same
+            # question could be asked again and again (no game to end): play the ticket through NewGame.
+            raise ServiceError(
+                Code.FAILED_PRECONDITION,
+                "TICKET_DEAL_SECRET",
+                f"{game.id} hides cards, and this ticket's deal stays secret while the ticket is valid: play it "
+                "with NewGame(deal_ticket) and submit the solution for that game",
+                {"field": "deal_ticket", "variant": game.id},
+            )
         result = await self._replay(game, start, moves)
         game_id = new_game_id()
         response = pb.SubmitSolutionResponse(verdict=_verdict(game, result), game_id=game_id)
@@ -503,6 +560,7 @@ class GameService:
                 ticket_id=self._ticket_field(ticket),
                 moves=tuple(m.text() for m in result.moves),
                 status=StoreStatus.WON,
+                played=Played.SUBMITTED,
             )
             try:
                 record = await self.store.create(whole)
@@ -545,8 +603,16 @@ class GameService:
     async def verify_certificate(
         self, request: pb.VerifyCertificateRequest, credentials: Credentials
     ) -> pb.VerifyCertificateResponse:
+        await self._limit("VerifyCertificate", credentials)
         if self.key_ring is None:
             raise ServiceError(Code.UNAVAILABLE, "SIGNING_UNAVAILABLE", "this server has no signing keys", {})
+        if too_deep(request.certificate):
+            raise ServiceError(
+                Code.INVALID_ARGUMENT,
+                "JSON_TOO_DEEP",
+                f"a certificate is one flat JSON object, not {MAX_JSON_DEPTH}+ nested arrays or objects",
+                {"field": "certificate"},
+            )
         if request.replay:  # a long replay must not stall the event loop
             checked = await asyncio.to_thread(self.key_ring.verify, request.certificate, replay=True)
         else:
@@ -649,6 +715,8 @@ class GameService:
             return pb.GAME_STATUS_WON
         if record.status == StoreStatus.RESIGNED:
             return pb.GAME_STATUS_RESIGNED
+        if record.status == StoreStatus.FORFEITED:
+            return pb.GAME_STATUS_FORFEITED
         if not record.open:
             return pb.GAME_STATUS_RESIGNED
         if record.expired:
@@ -658,7 +726,7 @@ class GameService:
     def _seed_revealed(self, record: GameRecord, status: pb.GameStatus) -> bool:
         """Over, and -- for a ticket's deal -- the ticket expired (docs/fairness.md: a resignation must not
         hand the ticket's deal to the players still playing it)."""
-        if status not in (pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED):
+        if status not in _OVER:
             return False
         if record.ticket_id:
             return _ticket_expires_ms(record.ticket_id) <= record.now
@@ -760,6 +828,7 @@ class GameService:
             finished_at=record.finished_at,
             ticket_id=_ticket_id(record.ticket_id),
             final_state_hash=state_hash(game, final),
+            played=record.played,
         )
         encoded = self.key_ring.sign(contents)
         checked = self.key_ring.verify(encoded)
@@ -890,4 +959,5 @@ def _certificate_message(encoded: bytes, contents: Any, checked: Any) -> pb.Cert
         finished_at=_ts(contents.finished_at),
         ticket_id=contents.ticket_id,
         final_state_hash=contents.final_state_hash,
+        played=contents.played,
     )

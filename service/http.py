@@ -32,7 +32,7 @@ from google.rpc import code_pb2, status_pb2
 from patience.v1 import patience_pb2
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -50,7 +50,10 @@ log = logging.getLogger(__name__)
 #: Where the web client lives in a source checkout (and in the container image, which copies the tree).
 WEB_DIR = Path(__file__).resolve().parent.parent / "clients" / "web"
 #: The headers that become call metadata, as gRPC clients send them.
-FORWARDED_HEADERS = ("authorization", "x-operator-key", "x-request-id")
+FORWARDED_HEADERS = ("authorization", "x-operator-key", "x-request-id", "x-client-address", "x-front-end-key")
+#: The HTTP client's address travels to the use cases under this name, which no client can send: gRPC refuses
+#: metadata keys that start with ":" and the REST layer forwards only FORWARDED_HEADERS.
+PEER = ":peer"
 SERVICES: tuple[ServiceDescriptor, ...] = tuple(patience_pb2.DESCRIPTOR.services_by_name.values())
 
 Metadata = tuple[tuple[str, str], ...]
@@ -73,7 +76,8 @@ def game_service_invoker(games: Any) -> Invoker:
         call = getattr(games, rpc_attribute(method), None)
         if call is None:
             raise ServiceError(Code.INTERNAL, "UNIMPLEMENTED", f"{method.name} is not implemented", {})
-        response: Message = await call(request, credentials_from(metadata))
+        peer = next((v for k, v in metadata if k == PEER), "")
+        response: Message = await call(request, credentials_from(metadata, peer=peer))
         return response
 
     return invoke
@@ -84,12 +88,14 @@ def _error_response(status: status_pb2.Status, http: int, headers: dict[str, str
 
 
 #: RESOURCE_EXHAUSTED is 429 (slow down) unless the request itself is too big: then 413, since retrying the
-#: same request cannot help.
-_HTTP_BY_REASON = {"TOO_MANY_MOVES": 413, "REQUEST_TOO_LARGE": 413}
+#: same request cannot help; or the server's store is full: 503, since no client did wrong.
+_HTTP_BY_REASON = {"TOO_MANY_MOVES": 413, "REQUEST_TOO_LARGE": 413, "STORE_FULL": 503}
 
 
 def _service_error(error: ServiceError, headers: dict[str, str] | None = None) -> Response:
     http = _HTTP_BY_REASON.get(error.reason, error.code.http_status)
+    if error.retry_after is not None:
+        headers = {**(headers or {}), "retry-after": str(error.retry_after)}
     return _error_response(to_status(error), http, headers)
 
 
@@ -138,7 +144,13 @@ class RestGateway:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
-        response = await self.handle(request)
+        try:
+            response = await self.handle(request)
+        except ClientDisconnect:
+            # The client hung up before its body arrived: nobody is left to answer (and nothing to log as an
+            # error: uvicorn would write a traceback per hung-up request).
+            log.debug("client gone before its request body arrived")
+            return
         await response(scope, receive, send)
 
     async def handle(self, request: Request) -> Response:
@@ -168,7 +180,10 @@ class RestGateway:
             meta = {"field": exc.field} if exc.field else {}
             return _service_error(ServiceError(Code.INVALID_ARGUMENT, exc.reason, exc.message, meta), headers)
         forwarded = [(n, request.headers[n]) for n in FORWARDED_HEADERS if n != "x-request-id" and n in request.headers]
-        metadata: Metadata = (*forwarded, ("x-request-id", rid))
+        peer = f"ipv4:{request.client.host}:0" if request.client else ""
+        if request.client and ":" in request.client.host:
+            peer = f"ipv6:[{request.client.host}]:0"
+        metadata: Metadata = (*forwarded, ("x-request-id", rid), (PEER, peer))
         started = time.perf_counter()
         token = _set_request_id(rid)
         code = "OK"

@@ -20,6 +20,7 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
 
 from .http_routes import HttpRoute
+from .jsonlimits import MAX_JSON_DEPTH, too_deep
 
 
 class TranscodeError(ValueError):
@@ -82,9 +83,11 @@ def _parse_into(message: Message, data: object, where: str) -> None:
 
 
 def _load_json(raw: bytes) -> object:
+    if too_deep(raw):
+        raise TranscodeError("JSON_TOO_DEEP", f"the body nests more than {MAX_JSON_DEPTH} arrays or objects")
     try:
         return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise TranscodeError("INVALID_JSON", f"the body is not JSON: {exc}"[:300]) from None
 
 

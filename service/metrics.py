@@ -56,11 +56,14 @@ HTTP_SECONDS = Histogram(
 GAMES_DEALT = Counter("patience_games_dealt_total", "Games dealt (NewGame).", ["variant"])
 MOVES_APPLIED = Counter("patience_moves_applied_total", "Moves applied through ApplyMove.", ["variant"])
 VERIFICATIONS = Counter("patience_verifications_total", "Solutions verified (SubmitSolution), by verdict.", ["verdict"])
+RATE_LIMITED = Counter(
+    "patience_rate_limited_total", "Calls refused by the per-address rate limits (service.ratelimit).", ["method"]
+)
 CERTIFICATES_ISSUED = Counter(
     "patience_certificates_issued_total", "Win certificates signed, by how the win was shown.", ["via"]
 )
 
-_OUTCOMES = {0: "unspecified", 1: "won", 2: "unfinished", 3: "illegal"}
+_OUTCOMES = {0: "unspecified", 1: "won", 2: "unfinished", 3: "illegal", 4: "not-won"}
 _MOVES: dict[str, Any] = {}  # MOVES_APPLIED's children by variant: ``labels()`` validates and locks each time
 
 

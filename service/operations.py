@@ -30,6 +30,7 @@ import grpc
 from service import metrics
 from service.logs import REQUEST_ID_HEADER, access_log, incoming_request_id, log_access, new_request_id, request_id
 
+log = logging.getLogger(__name__)
 _NAME_BY_VALUE = {code.value[0]: code.name for code in grpc.StatusCode}
 
 
@@ -96,10 +97,57 @@ class _Method:
             )
 
 
+class Undecodable:
+    """What a request that is not a valid message of its type decodes to: the handler refuses it with
+    INVALID_ARGUMENT instead of grpc answering UNKNOWN and logging a traceback at error level."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def _lenient(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def parse(raw: bytes) -> Any:
+        try:
+            return deserialize(raw)
+        except Exception as exc:  # DecodeError, or anything a generated parser raises on hostile bytes
+            return Undecodable(str(exc)[:200] or type(exc).__name__)
+
+    return parse
+
+
+#: When each method last logged an undecodable request, and how many it has not logged since.
+_UNDECODABLE: dict[str, tuple[float, int]] = {}
+_UNDECODABLE_EVERY = 60.0  # seconds: a client sending garbage in a loop must not flood the log
+
+
+async def _refuse_undecodable(m: _Method, request: Undecodable, context: Any) -> None:
+    """A warning line without a traceback -- one a minute per method, with the count of those not logged (the
+    access line of each call says INVALID_ARGUMENT anyway) -- and INVALID_ARGUMENT ``UNDECODABLE_REQUEST``."""
+    from service.errors import Code, ServiceError, abort
+
+    now = time.monotonic()
+    last, unlogged = _UNDECODABLE.get(m.full, (-_UNDECODABLE_EVERY, 0))
+    if now - last >= _UNDECODABLE_EVERY:
+        _UNDECODABLE[m.full] = (now, 0)
+        extra = {"method": m.full, "error": request.error, "not_logged_since": unlogged}
+        log.warning("undecodable request", extra=extra)
+    else:
+        _UNDECODABLE[m.full] = (last, unlogged + 1)
+    message = f"the request is not a valid {m.name} request message"
+    await abort(context, ServiceError(Code.INVALID_ARGUMENT, "UNDECODABLE_REQUEST", message, {"method": m.name}))
+
+
 def _unary_response(m: _Method, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
     async def handle(request: Any, context: Any) -> Any:
         began = m.begin(context)
         try:
+            if request.__class__ is Undecodable:
+                await _refuse_undecodable(m, request, context)
             response = await behavior(request, context)
         except BaseException as e:
             m.end(began, _ending(context, e), None)
@@ -115,6 +163,8 @@ def _streaming_response(m: _Method, behavior: Callable[..., AsyncIterator[Any]])
     async def handle(request: Any, context: Any) -> AsyncIterator[Any]:
         began = m.begin(context)
         try:
+            if request.__class__ is Undecodable:
+                await _refuse_undecodable(m, request, context)
             async for item in behavior(request, context):
                 yield item
         except BaseException as e:
@@ -125,18 +175,44 @@ def _streaming_response(m: _Method, behavior: Callable[..., AsyncIterator[Any]])
     return handle
 
 
+def _checked_stream(m: _Method, behavior: Callable[..., Any]) -> Callable[..., Any]:
+    """A request-streaming behaviour whose requests are read through a filter that refuses an undecodable one."""
+
+    def call(requests: Any, context: Any) -> Any:
+        async def checked() -> AsyncIterator[Any]:
+            async for request in requests:
+                if request.__class__ is Undecodable:
+                    await _refuse_undecodable(m, request, context)
+                yield request
+
+        return behavior(checked(), context)
+
+    if inspect.isasyncgenfunction(behavior):
+
+        async def stream(requests: Any, context: Any) -> AsyncIterator[Any]:
+            async for item in call(requests, context):
+                yield item
+
+        return stream
+
+    async def unary(requests: Any, context: Any) -> Any:
+        return await call(requests, context)
+
+    return unary
+
+
 def _wrap(m: _Method, h: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
-    ser = {"request_deserializer": h.request_deserializer, "response_serializer": h.response_serializer}
+    ser = {"request_deserializer": _lenient(h.request_deserializer), "response_serializer": h.response_serializer}
     if h.unary_unary is not None:
         return grpc.unary_unary_rpc_method_handler(_unary_response(m, h.unary_unary), **ser)
     if h.stream_unary is not None:
-        return grpc.stream_unary_rpc_method_handler(_unary_response(m, h.stream_unary), **ser)
+        return grpc.stream_unary_rpc_method_handler(_unary_response(m, _checked_stream(m, h.stream_unary)), **ser)
     # A streaming handler is an async generator, or a coroutine that writes with context.write().
     b: Any = h.unary_stream
     if b is not None:
         wrapped = _streaming_response(m, b) if inspect.isasyncgenfunction(b) else _unary_response(m, b)
         return grpc.unary_stream_rpc_method_handler(wrapped, **ser)
-    b = h.stream_stream
+    b = _checked_stream(m, h.stream_stream)  # type: ignore[arg-type]
     wrapped = _streaming_response(m, b) if inspect.isasyncgenfunction(b) else _unary_response(m, b)
     return grpc.stream_stream_rpc_method_handler(wrapped, **ser)
 

@@ -97,6 +97,8 @@ class Server:
             await _maybe_await(self.http.stop())
         await self.grpc.stop(self.settings.grace if grace is None else grace)
         await self.store.close()
+        if self.games.limiter is not None:
+            await self.games.limiter.close()
 
     async def wait(self) -> None:
         await self.grpc.wait_for_termination()
@@ -147,6 +149,7 @@ async def create_server(
     settings: Settings,
     *,
     seed_source: Callable[[], bytes] | None = None,
+    dealer: Callable[[Any, bytes], Any] | None = None,
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     store: GameStore | None = None,
     crypto: tuple[Any, Any] | None = None,
@@ -160,11 +163,22 @@ async def create_server(
         store = open_store(
             settings.redis_url,
             idle_seconds=settings.idle_timeout,
+            fresh_seconds=settings.fresh_timeout,
             retain_seconds=settings.reveal_retention,
             key_prefix=settings.store_prefix,
         )
     key_ring, tickets = crypto if crypto is not None else load_crypto(settings)
-    games = GameService(settings, store, key_ring, tickets, seed_source=seed_source)
+    limiter = None
+    if settings.rate_limits and settings.redis_url:
+        from service.ratelimit import RateLimiter
+
+        limiter = RateLimiter(
+            settings.redis_url,
+            settings.rate_limits_by_rpc(),
+            key_prefix=f"{settings.store_prefix}:rl",
+            front_end_key=settings.front_end_key,
+        )
+    games = GameService(settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter)
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),
         ("grpc.max_send_message_length", max(settings.max_message_bytes, 4 << 20)),

@@ -15,6 +15,10 @@ from patience.v1 import patience_pb2_grpc
 
 from service.errors import Code, ServiceError, abort
 from service.games import Credentials, GameService
+from service.ratelimit import CLIENT_ADDRESS, FRONT_END_KEY
+
+#: The use cases that count calls per client address (service.ratelimit).
+LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate"})
 
 log = logging.getLogger(__name__)
 
@@ -23,10 +27,13 @@ OPERATOR_KEY = "x-operator-key"
 _BEARER = "bearer "
 
 
-def credentials_from(metadata: Any) -> Credentials:
-    """``authorization: Bearer <token>`` and ``x-operator-key`` from the call's metadata."""
+def credentials_from(metadata: Any, peer: str = "") -> Credentials:
+    """``authorization: Bearer <token>``, ``x-operator-key`` and a front end's ``x-client-address`` and
+    ``x-front-end-key`` from the call's metadata; ``peer`` is the caller's address (gRPC's peer string)."""
     token: str | None = None
     operator: str | None = None
+    address: str | None = None
+    front_end: str | None = None
     for key, value in metadata or ():
         if isinstance(value, bytes):
             continue
@@ -34,14 +41,22 @@ def credentials_from(metadata: Any) -> Credentials:
             token = value[len(_BEARER) :].strip() or None
         elif key == OPERATOR_KEY:
             operator = value.strip() or None
-    return Credentials(game_token=token, operator_key=operator)
+        elif key == CLIENT_ADDRESS:
+            address = value.strip()
+        elif key == FRONT_END_KEY:
+            front_end = value.strip() or None
+    return Credentials(token, operator, peer, address, front_end)
 
 
 def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
+    limited = name in LIMITED  # only these read the peer (rate limits): not a cost on every move
+
     async def method(self: PatienceServicer, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         call = getattr(self.games, name)
         try:
-            return await call(request, credentials_from(context.invocation_metadata()))
+            # Read while the call is alive (the peer of a cancelled call is freed memory: see operations.py).
+            peer = context.peer() if limited else ""
+            return await call(request, credentials_from(context.invocation_metadata(), peer))
         except ServiceError as exc:
             await abort(context, exc)
         except Exception:

@@ -45,6 +45,7 @@ from redis.exceptions import (
     ClusterDownError,
     ClusterError,
     MasterDownError,
+    OutOfMemoryError,
     ReadOnlyError,
     RedisClusterException,
     RedisError,
@@ -65,8 +66,10 @@ __all__ = [
     "NewGameRecord",
     "NotFound",
     "NothingToUndo",
+    "Played",
     "RedisGameStore",
     "StoreError",
+    "StoreFull",
     "StoreStatus",
     "StoreUnavailable",
     "VersionConflict",
@@ -140,6 +143,10 @@ class StoreUnavailable(StoreError):
     """Redis cannot be reached (connection refused, timeout, cluster down): retry later."""
 
 
+class StoreFull(StoreUnavailable):
+    """Redis is at its maxmemory and refused the write whole (nothing of it was written): retry later."""
+
+
 # --------------------------------------------------------------------------- records
 
 
@@ -149,6 +156,14 @@ class StoreStatus(StrEnum):
     IN_PROGRESS = "in-progress"
     WON = "won"
     RESIGNED = "resigned"
+    FORFEITED = "forfeited"  # a submitted solution did not win: SubmitSolution is final
+
+
+class Played(StrEnum):
+    """How a won game was won (the certificate says so)."""
+
+    MOVES = "moves"  # move by move (ApplyMove)
+    SUBMITTED = "submitted"  # a whole solution at once (SubmitSolution)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,6 +183,7 @@ class NewGameRecord:
     # A game recorded whole (a solution submitted for a deal ticket): its log, and a closing status.
     moves: tuple[str, ...] = ()
     status: str = "in-progress"
+    played: str = ""  # Played, for a game recorded won
 
 
 @dataclass(slots=True)
@@ -196,9 +212,10 @@ class GameRecord:
     finished_at: int  # 0 while the game is open
     move_count: int
     undo_count: int
-    idle_ms: int  # the store's idle time when read: see ``expires_at``
+    idle_ms: int  # the store's idle time when read: see ``expires_at`` (for a game nobody has moved, its fresh time)
     now: int  # the server's clock when read (for ``expired``)
     moves: tuple[str, ...] | None = None  # None when not asked for
+    played: str = ""  # Played, once won ("" for games won before the field was stored)
 
     @property
     def commitment(self) -> bytes:
@@ -269,10 +286,11 @@ class GameStore(ABC):
         *,
         status: str | None = None,
         undos: int = 0,
+        played: str = "",
     ) -> GameRecord:
         """Replace the whole log with ``moves`` and the state with ``state`` (a solution submitted for a game),
         add ``undos`` to the undo count (played moves the solution drops), and close the game with ``status`` if
-        given. ``expected_version`` None = whatever the version.
+        given (``played`` says how a won game was won). ``expected_version`` None = whatever the version.
 
         NotFound, VersionConflict, GameClosed, GameExpired. The result carries the new log.
         """
@@ -418,6 +436,8 @@ _F_UPDATED = "ua"
 _F_FINISHED = "fa"
 _F_MOVES = "mc"
 _F_UNDOS = "uc"
+_F_PLAYED = "pl"
+_B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
 _B_SERVER_SEED, _B_CLIENT_SEED, _B_TICKET, _B_UNDO_OK = (
     f.encode() for f in (_F_SERVER_SEED, _F_CLIENT_SEED, _F_TICKET, _F_UNDO_OK)
@@ -426,11 +446,18 @@ _B_VERSION, _B_STATUS, _B_CREATED, _B_UPDATED, _B_FINISHED, _B_MOVES, _B_UNDOS =
     f.encode() for f in (_F_VERSION, _F_STATUS, _F_CREATED, _F_UPDATED, _F_FINISHED, _F_MOVES, _F_UNDOS)
 )
 
-# Every script: KEYS = meta, state, log; ARGV[1] = TTL of an open game (ms), ARGV[2] = idle time (ms),
-# ARGV[3] = TTL of a closed game (ms). They return {code, ...}: 1 = done (then the meta hash as a flat
-# list, the server time, and whatever the script adds), 0 = version conflict (current version),
-# -1 = not found, -2 = closed (version, status), -3 = expired (version), -4 = nothing to undo (version),
-# -5 = exists already.
+# Every script: KEYS = meta, state, log; ARGV[1] = TTL of an open game (ms), ARGV[2] = idle time and the idle
+# time of a game nobody has moved yet (version 1), as "idle,fresh" (ms), ARGV[3] = TTL of a closed game (ms).
+# They return {code, ...}: 1 = done (then the meta hash as a flat list, the server time, and whatever the script
+# adds), 0 = version conflict (current version), -1 = not found, -2 = closed (version, status), -3 = expired
+# (version), -4 = nothing to undo (version), -5 = exists already.
+#
+# Redis 7 script flags. A write script is declared without ``allow-oom``: over maxmemory Redis refuses it whole
+# before it runs (an old-style script was refused only at its first write that adds memory, after a DEL had
+# gone through). The read script runs whatever the memory.
+_WRITES = "#!lua\n"
+_READS = "#!lua flags=no-writes\n"
+
 _NOW = """
 local t = redis.call('TIME')
 local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
@@ -445,7 +472,9 @@ if not h[1] then return {-1} end
 local v = tonumber(h[1])
 if ARGV[4] ~= '' and v ~= tonumber(ARGV[4]) then return {0, v} end
 if h[4] ~= '0' then return {-2, v, h[2]} end
-if tonumber(h[3]) + tonumber(ARGV[2]) <= tonumber(now) then return {-3, v} end
+local idle, fresh = string.match(ARGV[2], '^(%d+),(%d+)$')
+if v == 1 then idle = fresh end
+if tonumber(h[3]) + tonumber(idle) <= tonumber(now) then return {-3, v} end
 local function touch(ttl)
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now)
   redis.call('PEXPIRE', KEYS[1], ttl)
@@ -457,7 +486,8 @@ end
 
 # ARGV[4] = '1' to read the move log too
 _FETCH = (
-    _NOW
+    _READS
+    + _NOW
     + """
 local m = redis.call('HGETALL', KEYS[1])
 if #m == 0 then return {-1} end
@@ -469,11 +499,15 @@ return {1, m, now, redis.call('GET', KEYS[2]), log}
 
 # ARGV[4] = state, ARGV[5] = packed log, ARGV[6] = move count, ARGV[7] = status, ARGV[8..] = field/value pairs
 _CREATE = (
-    _NOW
+    _WRITES
+    + _NOW
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return {-5} end
 redis.call('DEL', KEYS[2], KEYS[3])
-local ttl = ARGV[1]
+-- A game nobody moves is dropped an hour after it expires (readable with its seed meanwhile), or after the
+-- retention if that is shorter: an abandoned deal does not hold memory for weeks.
+local fresh = tonumber(string.match(ARGV[2], ',(%d+)$'))
+local ttl = fresh + math.min(3600000, tonumber(ARGV[3]))
 local fa = 0
 if ARGV[7] ~= 'in-progress' then
   ttl = ARGV[3]
@@ -491,7 +525,8 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 # ARGV[5] = state, ARGV[6] = move, ARGV[7] = closing status or '', ARGV[8] = '1' to return only the fields a
 # write changes (v, st, ua, fa, mc, uc: the caller has the rest) instead of the whole meta hash
 _SET_STATE = (
-    _GUARD
+    _WRITES
+    + _GUARD
     + """
 -- The move of every ApplyMove: seven Redis calls (each costs the server a few microseconds), so the meta hash is
 -- written once and the TTLs come with the SETs.
@@ -500,6 +535,7 @@ local st, fa, ttl = h[2], h[4], ARGV[1]
 if ARGV[7] ~= '' then
   st, fa, ttl = ARGV[7], now, ARGV[3]
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now, 'mc', mc, 'st', st, 'fa', fa)
+  if st == 'won' then redis.call('HSET', KEYS[1], 'pl', 'moves') end
 else
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now, 'mc', mc)
 end
@@ -512,10 +548,13 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 """
 )
 
-# ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or '', ARGV[9] = undos
+# ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or '', ARGV[9] = undos,
+# ARGV[10] = how a won game was played or ''
 _REPLACE = (
-    _GUARD
+    _WRITES
+    + _GUARD
     + """
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'pl', ARGV[10]) end
 redis.call('SET', KEYS[2], ARGV[5])
 if ARGV[6] == '' then redis.call('DEL', KEYS[3]) else redis.call('SET', KEYS[3], ARGV[6]) end
 redis.call('HSET', KEYS[1], 'mc', ARGV[7])
@@ -532,7 +571,8 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 
 # ARGV[5] = state
 _UNDO = (
-    _GUARD
+    _WRITES
+    + _GUARD
     + """
 local log = redis.call('GET', KEYS[3])
 if not log or log == '' then return {-4, v} end
@@ -569,7 +609,8 @@ return {1, redis.call('HGETALL', KEYS[1]), now, undone}
 
 # ARGV[5] = status
 _FINISH = (
-    _GUARD
+    _WRITES
+    + _GUARD
     + """
 redis.call('HSET', KEYS[1], 'st', ARGV[5], 'fa', now)
 touch(ARGV[3])
@@ -599,7 +640,10 @@ _NOT_NOW = (
 
 
 def _unavailable(exc: BaseException) -> StoreUnavailable | None:
-    """StoreUnavailable for what means "Redis cannot answer now" (connection, timeout, cluster trouble)."""
+    """StoreUnavailable for what means "Redis cannot answer now" (connection, timeout, cluster trouble), and
+    StoreFull when it is at its maxmemory."""
+    if isinstance(exc, OutOfMemoryError):
+        return StoreFull(f"Redis is full: {exc}")
     if isinstance(exc, _NOT_NOW) or ("CLUSTERDOWN" in str(exc) or "LOADING" in str(exc) or "TRYAGAIN" in str(exc)):
         return StoreUnavailable(f"Redis is unavailable: {exc}")
     return None
@@ -634,10 +678,12 @@ class RedisGameStore(GameStore):
         retain_seconds: float | None = None,
         key_prefix: str = "patience",
         pipe: PipelinedRedis | None = None,
+        fresh_seconds: float | None = None,
     ) -> None:
         retain = idle_seconds if retain_seconds is None else retain_seconds
-        if idle_seconds <= 0 or retain <= 0:
-            raise ValueError("idle_seconds > 0 and retain_seconds > 0")
+        fresh = idle_seconds if fresh_seconds is None else min(fresh_seconds, idle_seconds)
+        if idle_seconds <= 0 or retain <= 0 or fresh <= 0:
+            raise ValueError("idle_seconds > 0, retain_seconds > 0 and fresh_seconds > 0")
         if not key_prefix or any(c in key_prefix for c in "{} "):
             raise ValueError(f"bad key prefix {key_prefix!r}")
         self.client = client
@@ -646,7 +692,8 @@ class RedisGameStore(GameStore):
         self.pipe = pipe
         self.idle_ms = max(1, round(idle_seconds * 1000))
         self.retain_ms = max(1, round(retain * 1000))
-        self._ttl_args = (self.idle_ms + self.retain_ms, self.idle_ms, self.retain_ms)
+        self.fresh_ms = max(1, round(fresh * 1000))  # a game nobody has moved (version 1) expires sooner
+        self._ttl_args = (self.idle_ms + self.retain_ms, f"{self.idle_ms},{self.fresh_ms}", self.retain_ms)
         self.key_prefix = key_prefix
         # register_script hashes each script once; EVALSHA loads it on first use (and after a restart).
         self._fetch = client.register_script(_FETCH)
@@ -696,6 +743,8 @@ class RedisGameStore(GameStore):
             _F_TICKET, _small("ticket_id", game.ticket_id.encode()),
             _F_UNDO_OK, b"1" if game.allow_undo else b"0",
         ]  # fmt: skip
+        if game.played:
+            fields += [_F_PLAYED, _small("played", game.played.encode())]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
             raise ValueError(f"bad status {game.status!r}")
         log = b"".join(pack_move(m) for m in game.moves)
@@ -749,6 +798,7 @@ class RedisGameStore(GameStore):
         *,
         status: str | None = None,
         undos: int = 0,
+        played: str = "",
     ) -> GameRecord:
         if isinstance(undos, bool) or not isinstance(undos, int) or undos < 0:
             raise ValueError(f"undos is a whole number >= 0, not {undos!r}")
@@ -761,7 +811,10 @@ class RedisGameStore(GameStore):
         moves = tuple(moves)
         log = b"".join(pack_move(m) for m in moves)
         arg = "" if expected_version is None else self._version_arg(expected_version)
-        reply = await self._write(self._replace, game_id, [arg, state, log, str(len(moves)), status or "", str(undos)])
+        if len(played) > MAX_SMALL_FIELD:
+            raise ValueError(f"bad played {played!r}")
+        args: list[bytes | str] = [arg, state, log, str(len(moves)), status or "", str(undos), played]
+        reply = await self._write(self._replace, game_id, args)
         return self._record(game_id, reply[1], reply[2], state, moves=moves)
 
     async def finish(self, game_id: str, expected_version: int | None, status: str) -> GameRecord:
@@ -862,7 +915,7 @@ class RedisGameStore(GameStore):
         return GameRecord(
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
-            self.idle_ms, int(now),
+            self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
         )  # fmt: skip
 
     def _record(
@@ -887,9 +940,10 @@ class RedisGameStore(GameStore):
             finished_at=int(m[_B_FINISHED]),
             move_count=int(m[_B_MOVES]),
             undo_count=int(m[_B_UNDOS]),
-            idle_ms=self.idle_ms,
+            idle_ms=self.idle_ms if int(m[_B_VERSION]) > 1 else self.fresh_ms,
             now=int(now),
             moves=moves,
+            played=m.get(_B_PLAYED, b"").decode(),
         )
 
 
@@ -899,6 +953,7 @@ def open_store(
     idle_seconds: float,
     retain_seconds: float | None = None,
     key_prefix: str = "patience",
+    fresh_seconds: float | None = None,
     **client_options: Any,
 ) -> RedisGameStore:
     """A store for ``url``: ``redis://``, ``rediss://``, ``unix://`` for one server, ``redis+cluster://HOST:PORT``
@@ -913,7 +968,12 @@ def open_store(
         client = aioredis.Redis.from_url(url, **client_options)
         pipe = PipelinedRedis.from_url(url, **client_options)  # None for TLS or unusual options: redis-py then
     return RedisGameStore(
-        client, idle_seconds=idle_seconds, retain_seconds=retain_seconds, key_prefix=key_prefix, pipe=pipe
+        client,
+        idle_seconds=idle_seconds,
+        retain_seconds=retain_seconds,
+        key_prefix=key_prefix,
+        pipe=pipe,
+        fresh_seconds=fresh_seconds,
     )
 
 

@@ -64,6 +64,7 @@ def live_server(redis_url: str, keys_dir: Path | None, **overrides: Any) -> Iter
         "generate_keys": True,
         "grace": 0.5,
         "store_prefix": f"t{secrets.token_hex(3)}",
+        "rate_limits": False,  # a test calls far faster than a person plays
     }
     settings = Settings(**{**base, **overrides})
     seeds = SeedQueue()

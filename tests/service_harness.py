@@ -41,7 +41,8 @@ OPERATOR_KEY = "test-operator-key-0123456789"
 
 
 def settings_for(redis_url: str, **overrides: Any) -> Settings:
-    base = Settings(listen="127.0.0.1:0", redis_url=redis_url, operator_key=OPERATOR_KEY, grace=2.0)
+    # Rate limits off: a test calls far faster than a person plays (tests/test_ratelimit.py turns them on).
+    base = Settings(listen="127.0.0.1:0", redis_url=redis_url, operator_key=OPERATOR_KEY, grace=2.0, rate_limits=False)
     return replace(base, **overrides)
 
 
@@ -286,6 +287,7 @@ def start_process(redis_url: str, tmp: Path, *extra: str, env: dict[str, str] | 
         "PATIENCE_GENERATE_KEYS": "true",
         "PATIENCE_OPERATOR_KEY": OPERATOR_KEY,
         "PATIENCE_LOG_FORMAT": "text",
+        "PATIENCE_RATE_LIMITS": "false",  # a test calls far faster than a person plays
         **(env or {}),
         "PYTHONUNBUFFERED": "1",
     }

@@ -390,3 +390,37 @@ console.log(JSON.stringify(out.map((r) => [r.valid, r.reason])));
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [[True, ""], [False, "unsupported-deal-algorithm"]]
     assert ring.verify(old).reason == "unsupported-deal-algorithm"
+
+
+@pytest.mark.parametrize("played", ["moves", "submitted"])
+def test_a_certificate_says_how_the_win_was_played(ring: KeyRing, contents: CertificateContents, played: str) -> None:
+    from dataclasses import replace
+
+    encoded = ring.sign(replace(contents, played=played))
+    checked = verify_certificate(encoded, ring, replay=True)
+    assert checked.valid and checked.contents is not None and checked.contents.played == played
+    from patience_client.certificates import verify_certificate as client_verify
+
+    public = {ring.active_key_id: ring.public_keys()[0][1]}
+    assert client_verify(encoded, public, replay=False).contents.played == played  # type: ignore[union-attr]
+
+
+def test_a_certificate_without_played_still_verifies_and_a_bad_value_is_malformed(
+    ring: KeyRing, contents: CertificateContents
+) -> None:
+    older = ring.sign(contents)  # signed as before the field existed: no "played" at all
+    assert b"played" not in base64.b64decode(envelope(older)["payload"])
+    checked = verify_certificate(older, ring)
+    assert checked.valid and checked.contents is not None and checked.contents.played == ""
+    payload = json.loads(base64.b64decode(envelope(older)["payload"]))
+    for bad in ("", "guessed", 1):
+        forged = resign(ring, {**payload, "played": bad})
+        assert verify_certificate(forged, ring).reason == "malformed"
+    with pytest.raises(ValueError):
+        ring.sign(replace_played(contents, "guessed"))
+
+
+def replace_played(contents: CertificateContents, played: str) -> CertificateContents:
+    from dataclasses import replace
+
+    return replace(contents, played=played)

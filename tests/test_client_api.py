@@ -229,14 +229,20 @@ def test_missing_wrong_and_unknown_are_told_apart(client: PatienceClient, servic
 # -- solutions, tickets, certificates ----------------------------------------------------------------------------
 
 
-def test_submit_solution_wins_with_a_certificate_or_names_the_illegal_move(client: PatienceClient) -> None:
-    gid = client.new_game("sultan-36").game.game_id
+def test_submit_solution_wins_with_a_certificate_or_names_the_illegal_move(
+    client: PatienceClient, service: ServiceThread
+) -> None:
     moves = solution_for("sultan-36", seed_for(0))
+    service.seeds.preset.extend([seed_for(0)] * 3)
+    gid = client.new_game("sultan-36").game.game_id
     bad = client.submit_solution([*moves[:3], "9-9", *moves[3:]], game_id=gid)
     assert bad.verdict.outcome == pb.OUTCOME_ILLEGAL and bad.verdict.error_index == 3
     assert bad.verdict.error_move_text == "9-9" and bad.verdict.error_reason
+    assert bad.game.status == pb.GAME_STATUS_FORFEITED and bad.game.seed == seed_for(0)  # a submission is final
+    gid = client.new_game("sultan-36").game.game_id
     short = client.submit_solution(" ".join(moves[:10]), game_id=gid)  # one string, moves separated by spaces
     assert short.verdict.outcome == pb.OUTCOME_UNFINISHED and short.verdict.move_count == 10
+    gid = client.new_game("sultan-36").game.game_id
     won = client.submit_solution(moves, game_id=gid)
     assert won.verdict.outcome == pb.OUTCOME_WON and won.game_id == gid
     assert won.certificate.encoded and list(won.certificate.moves) == moves
@@ -252,7 +258,10 @@ def test_deal_tickets_deal_the_same_game_for_everyone(client: PatienceClient, se
     assert a.ticket_id == minted.ticket_id
     assert not client.resign(a.game_id).seed  # withheld until the ticket expires: other players share the deal
     moves = solution_for("sultan-36", ticket_seed(service, minted.deal_ticket))
-    won = client.submit_solution(moves, deal_ticket=minted.deal_ticket)
+    with pytest.raises(IllegalMove) as refused:  # the deal hides cards: the ticket alone takes no solution
+        client.submit_solution(moves, deal_ticket=minted.deal_ticket)
+    assert refused.value.reason == "TICKET_DEAL_SECRET"
+    won = client.submit_solution(moves, game_id=b.game_id)
     assert won.verdict.outcome == pb.OUTCOME_WON and won.certificate.ticket_id == minted.ticket_id
 
 

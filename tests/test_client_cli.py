@@ -132,18 +132,23 @@ def test_no_game_and_no_server_are_usage_errors(env: Path, tmp_path: Path, capsy
     assert code == 2 and "cannot reach 127.0.0.1:1" in capsys.readouterr().err
 
 
-def test_submit_then_verify_the_certificate_offline_and_online(env: Path, tmp_path: Path) -> None:
-    run("new", "sultan-36")
-    saved = statefile.load(env)
-    assert saved is not None
-    solution = tmp_path / "solution.txt"
+def test_submit_then_verify_the_certificate_offline_and_online(
+    env: Path, tmp_path: Path, service: ServiceThread
+) -> None:
     moves = solution_for("sultan-36", seed_for(0))
+    service.seeds.preset.extend([seed_for(0)] * 2)
+    run("new", "sultan-36")
+    solution = tmp_path / "solution.txt"
     solution.write_text("\n".join(moves) + "\n")
     bad = tmp_path / "bad.txt"
     bad.write_text(" ".join([*moves[:2], "9-f", *moves[2:]]))
     code, out = run("submit", str(bad))
     assert code == 1 and "illegal after 2 moves" in out and "move 3 '9-f' refused" in out
+    assert "the game is over (forfeited)" in out and f"seed {seed_for(0).hex()}" in out  # a submission is final
 
+    run("new", "sultan-36")
+    saved = statefile.load(env)
+    assert saved is not None
     code, out = run("submit", str(solution))
     assert code == 0 and "won after" in out
     cert = tmp_path / f"patience-{saved.game_id}.cert"
@@ -151,6 +156,7 @@ def test_submit_then_verify_the_certificate_offline_and_online(env: Path, tmp_pa
 
     code, out = run("verify-cert", str(cert), "--replay")  # keys fetched from the server, checked here
     assert code == 0 and "✓ certificate valid" in out and "replayed with the engine" in out
+    assert "submitted whole" in out
     keys = tmp_path / "keys.json"
     assert run("keys", "--out", str(keys))[0] == 0
     code, out = run("--target", "127.0.0.1:1", "verify-cert", str(cert), "--keys", str(keys))  # fully offline
@@ -179,5 +185,8 @@ def test_mint_and_submit_for_a_ticket(env: Path, tmp_path: Path, service: Servic
     seed = ticket_seed(service, ticket)
     solution = tmp_path / "s.txt"
     solution.write_text(" ".join(solution_for("sultan-36", seed)))
-    code, out = run("submit", str(solution), f"--ticket={ticket}", "--cert-out", str(tmp_path / "t.cert"))
+    code, out = run("submit", str(solution), f"--ticket={ticket}")
+    assert code == 1 and "TICKET_DEAL_SECRET" in out  # the deal hides cards: played through `new --ticket`
+    assert run("new", f"--ticket={ticket}")[0] == 0
+    code, out = run("submit", str(solution), "--cert-out", str(tmp_path / "t.cert"))
     assert code == 0 and "won" in out and (tmp_path / "t.cert").exists()

@@ -240,6 +240,20 @@ def resource_files() -> list[Path]:
     return [p for p in sorted(K8S.rglob("*.yaml")) if p.name != "kustomization.yaml" and p.resolve() not in patches]
 
 
+def test_every_redis_has_a_maxmemory_and_never_evicts_a_game() -> None:
+    """Past maxmemory Redis refuses writes whole and the service answers STORE_FULL (tests/test_store_limits.py);
+    without one Redis grows until the machine or the container kills it."""
+    command = yaml.safe_load(COMPOSE.read_text())["services"]["redis"]["command"]
+    assert command[command.index("--maxmemory") + 1] == "256mb"
+    assert command[command.index("--maxmemory-policy") + 1] == "noeviction"
+    conf = yaml.safe_load((DEPLOY / "k8s" / "redis" / "configmap.yaml").read_text())["data"]["redis.conf"]
+    assert re.search(r"^maxmemory 768mb$", conf, re.M) and re.search(r"^maxmemory-policy noeviction$", conf, re.M)
+    run_local = (DEPLOY / "run-local.sh").read_text()
+    assert "PATIENCE_LOCAL_REDIS_MAXMEMORY=${PATIENCE_LOCAL_REDIS_MAXMEMORY:-256mb}" in run_local
+    main = (ROOT / "service" / "__main__.py").read_text()
+    assert '"--maxmemory", maxmemory' in main and '"--maxmemory-policy", "noeviction"' in main
+
+
 def test_every_manifest_is_listed_and_every_listed_file_exists() -> None:
     listed: set[Path] = set()
     for directory in kustomization_dirs():

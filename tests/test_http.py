@@ -535,14 +535,24 @@ def test_submit_solution_for_a_game_wins_a_certificate_that_verifies(client: htt
     assert (
         verdict["outcome"] == "OUTCOME_ILLEGAL" and verdict["errorIndex"] == 3 and verdict["errorReason"] == "same-pile"
     )
+    # A submission is final: the game is forfeited, its seed revealed.
+    assert bad.json()["game"]["status"] == "GAME_STATUS_FORFEITED"
+    assert base64.b64decode(bad.json()["game"]["seed"]) == seed
+    error(client.post(f"/v1/games/{gid}/solution", headers=h, json={"moves": moves}), 400, "GAME_OVER")
+    data = new_game(client, server, "cats-tail", seed)
+    gid, h = data["game"]["gameId"], bearer(data["gameToken"])
     unfinished = client.post("/v1/solutions", headers=h, json={"gameId": gid, "moves": [" ".join(moves[:10])]})
     assert unfinished.json()["verdict"]["outcome"] == "OUTCOME_UNFINISHED"
+    assert unfinished.json()["game"]["status"] == "GAME_STATUS_FORFEITED"
+    data = new_game(client, server, "cats-tail", seed)
+    gid, h = data["game"]["gameId"], bearer(data["gameToken"])
     won = client.post(f"/v1/games/{gid}/solution", headers=h, json={"moves": moves})
     assert won.status_code == 200, won.text
     body = won.json()
     assert body["verdict"]["outcome"] == "OUTCOME_WON" and body["verdict"]["moveCount"] == len(moves)
     cert = body["certificate"]
     assert base64.b64decode(cert["seed"]) == seed and cert["variant"] == "cats-tail"
+    assert cert["played"] == "submitted" and body["game"]["status"] == "GAME_STATUS_WON"
     verified = client.post("/v1/certificates/verify", json={"certificate": cert["encoded"], "replay": True})
     assert verified.status_code == 200 and verified.json()["valid"] is True, verified.text
     tampered = bytearray(base64.b64decode(cert["encoded"]))
@@ -770,3 +780,63 @@ def test_cors_origins_setting_is_checked() -> None:
     assert load([], {}).cors_origins == ()
     with pytest.raises(SystemExit):
         load(["--cors-origins", "cards.example"], {})
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Bad input: deep or huge JSON is a 400 with a reason, never a 500
+
+
+DEEP = b"[" * 1000 + b"]" * 1000
+
+
+@pytest.mark.parametrize(
+    ("body", "reason"),
+    [
+        (DEEP, "JSON_TOO_DEEP"),
+        (b'{"variant": ' + DEEP + b"}", "JSON_TOO_DEEP"),
+        (b'{"options": {"a": ' + b'{"b": ' * 40 + b"1" + b"}" * 41, "JSON_TOO_DEEP"),
+        (b'{"variant": "' + b"[" * 5000 + b'"}', "UNKNOWN_VARIANT"),  # brackets inside a string are text
+        (b'{"allowUndo": ' + b"1" * 5000 + b"}", "INVALID_JSON"),  # past Python's int-from-text limit
+        (b'{"variant": ' + b"9" * 400 + b"e999999}", "INVALID_JSON"),
+        (b"[" * 31 + b"]" * 31, "INVALID_JSON"),  # deep enough to parse, not an object
+    ],
+)
+def test_deep_or_huge_json_is_a_400_with_a_reason(client: httpx.Client, body: bytes, reason: str) -> None:
+    reply = client.post("/v1/games", content=body, headers={"content-type": "application/json"})
+    assert reply.status_code == 400, reply.text
+    assert reply.json()["details"][0]["reason"] == reason
+
+
+def test_a_deeply_nested_certificate_is_invalid_argument(client: httpx.Client, server: LiveServer) -> None:
+    body = {"certificate": base64.b64encode(DEEP).decode()}
+    reply = client.post("/v1/certificates/verify", json=body)
+    assert reply.status_code == 400
+    assert reply.json()["details"][0]["reason"] == "JSON_TOO_DEEP"
+    with grpc.insecure_channel(f"127.0.0.1:{server.grpc_port}") as channel:
+        stub = pb_grpc.PatienceServiceStub(channel)
+        with pytest.raises(grpc.RpcError) as caught:
+            stub.VerifyCertificate(pb.VerifyCertificateRequest(certificate=DEEP), timeout=10)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        # Shallow nonsense stays an answer, not an error: "malformed".
+        reply_pb = stub.VerifyCertificate(pb.VerifyCertificateRequest(certificate=b"[[[]]]"), timeout=10)
+        assert not reply_pb.valid and reply_pb.reason == "malformed"
+
+
+def test_the_certificate_library_never_raises_on_deep_input() -> None:
+    from service.certificates import KeyRing, verify_certificate
+
+    checked = verify_certificate(DEEP, KeyRing.generate())
+    assert not checked.valid and checked.reason == "malformed"
+    envelope = json.dumps({"key_id": "x", "payload": base64.b64encode(DEEP).decode(), "signature": ""})
+    assert verify_certificate(envelope, KeyRing.generate()).reason in ("malformed", "unknown-key")
+
+
+def test_json_depth_scanner() -> None:
+    from service.jsonlimits import too_deep
+
+    assert not too_deep(b"[]" * 10_000)  # many brackets, shallow
+    assert too_deep(b"[" * 33 + b"]" * 33)
+    assert not too_deep(b"[" * 32 + b"]" * 32)
+    assert not too_deep(b'["' + b"[" * 100 + b'"]')
+    assert too_deep(b'["\\"", ' + b"{" * 40)
+    assert too_deep(b"{" * 5, limit=4) and not too_deep(b"{" * 4, limit=4)

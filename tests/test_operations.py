@@ -151,8 +151,10 @@ def test_metrics_count_real_rpcs_by_method_code_and_game_event(redis_db: str) ->
                     pb.SubmitSolutionRequest(game_id=game.game_id, moves=[first]), metadata=bearer(token)
                 )
                 assert unfinished.verdict.outcome == pb.OUTCOME_UNFINISHED
+                again = await stub.NewGame(pb.NewGameRequest(variant="cats-tail"))  # a submission is final
                 illegal = await stub.SubmitSolution(
-                    pb.SubmitSolutionRequest(game_id=game.game_id, moves=[first, "s"]), metadata=bearer(token)
+                    pb.SubmitSolutionRequest(game_id=again.game.game_id, moves=["1-1"]),
+                    metadata=bearer(again.game_token),
                 )
                 assert illegal.verdict.outcome == pb.OUTCOME_ILLEGAL
         finally:
@@ -161,7 +163,7 @@ def test_metrics_count_real_rpcs_by_method_code_and_game_event(redis_db: str) ->
     asyncio.run(play())
 
     after_apply_ok = sample("grpc_server_handled_total", **rpc, grpc_method="ApplyMove", grpc_code="OK")
-    assert sample("grpc_server_handled_total", **rpc, grpc_method="NewGame", grpc_code="OK") == before["new_ok"] + 1
+    assert sample("grpc_server_handled_total", **rpc, grpc_method="NewGame", grpc_code="OK") == before["new_ok"] + 2
     assert after_apply_ok == before["apply_ok"] + 1
     assert (
         sample("grpc_server_handled_total", **rpc, grpc_method="ApplyMove", grpc_code="FAILED_PRECONDITION")
@@ -172,7 +174,7 @@ def test_metrics_count_real_rpcs_by_method_code_and_game_event(redis_db: str) ->
         == before["get_missing"] + 1
     )
     assert sample("grpc_server_handling_seconds_count", **rpc, grpc_method="ApplyMove") == before["apply_latency"] + 2
-    assert sample("patience_games_dealt_total", variant="cats-tail") == before["dealt"] + 1
+    assert sample("patience_games_dealt_total", variant="cats-tail") == before["dealt"] + 2
     assert sample("patience_moves_applied_total", variant="cats-tail") == before["moves"] + 1
     assert sample("patience_verifications_total", verdict="unfinished") == before["unfinished"] + 1
     assert sample("patience_verifications_total", verdict="illegal") == before["illegal"] + 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import pytest
@@ -541,16 +542,37 @@ def first_detour(solution: list[str], variant: str = "sultan-36") -> tuple[int, 
     raise AssertionError("the solution is forced all the way")
 
 
-def test_submitted_solution_verdicts(client: Client, seeds: FixedSeeds) -> None:
+def test_submitted_solution_verdicts_end_the_game(client: Client, seeds: FixedSeeds) -> None:
+    """SubmitSolution on a game in progress is final: a verdict that is not a win forfeits the game and reveals
+    its seed, so no verdict ever answers a question about the hidden cards of a game still being played."""
     engine_game = get_game("sultan-36")
     solution = solve(engine_game, engine_game.deal(SEED))
+
     game, token = new_game(client, seeds, "sultan-36")
     md = bearer(token)
     unfinished = client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=solution[:-1]), metadata=md)
     assert unfinished.verdict.outcome == pb.OUTCOME_UNFINISHED
     assert unfinished.verdict.move_count == len(solution) - 1 and not unfinished.HasField("certificate")
+    assert unfinished.verdict.final_state_hash  # one move short of the win: nothing hidden any more
+    over = unfinished.game
+    assert (over.status, over.seed, over.version, over.move_count) == (pb.GAME_STATUS_FORFEITED, SEED, 2, 0)
+    assert over.HasField("finished_at")
+    # The game is over: no second question, no move.
+    r = refusal(
+        lambda: client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=solution), metadata=md)
+    )
+    assert (r.code, r.reason, r.metadata["status"]) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER", "forfeited")
+    r = refusal(
+        lambda: client.ApplyMove(pb.ApplyMoveRequest(game_id=game.game_id, expected_version=2, text="s"), metadata=md)
+    )
+    assert r.reason == "GAME_OVER"
+    after = client.GetGame(pb.GetGameRequest(game_id=game.game_id), metadata=md).game
+    assert (after.status, after.seed) == (pb.GAME_STATUS_FORFEITED, SEED)
+    assert not client.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=md).moves
+
+    game, token = new_game(client, seeds, "sultan-36")
     bad = [*solution[:5], "rd", *solution[5:]]
-    illegal = client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=bad), metadata=md)
+    illegal = client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=bad), metadata=bearer(token))
     v = illegal.verdict
     assert (v.outcome, v.error_index, v.error_reason, v.error_move_text, v.move_count) == (
         pb.OUTCOME_ILLEGAL,
@@ -559,17 +581,76 @@ def test_submitted_solution_verdicts(client: Client, seeds: FixedSeeds) -> None:
         "rd",
         5,
     )
-    assert v.error_message
-    assert not v.final_state_hash  # the stock still hides cards
-    assert unfinished.verdict.final_state_hash  # one move short of the win: nothing hidden any more
-    junk = client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=["s", "zz top"]), metadata=md)
+    assert v.error_message and not v.final_state_hash  # the final position still hides cards
+    assert (illegal.game.status, illegal.game.seed) == (pb.GAME_STATUS_FORFEITED, SEED)
+
+    game, token = new_game(client, seeds, "sultan-36")
+    junk = client.SubmitSolution(
+        pb.SubmitSolutionRequest(game_id=game.game_id, moves=["s", "zz top"]), metadata=bearer(token)
+    )
     assert (junk.verdict.outcome, junk.verdict.error_index, junk.verdict.error_reason) == (
         pb.OUTCOME_ILLEGAL,
         1,
         "bad-notation",
     )
-    after = client.GetGame(pb.GetGameRequest(game_id=game.game_id), metadata=md).game
-    assert after.version == 1 and after.move_count == 0 and not after.seed  # verdicts change nothing
+    assert junk.game.status == pb.GAME_STATUS_FORFEITED
+
+
+def test_a_submitted_win_is_certified_as_submitted_and_a_played_one_as_played(
+    client: Client, seeds: FixedSeeds
+) -> None:
+    engine_game = get_game("sultan-36")
+    solution = solve(engine_game, engine_game.deal(SEED))
+    game, token = new_game(client, seeds, "sultan-36")
+    md = bearer(token)
+    for version, move in enumerate(solution[:3], start=1):  # three played, then a take-back of one
+        client.ApplyMove(pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, text=move), metadata=md)
+    client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=4), metadata=md)
+    won = client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=solution), metadata=md)
+    assert won.verdict.outcome == pb.OUTCOME_WON and won.game.status == pb.GAME_STATUS_WON
+    cert = won.certificate
+    assert (cert.played, cert.undo_count, cert.move_count) == ("submitted", 1, len(solution))
+    assert won.game.certificate.encoded == cert.encoded
+    assert client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=cert.encoded, replay=True)).valid
+
+    game, token = new_game(client, seeds, "sultan-36")
+    md = bearer(token)
+    reply: Any = None
+    for version, move in enumerate(solution, start=1):
+        reply = client.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, text=move), metadata=md
+        )
+    assert reply.game.status == pb.GAME_STATUS_WON
+    assert (reply.game.certificate.played, reply.game.certificate.undo_count) == ("moves", 0)
+    again = client.GetGame(pb.GetGameRequest(game_id=game.game_id), metadata=md).game.certificate
+    assert again.encoded == reply.game.certificate.encoded  # signed again from the store, to the same bytes
+
+
+def test_without_undo_a_solution_starts_with_the_played_moves(client: Client, seeds: FixedSeeds) -> None:
+    """Decided on the moves the player sees, before any replay: the refusal tells nothing of hidden cards, and
+    the game stays open."""
+    engine_game = get_game("sultan-36")
+    solution = solve(engine_game, engine_game.deal(SEED))
+    game, token = new_game(client, seeds, "sultan-36", allow_undo=False)
+    md = bearer(token)
+    played = client.ApplyMove(
+        pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, text=solution[0]), metadata=md
+    ).applied.text
+    other = ["s" if played != "s" else "rd"]
+    r = refusal(lambda: client.SubmitSolution(pb.SubmitSolutionRequest(game_id=game.game_id, moves=other), metadata=md))
+    assert (r.code, r.reason, r.metadata["move_index"], r.metadata["taken_back"]) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "UNDO_FORBIDDEN",
+        "0",
+        "1",
+    )
+    assert (
+        client.GetGame(pb.GetGameRequest(game_id=game.game_id), metadata=md).game.status == pb.GAME_STATUS_IN_PROGRESS
+    )
+    won = client.SubmitSolution(
+        pb.SubmitSolutionRequest(game_id=game.game_id, moves=[played, *solution[1:]]), metadata=md
+    )
+    assert won.verdict.outcome == pb.OUTCOME_WON and won.certificate.undo_count == 0
 
 
 def test_submission_limits_are_resource_exhausted(client: Client, seeds: FixedSeeds) -> None:

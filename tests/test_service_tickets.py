@@ -152,25 +152,56 @@ def test_a_resigned_ticket_game_keeps_the_seed_until_the_ticket_expires(client: 
     assert later.seed == MINTER.seed(ticket) and hashlib.sha256(later.seed).digest() == new.game.commitment
 
 
-def test_a_solution_for_a_ticket_wins_a_certificate(client: Client) -> None:
+def test_a_ticket_with_hidden_cards_is_played_through_new_game(client: Client) -> None:
+    """SubmitSolution with the ticket alone would score moves against cards nobody may see while the ticket is
+    valid, as often as asked: refused. The ticket's game, dealt by NewGame, takes the solution."""
     minted = mint(client, "sultan-36")
     seed = MINTER.seed(MINTER.open(minted.deal_ticket, now=int(time.time())))
     game = get_game("sultan-36")
     solution = solve(game, game.deal(seed))
-    unfinished = client.SubmitSolution(pb.SubmitSolutionRequest(deal_ticket=minted.deal_ticket, moves=solution[:-3]))
-    assert unfinished.verdict.outcome == pb.OUTCOME_UNFINISHED and not unfinished.HasField("certificate")
-    won = client.SubmitSolution(pb.SubmitSolutionRequest(deal_ticket=minted.deal_ticket, moves=solution))
+    r = refusal(lambda: client.SubmitSolution(pb.SubmitSolutionRequest(deal_ticket=minted.deal_ticket, moves=solution)))
+    assert (r.code, r.reason, r.metadata["variant"]) == (
+        grpc.StatusCode.FAILED_PRECONDITION,
+        "TICKET_DEAL_SECRET",
+        "sultan-36",
+    )
+
+    def win() -> pb.SubmitSolutionResponse:
+        new = client.NewGame(pb.NewGameRequest(deal_ticket=minted.deal_ticket))
+        request = pb.SubmitSolutionRequest(game_id=new.game.game_id, moves=solution)
+        return client.SubmitSolution(request, metadata=bearer(new.game_token))  # type: ignore[no-any-return]
+
+    won = win()
     assert won.verdict.outcome == pb.OUTCOME_WON
     cert = won.certificate
-    assert (cert.ticket_id, cert.variant, cert.seed, cert.commitment) == (
+    assert (cert.ticket_id, cert.variant, cert.seed, cert.commitment, cert.played) == (
         minted.ticket_id,
         "sultan-36",
         seed,
         minted.commitment,
+        "submitted",
     )
     assert cert.game_id == won.game_id and list(cert.moves) == solution and cert.undo_count == 0
     checked = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=cert.encoded, replay=True))
     assert checked.valid, checked.message
     # Another player's solution of the same deal gets its own game id and certificate.
-    again = client.SubmitSolution(pb.SubmitSolutionRequest(deal_ticket=minted.deal_ticket, moves=solution))
+    again = win()
     assert again.game_id != won.game_id and again.certificate.encoded != cert.encoded
+
+
+def test_a_forfeited_ticket_game_keeps_its_deal_secret_and_the_verdict_too(client: Client) -> None:
+    """A failed submission ends the game, but the ticket is still valid for others: no seed, and no detail of
+    how the moves failed (it would tell hidden cards of a deal still in play)."""
+    minted = mint(client, "captives")
+    new = client.NewGame(pb.NewGameRequest(deal_ticket=minted.deal_ticket))
+    request = pb.SubmitSolutionRequest(game_id=new.game.game_id, moves=["s s s w-k"])
+    reply = client.SubmitSolution(request, metadata=bearer(new.game_token))
+    assert reply.verdict == pb.Verdict(outcome=pb.OUTCOME_NOT_WON, final_status=pb.GAME_STATUS_FORFEITED)
+    assert reply.game.status == pb.GAME_STATUS_FORFEITED and not reply.game.seed
+    assert not reply.HasField("certificate")
+
+
+def test_a_ticket_without_hidden_cards_still_takes_a_solution_alone(client: Client) -> None:
+    minted = mint(client, "cats-tail")
+    reply = client.SubmitSolution(pb.SubmitSolutionRequest(deal_ticket=minted.deal_ticket, moves=["1-1"]))
+    assert (reply.verdict.outcome, reply.verdict.error_reason) == (pb.OUTCOME_ILLEGAL, "same-pile")

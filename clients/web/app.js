@@ -28,8 +28,11 @@ const STATUS_TEXT = {
   GAME_STATUS_STUCK: 'No moves left',
   GAME_STATUS_RESIGNED: 'Resigned',
   GAME_STATUS_EXPIRED: 'Expired',
+  GAME_STATUS_FORFEITED: 'Forfeited',
 };
-const OVER = new Set(['GAME_STATUS_WON', 'GAME_STATUS_RESIGNED', 'GAME_STATUS_EXPIRED']);
+const OVER = new Set(['GAME_STATUS_WON', 'GAME_STATUS_RESIGNED', 'GAME_STATUS_EXPIRED', 'GAME_STATUS_FORFEITED']);
+// How a certified win was played (the certificate's `played` field; absent from older certificates).
+const PLAYED_TEXT = { moves: 'move by move', submitted: 'submitted whole' };
 
 const state = {
   variants: [],
@@ -551,6 +554,7 @@ async function showCertificate(cert) {
     ['Variant', c.variant || cert.variant],
     ['Moves', c.move_count ?? cert.moveCount],
     ['Undos', c.undo_count ?? cert.undoCount],
+    ['Played', PLAYED_TEXT[c.played ?? cert.played] || ''],
     ['Seed', c.seed || ''],
     ['Commitment', c.commitment || ''],
     ['Finished', c.finished_at ? new Date(c.finished_at).toISOString() : cert.finishedAt || ''],

@@ -69,6 +69,10 @@ export async function verifyCertificate(encoded, keys) {
   if ((await sha256Hex(seed)) !== contents.commitment) {
     return { valid: false, reason: 'commitment-mismatch', keyId: envelope.key_id, contents };
   }
+  // Optional (certificates signed before it existed have none): how the win was played.
+  if ('played' in contents && contents.played !== 'moves' && contents.played !== 'submitted') {
+    return { valid: false, reason: 'malformed', keyId: envelope.key_id };
+  }
   if (!Array.isArray(contents.moves) || contents.moves.length !== contents.move_count) {
     return { valid: false, reason: 'count-mismatch', keyId: envelope.key_id, contents };
   }

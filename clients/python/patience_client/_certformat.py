@@ -27,7 +27,9 @@ of the object ``{"key_id": K, "payload": base64(P), "signature": base64(S)}``, w
 ("deal-v2"), ``seed`` and ``commitment`` (64 lowercase hex digits; commitment = SHA-256(seed)), ``moves`` (the
 explicit text form), ``move_count`` (= the number of moves), ``undo_count``, ``started_at`` and ``finished_at``
 (Unix milliseconds), ``ticket_id``, ``final_state_hash`` (hex SHA-256 of the engine's encoding of the final
-position) and ``result`` ("won"). Check the signature over P's bytes first, then read the fields."""
+position) and ``result`` ("won"), and, in certificates signed since it exists, ``played`` ("moves": won move by
+move; "submitted": a whole solution submitted at once). Check the signature over P's bytes first, then read the
+fields."""
 
 
 class DecodeError(ValueError):
@@ -56,6 +58,7 @@ class CertificateContents:
     final_state_hash: str
     deal_algorithm: str = DEAL_ALGORITHM
     key_id: str = ""  # the key the payload names
+    played: str = ""  # "moves" (move by move) or "submitted" (a whole solution); "" in older certificates
 
 
 @dataclass(frozen=True)
@@ -94,7 +97,7 @@ def read_envelope(encoded: bytes | str) -> Envelope:
         raise DecodeError(f"over {MAX_CERTIFICATE_BYTES} bytes")
     try:
         outer = json.loads(raw)
-    except (ValueError, UnicodeError) as exc:
+    except (ValueError, UnicodeError, RecursionError) as exc:  # RecursionError: nested a thousand levels deep
         raise DecodeError(f"not JSON: {exc}"[:200]) from exc
     if not isinstance(outer, dict) or set(outer) != {"key_id", "payload", "signature"}:
         raise DecodeError("a certificate is an object with key_id, payload and signature")
@@ -121,13 +124,15 @@ _FIELDS: dict[str, type] = {
     "final_state_hash": str,
     "result": str,
 }
+#: The optional ``played`` field: how the win was played (absent from certificates signed before it existed).
+PLAYED = ("moves", "submitted")
 
 
 def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     """The signed fields; DecodeError unless they are exactly the v1 fields in canonical form."""
     try:
         data = json.loads(payload.decode("utf-8"))
-    except (ValueError, UnicodeError) as exc:
+    except (ValueError, UnicodeError, RecursionError) as exc:
         raise DecodeError(f"the payload is not JSON: {exc}"[:200]) from exc
     if not isinstance(data, dict):
         raise DecodeError("the payload is a JSON object")
@@ -139,7 +144,10 @@ def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         canonical = False
     if not canonical:
         raise DecodeError("the payload is not in canonical form")
-    if set(data) != set(_FIELDS):
+    played = data.get("played")
+    if played is not None and played not in PLAYED:
+        raise DecodeError('played is "moves" or "submitted"')
+    if set(data) - {"played"} != set(_FIELDS):
         missing, extra = sorted(set(_FIELDS) - set(data)), sorted(set(data) - set(_FIELDS))
         raise DecodeError(f"fields missing {missing}, unknown {extra}")
     for name, kind in _FIELDS.items():
@@ -174,6 +182,7 @@ def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         final_state_hash=data["final_state_hash"],
         deal_algorithm=data["deal"],
         key_id=data["key_id"],
+        played=played or "",
     )
     return data, contents
 

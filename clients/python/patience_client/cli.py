@@ -273,6 +273,15 @@ def _report_submission(ctx: Context, resp: pb.SubmitSolutionResponse) -> int:
     if v.outcome == pb.OUTCOME_ILLEGAL:
         ctx.print(f"✗ move {v.error_index + 1} {v.error_move_text!r} refused: {v.error_reason}: {v.error_message}")
         ctx.print(f"  why: {render.explain(_reason(v.error_reason))}")
+    if v.outcome == pb.OUTCOME_NOT_WON:
+        ctx.print("  (how it failed is withheld: the ticket is still valid and its deal secret)")
+    if resp.HasField("game") and resp.game.status == pb.GAME_STATUS_FORFEITED:
+        # A submission for a game is final: not a win, so the game is over.
+        ctx.print("the game is over (forfeited): a submitted solution is final")
+        _after(ctx, resp.game)
+        return 1
+    if resp.HasField("game") and ctx.current and ctx.current.game_id == resp.game.game_id:
+        ctx.save(resp.game)
     if v.outcome == pb.OUTCOME_WON and resp.certificate.encoded:
         path = _cert_path(ctx, resp.game_id)
         path.write_bytes(resp.certificate.encoded)
@@ -316,6 +325,10 @@ def cmd_verify_cert(ctx: Context) -> int:
     return 0 if check.valid else 1
 
 
+#: How a certified win was played, in words (the certificate's ``played`` field).
+_PLAYED = {"moves": "played move by move", "submitted": "submitted whole"}
+
+
 def describe_check(check: CertificateCheck) -> str:
     if not check.valid:
         return f"✗ certificate NOT valid: {check.reason}: {check.message}"
@@ -323,7 +336,7 @@ def describe_check(check: CertificateCheck) -> str:
     assert c is not None
     lines = [
         f"✓ certificate valid (key {check.key_id}): game {c.game_id}, {c.variant}, "
-        f"{c.move_count} moves, {c.undo_count} undos",
+        f"{c.move_count} moves, {c.undo_count} undos" + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
         f"  seed {c.seed.hex()}",
     ]
     if check.replayed:
@@ -444,7 +457,12 @@ def cmd_play(ctx: Context) -> int:
                     raise
                 ctx.print(refusal(exc))
             ctx.save(session.game)
-            if session.game.status in (pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED):
+            if session.game.status in (
+                pb.GAME_STATUS_WON,
+                pb.GAME_STATUS_RESIGNED,
+                pb.GAME_STATUS_EXPIRED,
+                pb.GAME_STATUS_FORFEITED,
+            ):
                 _after(ctx, session.game)
                 break
             if session.game.status == pb.GAME_STATUS_STUCK:
@@ -501,7 +519,12 @@ def build_parser() -> argparse.ArgumentParser:
     cmd("undo", cmd_undo, "take back the last move")
     cmd("legal", cmd_legal, "list the legal moves")
     cmd("resign", cmd_resign, "give up the current game (reveals its seed)")
-    s = cmd("submit", cmd_submit, "submit a whole solution (moves from the deal) for a certificate")
+    s = cmd(
+        "submit",
+        cmd_submit,
+        "submit a whole solution (moves from the deal) for a certificate; final: a game that it does not win is "
+        "over (forfeited)",
+    )
     s.add_argument("file", help="moves separated by spaces or new lines; - for stdin")
     s.add_argument("--ticket", help="a deal ticket instead of the current game")
     s.add_argument("--cert-out", help="where to save the certificate (default patience-GAME_ID.cert)")

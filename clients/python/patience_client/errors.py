@@ -144,9 +144,16 @@ class PermissionDenied(ServiceError):
 
 
 class LimitExceeded(ServiceError):
-    """RESOURCE_EXHAUSTED: the request is over a configured limit (size, move-list length)."""
+    """RESOURCE_EXHAUSTED: the request is over a configured limit (size, move-list length), this address made
+    too many calls of its kind (reason ``RATE_LIMITED``: try again after :attr:`retry_after` seconds), or the
+    server's store is full (``STORE_FULL``)."""
 
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+    @property
+    def retry_after(self) -> int | None:
+        """Seconds to wait before the call may succeed (``RATE_LIMITED``), else None."""
+        return _int(self.metadata.get("retry_after_seconds"))
 
 
 class ServiceUnavailable(ServiceError):

@@ -31,6 +31,7 @@ STATUS_NAMES = {
     pb.GAME_STATUS_STUCK: "stuck (no legal move; undo or resign)",
     pb.GAME_STATUS_RESIGNED: "resigned",
     pb.GAME_STATUS_EXPIRED: "expired",
+    pb.GAME_STATUS_FORFEITED: "forfeited (a submitted solution did not win)",
 }
 
 #: Why the rules refuse a move, in a player's words (the server's message names the cards).

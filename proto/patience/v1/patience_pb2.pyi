@@ -19,6 +19,7 @@ class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     GAME_STATUS_STUCK: _ClassVar[GameStatus]
     GAME_STATUS_RESIGNED: _ClassVar[GameStatus]
     GAME_STATUS_EXPIRED: _ClassVar[GameStatus]
+    GAME_STATUS_FORFEITED: _ClassVar[GameStatus]
 
 class PileKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -44,12 +45,14 @@ class Outcome(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OUTCOME_WON: _ClassVar[Outcome]
     OUTCOME_UNFINISHED: _ClassVar[Outcome]
     OUTCOME_ILLEGAL: _ClassVar[Outcome]
+    OUTCOME_NOT_WON: _ClassVar[Outcome]
 GAME_STATUS_UNSPECIFIED: GameStatus
 GAME_STATUS_IN_PROGRESS: GameStatus
 GAME_STATUS_WON: GameStatus
 GAME_STATUS_STUCK: GameStatus
 GAME_STATUS_RESIGNED: GameStatus
 GAME_STATUS_EXPIRED: GameStatus
+GAME_STATUS_FORFEITED: GameStatus
 PILE_KIND_UNSPECIFIED: PileKind
 PILE_KIND_COLUMN: PileKind
 PILE_KIND_RESERVE: PileKind
@@ -66,6 +69,7 @@ OUTCOME_UNSPECIFIED: Outcome
 OUTCOME_WON: Outcome
 OUTCOME_UNFINISHED: Outcome
 OUTCOME_ILLEGAL: Outcome
+OUTCOME_NOT_WON: Outcome
 
 class VariantOption(_message.Message):
     __slots__ = ("name", "type", "default_value", "allowed_values", "description")
@@ -382,17 +386,19 @@ class SubmitSolutionRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ..., deal_ticket: _Optional[str] = ..., moves: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SubmitSolutionResponse(_message.Message):
-    __slots__ = ("verdict", "certificate", "game_id")
+    __slots__ = ("verdict", "certificate", "game_id", "game")
     VERDICT_FIELD_NUMBER: _ClassVar[int]
     CERTIFICATE_FIELD_NUMBER: _ClassVar[int]
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_FIELD_NUMBER: _ClassVar[int]
     verdict: Verdict
     certificate: Certificate
     game_id: str
-    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., game_id: _Optional[str] = ...) -> None: ...
+    game: Game
+    def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., game_id: _Optional[str] = ..., game: _Optional[_Union[Game, _Mapping]] = ...) -> None: ...
 
 class Certificate(_message.Message):
-    __slots__ = ("encoded", "key_id", "signature", "game_id", "variant", "options", "seed", "commitment", "moves", "move_count", "undo_count", "started_at", "finished_at", "ticket_id", "final_state_hash")
+    __slots__ = ("encoded", "key_id", "signature", "game_id", "variant", "options", "seed", "commitment", "moves", "move_count", "undo_count", "started_at", "finished_at", "ticket_id", "final_state_hash", "played")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -415,6 +421,7 @@ class Certificate(_message.Message):
     FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     FINAL_STATE_HASH_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
     encoded: bytes
     key_id: str
     signature: bytes
@@ -430,7 +437,8 @@ class Certificate(_message.Message):
     finished_at: _timestamp_pb2.Timestamp
     ticket_id: str
     final_state_hash: str
-    def __init__(self, encoded: _Optional[bytes] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ..., game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[bytes] = ..., commitment: _Optional[bytes] = ..., moves: _Optional[_Iterable[str]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ticket_id: _Optional[str] = ..., final_state_hash: _Optional[str] = ...) -> None: ...
+    played: str
+    def __init__(self, encoded: _Optional[bytes] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ..., game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[bytes] = ..., commitment: _Optional[bytes] = ..., moves: _Optional[_Iterable[str]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ticket_id: _Optional[str] = ..., final_state_hash: _Optional[str] = ..., played: _Optional[str] = ...) -> None: ...
 
 class VerifyCertificateRequest(_message.Message):
     __slots__ = ("certificate", "replay")

@@ -166,6 +166,11 @@ class PatienceServiceServicer:
     def SubmitSolution(self, request, context):
         """Verify a whole move list from the start of a deal this service issued
         (a game, with its token, or a deal ticket). A win returns a certificate.
+        On a game in progress the submission is final: a win ends the game won,
+        anything else ends it forfeited (and reveals its seed as a resignation
+        does), so that a verdict never answers a question about hidden cards of a
+        game still being played. A deal ticket alone is refused
+        (TICKET_DEAL_SECRET) for variants with hidden cards: play it with NewGame.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

@@ -1,0 +1,154 @@
+"""Rate limits per client address on the calls that cost the service: NewGame, PrepareGame, SubmitSolution and
+VerifyCertificate.
+
+The limits are settings (service.config: ``--limit-new-game`` ...). The counters live in the game store's
+Redis (``limits``' sliding-window counters through redis-py's asyncio client, on a single Redis or on Redis
+Cluster), so every replica counts the same calls. The limits are set far
+above what a person playing meets (a new deal every few seconds for a minute on end) and far below what a
+script can send.
+
+The address is the caller's (the gRPC peer, the HTTP client). A front end that calls on behalf of its users
+(a web server, a bot) may name the end user's address in ``x-client-address`` if it also sends the configured
+key in ``x-front-end-key``; an address header without the right key is refused, so that no client picks the
+address it is counted under.
+
+Should Redis fail to answer the limiter, the call goes through (logged at warning level once a minute): the
+limits guard the store, and a store that does not answer refuses the call anyway.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import ipaddress
+import logging
+import math
+import time
+from collections.abc import Mapping
+
+from limits import RateLimitItem, parse_many
+from limits.aio.strategies import SlidingWindowCounterRateLimiter
+from limits.storage import storage_from_string
+
+from service import metrics
+from service.errors import Code, ServiceError
+
+log = logging.getLogger(__name__)
+
+CLIENT_ADDRESS = "x-client-address"
+FRONT_END_KEY = "x-front-end-key"
+
+
+def storage_url(redis_url: str) -> str:
+    """The game store's Redis URL in ``limits``' scheme (``async+redis://``, ``async+redis+cluster://``...)."""
+    scheme, sep, rest = redis_url.partition("://")
+    scheme = scheme.lower()
+    mapped = {
+        "redis": "async+redis",
+        "rediss": "async+rediss",
+        "unix": "async+redis+unix",
+        "redis+cluster": "async+redis+cluster",
+        "rediss+cluster": "async+redis+cluster",
+    }.get(scheme)
+    if mapped is None or not sep:
+        raise ValueError(f"no rate-limit storage for {redis_url.split('://')[0]!r}")
+    return f"{mapped}://{rest}"
+
+
+def address_key(address: str) -> str:
+    """What one client is counted under: an IPv4 address, or an IPv6 address's /64 (one host gets a whole /64
+    as easily as one address)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address[:100] or "unknown"
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
+
+
+def peer_address(peer: str) -> str:
+    """The host of a gRPC peer string (``ipv4:1.2.3.4:5``, ``ipv6:[::1]:5``, ``unix:...``)."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0]
+    if kind == "ipv6":
+        return rest.rpartition(":")[0].strip("[]")
+    return kind or "unknown"
+
+
+class RateLimiter:
+    """The limits of each limited RPC, counted in Redis per client address."""
+
+    def __init__(
+        self, redis_url: str, limits_by_rpc: Mapping[str, str], *, key_prefix: str, front_end_key: str | None
+    ) -> None:
+        self.storage = storage_from_string(
+            storage_url(redis_url), implementation="redispy", key_prefix=key_prefix, wrap_exceptions=True
+        )
+        self.strategy = SlidingWindowCounterRateLimiter(self.storage)
+        self.items: dict[str, list[RateLimitItem]] = {rpc: parse_many(text) for rpc, text in limits_by_rpc.items()}
+        self.front_end_key = front_end_key or None
+        self._warned = 0.0
+
+    def client(self, peer: str, address: str | None, key: str | None) -> str:
+        """Who the call counts against: the peer, or the end user a trusted front end names."""
+        if address is None:
+            return address_key(peer_address(peer))
+        if self.front_end_key is None or not key or not hmac.compare_digest(key.encode(), self.front_end_key.encode()):
+            raise ServiceError(
+                Code.PERMISSION_DENIED,
+                "UNTRUSTED_CLIENT_ADDRESS",
+                f"{CLIENT_ADDRESS} is for a front end that sends the configured {FRONT_END_KEY}",
+                {"header": CLIENT_ADDRESS},
+            )
+        try:
+            return address_key(str(ipaddress.ip_address(address.strip())))
+        except ValueError as exc:
+            raise ServiceError(
+                Code.INVALID_ARGUMENT,
+                "BAD_CLIENT_ADDRESS",
+                f"{CLIENT_ADDRESS} is an IPv4 or IPv6 address",
+                {"header": CLIENT_ADDRESS},
+            ) from exc
+
+    async def check(self, rpc: str, client: str) -> None:
+        """Count one call of ``rpc`` by ``client``; RESOURCE_EXHAUSTED ``RATE_LIMITED`` (with when to retry) if
+        that is one too many."""
+        items = self.items.get(rpc)
+        if not items:
+            return
+        for item in items:
+            try:
+                allowed = await self.strategy.hit(item, rpc, client)
+                if allowed:
+                    continue
+                stats = await self.strategy.get_window_stats(item, rpc, client)
+            except Exception as exc:  # the limiter's storage: a limit must not take the service down
+                self._storage_failed(exc)
+                return
+            retry = max(1, math.ceil(stats.reset_time - time.time()))
+            metrics.RATE_LIMITED.labels(rpc).inc()
+            error = ServiceError(
+                Code.RESOURCE_EXHAUSTED,
+                "RATE_LIMITED",
+                f"too many {rpc} calls from this address (at most {item}); try again in {retry} s",
+                {"method": rpc, "limit": str(item), "retry_after_seconds": retry},
+            )
+            error.retry_after = retry
+            raise error
+
+    def _storage_failed(self, exc: Exception) -> None:
+        now = time.monotonic()
+        if now - self._warned >= 60:
+            self._warned = now
+            log.warning("rate limits not counted (their Redis failed): %s", str(exc)[:200])
+
+    async def close(self) -> None:
+        """Release the limiter's Redis connections (the storage's redis-py client, if it made one)."""
+        client = getattr(getattr(self.storage, "bridge", None), "storage", None)
+        if client is not None:
+            with contextlib.suppress(Exception):  # closing on the way out: nothing left to report to
+                await client.aclose()
