@@ -2,7 +2,7 @@
 
 One run, bounded in time, on loopback:
 
-- a Redis with the append-only file on (``appendfsync everysec``), or with ``--cluster`` a Redis Cluster of three
+- a Redis with the append-only file on (``--appendfsync always``, the default, or ``everysec``), or with ``--cluster`` a Redis Cluster of three
   masters with a replica each (``cluster-node-timeout`` 2 s);
 - two replicas of ``python -m service`` on that Redis, each serving gRPC and REST;
 - ``--players`` players, half over gRPC and half over REST, spread over both replicas, each dealing
@@ -21,8 +21,8 @@ Afterwards every game a player touched is read from the store and checked:
 - answers by transport and status code, p50 / p99 latency of moves outside the faults, and for each fault the
   time from its start until moves flow at half the pre-fault rate again.
 
-``--durability replica`` starts the service with ``--durability replica`` where the service offers it (a move is
-acknowledged only once a replica has it); the figure to compare is acknowledged moves lost on ``--cluster``.
+``--durability replica`` starts the service with ``--durability replica`` (a move is acknowledged only once a
+replica has it); the figure to compare is acknowledged moves lost on ``--cluster``.
 
     python bench/soak.py --seconds 60 --players 24 [--cluster] [--json FILE]
 """
@@ -77,6 +77,7 @@ class RedisNode:
     port: int
     home: Path
     cluster: bool = False
+    appendfsync: str = "always"
     proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
@@ -84,7 +85,7 @@ class RedisNode:
         args = [
             shutil.which("redis-server") or "redis-server",
             "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.home),
-            "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+            "--appendonly", "yes", "--appendfsync", self.appendfsync, "--save", "",
             "--protected-mode", "no", "--logfile", str(self.home / "redis.log"),
         ]  # fmt: skip
         if self.cluster:
@@ -391,10 +392,10 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         nodes = start_cluster(work / "redis")
         url = f"redis+cluster://127.0.0.1:{nodes[0].port}"
     else:
-        nodes = [RedisNode(free_port(), work / "redis")]
+        nodes = [RedisNode(free_port(), work / "redis", appendfsync=args.appendfsync)]
         nodes[0].start()
         url = f"redis://127.0.0.1:{nodes[0].port}/0"
-    extra = ("--durability", args.durability) if args.durability != "master" else ()
+    extra = ("--durability", args.durability)
     replicas = [Replica(url, work / "keys", work / f"service-{i}.log", extra) for i in range(2)]
     replicas[0].start()  # the first generates the keys the second reads
     replicas[1].start()
@@ -533,7 +534,7 @@ def report(
         answers.setdefault(transport, {})[code] = n
     return {
         "setup": {
-            "redis": "cluster (3 masters, 3 replicas)" if args.cluster else "single, appendonly everysec",
+            "redis": "cluster (3 masters, 3 replicas)" if args.cluster else f"single, appendfsync {args.appendfsync}",
             "durability": args.durability,
             "players": args.players,
             "seconds": args.seconds,
@@ -558,7 +559,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pause", type=float, default=10.0, help="seconds Redis stays paused (default 10)")
     parser.add_argument("--cluster", action="store_true", help="Redis Cluster, 3 masters with a replica each")
     parser.add_argument(
-        "--durability", default="master", choices=("master", "replica"), help="the service's --durability setting"
+        "--appendfsync",
+        default="always",
+        choices=("always", "everysec"),
+        help="the single Redis's AOF policy (default always: every write on disk before it is answered)",
+    )
+    parser.add_argument(
+        "--durability", default="primary", choices=("primary", "replica"), help="the service's --durability setting"
     )
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--keep", type=Path, help="keep the Redis data and the service logs in this new directory")

@@ -53,6 +53,8 @@ class Settings:
     limit_submit_solution: str = "20/minute;300/hour"
     limit_verify_certificate: str = "60/minute;1000/hour"
     front_end_key: str | None = None
+    durability: str = "primary"
+    durability_timeout: float = 1.0
 
     def rate_limits_by_rpc(self) -> dict[str, str]:
         """RPC -> its limits (service.ratelimit), when rate limits are on."""
@@ -155,6 +157,21 @@ _SPECS: tuple[_Spec, ...] = (
         "URL",
     ),
     _Spec("store_prefix", "--store-prefix", "prefix of every Redis key", str, "TEXT"),
+    _Spec(
+        "durability",
+        "--durability",
+        "primary: a write is acknowledged once the Redis primary has it; replica: only once a replica has it too "
+        "(WAIT, pipelined with the write), so an acknowledged move survives a failover",
+        _choice("primary", "replica"),
+        "LEVEL",
+    ),
+    _Spec(
+        "durability_timeout",
+        "--durability-timeout",
+        "with --durability replica: seconds a write waits for a replica before it is answered UNAVAILABLE",
+        _positive(float),
+        "SECONDS",
+    ),
     _Spec(
         "idle_timeout",
         "--idle-timeout",

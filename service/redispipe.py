@@ -310,6 +310,31 @@ class PipelinedRedis:
             raise error
         return reply
 
+    async def evalsha_wait(
+        self, sha: str, script: str, keys: Sequence[Any], args: Sequence[Any], replicas: int, timeout_ms: int
+    ) -> tuple[Any, int]:
+        """The script's reply, and how many replicas confirmed it (``WAIT replicas timeout_ms``).
+
+        Both commands leave in one ``write``: the ``WAIT`` rides with the write it guards and costs no round
+        trip of its own. Redis answers it once ``replicas`` replicas have every write this connection sent so
+        far, or after ``timeout_ms`` with how many have.
+        """
+        packed = self.pack_evalsha(sha, keys, args)
+        conn = self._conn
+        if conn is None or conn.closed or conn.loop.is_closed():
+            conn = await self._connection()
+        written = conn.send(packed)
+        waited = conn.send(pack_command(("WAIT", replicas, timeout_ms)))
+        reply = await written
+        acked = await waited
+        if isinstance(reply, ResponseError):
+            error = _parse_error(str(reply))
+            if not isinstance(error, NoScriptError):
+                raise error
+            reply = await self.execute("EVAL", script, len(keys), *keys, *args)
+            acked = await self.execute("WAIT", replicas, timeout_ms)
+        return reply, int(acked)
+
     async def ping(self) -> None:
         await self.execute("PING")
 

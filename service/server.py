@@ -166,6 +166,8 @@ async def create_server(
             fresh_seconds=settings.fresh_timeout,
             retain_seconds=settings.reveal_retention,
             key_prefix=settings.store_prefix,
+            replicas=1 if settings.durability == "replica" else 0,
+            replica_timeout_ms=max(1, round(settings.durability_timeout * 1000)),
         )
     key_ring, tickets = crypto if crypto is not None else load_crypto(settings)
     limiter = None

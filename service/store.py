@@ -30,6 +30,7 @@ seed) before Redis drops it. Closing a game (won, resigned) sets the TTL to
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 from abc import ABC, abstractmethod
@@ -40,6 +41,7 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.asyncio.connection import parse_url
 from redis.exceptions import (
     BusyLoadingError,
     ClusterDownError,
@@ -49,6 +51,7 @@ from redis.exceptions import (
     ReadOnlyError,
     RedisClusterException,
     RedisError,
+    SlotNotCoveredError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -65,6 +68,7 @@ __all__ = [
     "GameStore",
     "NewGameRecord",
     "NotFound",
+    "NotReplicated",
     "NothingToUndo",
     "Played",
     "RedisGameStore",
@@ -141,6 +145,12 @@ class NothingToUndo(StoreError):
 
 class StoreUnavailable(StoreError):
     """Redis cannot be reached (connection refused, timeout, cluster down): retry later."""
+
+
+class NotReplicated(StoreUnavailable):
+    """The write reached the primary but not the replicas the durability setting asks for, in time: it may or may
+    not survive a failover, so it is not acknowledged (the client reads the game back, as after any
+    UNAVAILABLE)."""
 
 
 class StoreFull(StoreUnavailable):
@@ -679,6 +689,9 @@ class RedisGameStore(GameStore):
         key_prefix: str = "patience",
         pipe: PipelinedRedis | None = None,
         fresh_seconds: float | None = None,
+        replicas: int = 0,
+        replica_timeout_ms: int = 1000,
+        node_options: dict[str, Any] | None = None,
     ) -> None:
         retain = idle_seconds if retain_seconds is None else retain_seconds
         fresh = idle_seconds if fresh_seconds is None else min(fresh_seconds, idle_seconds)
@@ -695,6 +708,13 @@ class RedisGameStore(GameStore):
         self.fresh_ms = max(1, round(fresh * 1000))  # a game nobody has moved (version 1) expires sooner
         self._ttl_args = (self.idle_ms + self.retain_ms, f"{self.idle_ms},{self.fresh_ms}", self.retain_ms)
         self.key_prefix = key_prefix
+        if replicas < 0 or replica_timeout_ms < 1:
+            raise ValueError("replicas >= 0 and replica_timeout_ms >= 1")
+        #: Durability: a write is acknowledged only once this many replicas have it (WAIT); 0 = the primary's word.
+        self.replicas = replicas
+        self.replica_timeout_ms = replica_timeout_ms
+        self._masters: dict[str, aioredis.Redis] = {}  # cluster node name -> a client of it (durable writes only)
+        self._node_options: dict[str, Any] = dict(node_options or {})
         # register_script hashes each script once; EVALSHA loads it on first use (and after a restart).
         self._fetch = client.register_script(_FETCH)
         self._create = client.register_script(_CREATE)
@@ -749,7 +769,7 @@ class RedisGameStore(GameStore):
             raise ValueError(f"bad status {game.status!r}")
         log = b"".join(pack_move(m) for m in game.moves)
         args = [*self._ttl_args, game.state, log, len(game.moves), game.status, *fields]
-        reply = await self._script(self._create, self.keys(game.game_id), args)
+        reply = await self._script(self._create, self.keys(game.game_id), args, durable=True)
         if reply[0] == -5:
             raise AlreadyExists(game.game_id)
         return self._record(game.game_id, reply[1], reply[2], game.state, moves=tuple(game.moves))
@@ -856,6 +876,8 @@ class RedisGameStore(GameStore):
     async def close(self) -> None:
         if self.pipe is not None:
             await self.pipe.close()
+        for master in self._masters.values():
+            await master.aclose()
         await self.client.aclose()
 
     # -- helpers ------------------------------------------------------------------
@@ -869,7 +891,7 @@ class RedisGameStore(GameStore):
     async def _write(self, script: Any, game_id: str, args: Sequence[bytes | str]) -> list[Any]:
         if not _check_game_id(game_id):
             raise NotFound(game_id)
-        reply: list[Any] = await self._script(script, self.keys(game_id), [*self._ttl_args, *args])
+        reply: list[Any] = await self._script(script, self.keys(game_id), [*self._ttl_args, *args], durable=True)
         code = reply[0]
         if code == 1:
             return reply
@@ -885,8 +907,11 @@ class RedisGameStore(GameStore):
             raise NothingToUndo(int(reply[1]))
         raise StoreError(f"unexpected reply {reply!r:.200}")
 
-    async def _script(self, script: Any, keys: list[str], args: Sequence[Any]) -> Any:
-        """Run one of the registered scripts (``script.sha``/``script.script``) on the pipe, else via redis-py."""
+    async def _script(self, script: Any, keys: list[str], args: Sequence[Any], *, durable: bool = False) -> Any:
+        """Run one of the registered scripts (``script.sha``/``script.script``) on the pipe, else via redis-py;
+        a ``durable`` one (a write) is confirmed by ``self.replicas`` replicas first when the setting asks."""
+        if durable and self.replicas:
+            return await self._replicated(script, keys, args)
         if self.pipe is None:
             return await self._call(script(keys=keys, args=args))
         try:  # _call's mapping, inline: one coroutine less on the path of every move
@@ -896,6 +921,53 @@ class RedisGameStore(GameStore):
             if error is None:
                 raise
             raise error from exc
+
+    async def _replicated(self, script: Any, keys: list[str], args: Sequence[Any]) -> Any:
+        """The write, then ``WAIT`` on the same connection: pipelined with the write on a single Redis (one round
+        trip); on Redis Cluster sent to the key's master right after it (redis-py routes a keyless command only
+        when told the node)."""
+        n, timeout = self.replicas, self.replica_timeout_ms
+        try:
+            if self.pipe is not None:
+                reply, acked = await self.pipe.evalsha_wait(script.sha, script.script, keys, args, n, timeout)
+            else:
+                # WAIT counts what reached the replicas of the writes sent on *its own* connection, so the two go
+                # down one connection: a pipeline of a single Redis, or of the key's master on Redis Cluster.
+                target = await self._master_for(keys[0]) if isinstance(self.client, RedisCluster) else self.client
+                async with target.pipeline(transaction=False) as pipeline:
+                    await script(keys=keys, args=args, client=pipeline)  # queued: the pipeline loads it if needed
+                    pipeline.execute_command("WAIT", n, timeout)
+                    reply, acked = await pipeline.execute()
+        except (RedisError, OSError) as exc:
+            if isinstance(self.client, RedisCluster) and self._masters:
+                self._masters.clear()  # a failover or a resharding: ask the cluster again where the masters are
+                with contextlib.suppress(RedisError, OSError):
+                    await self.client.nodes_manager.initialize()
+            error = _unavailable(exc)
+            if error is None:
+                raise
+            raise error from exc
+        if isinstance(reply, list) and reply and reply[0] == 1 and int(acked) < n:
+            raise NotReplicated(
+                f"the write reached the primary but {int(acked)} of {n} replicas confirmed it within {timeout} ms"
+            )
+        return reply
+
+    async def _master_for(self, key: str) -> aioredis.Redis:
+        """A client of the master that holds ``key``'s slot now (redis-py's view of the cluster), kept per master."""
+        assert isinstance(self.client, RedisCluster)
+        try:
+            node = self.client.get_node_from_key(key)
+        except SlotNotCoveredError:  # the cluster client has not looked at the cluster yet
+            await self.client.initialize()
+            node = self.client.get_node_from_key(key)
+        if node is None:
+            raise StoreUnavailable(f"no master holds the slot of {key!r} now")
+        client = self._masters.get(node.name)
+        if client is None:
+            client = aioredis.Redis(host=node.host, port=int(node.port), **self._node_options)
+            self._masters[node.name] = client
+        return client
 
     @staticmethod
     async def _call(awaitable: Awaitable[_T]) -> _T:
@@ -954,6 +1026,8 @@ def open_store(
     retain_seconds: float | None = None,
     key_prefix: str = "patience",
     fresh_seconds: float | None = None,
+    replicas: int = 0,
+    replica_timeout_ms: int = 1000,
     **client_options: Any,
 ) -> RedisGameStore:
     """A store for ``url``: ``redis://``, ``rediss://``, ``unix://`` for one server, ``redis+cluster://HOST:PORT``
@@ -962,8 +1036,13 @@ def open_store(
     scheme = url.split("://", 1)[0].lower()
     client: aioredis.Redis | RedisCluster
     pipe: PipelinedRedis | None = None
+    node_options: dict[str, Any] = {}
     if scheme in CLUSTER_SCHEMES:
-        client = RedisCluster.from_url(url.replace("+cluster", "", 1), **client_options)
+        plain = url.replace("+cluster", "", 1)
+        client = RedisCluster.from_url(plain, **client_options)
+        # how to reach one node directly (credentials, TLS), for writes that WAIT on the node's own connection
+        node_options = {k: v for k, v in parse_url(plain).items() if k not in ("host", "port", "db")}
+        node_options.update(client_options)
     else:
         client = aioredis.Redis.from_url(url, **client_options)
         pipe = PipelinedRedis.from_url(url, **client_options)  # None for TLS or unusual options: redis-py then
@@ -974,6 +1053,9 @@ def open_store(
         key_prefix=key_prefix,
         pipe=pipe,
         fresh_seconds=fresh_seconds,
+        replicas=replicas,
+        replica_timeout_ms=replica_timeout_ms,
+        node_options=node_options,
     )
 
 

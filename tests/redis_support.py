@@ -195,16 +195,17 @@ class RedisClusterProcesses:
             n.stop()
 
 
-def start_redis_cluster(masters: int = 3, timeout: float = 30.0) -> RedisClusterProcesses:
-    """Start ``masters`` cluster-enabled servers and join them with ``redis-cli --cluster create``."""
+def start_redis_cluster(masters: int = 3, timeout: float = 30.0, *, replicas: int = 0) -> RedisClusterProcesses:
+    """Start ``masters`` cluster-enabled servers (and ``replicas`` replicas of each) and join them with
+    ``redis-cli --cluster create``."""
     cli = _find("redis-cli")
     cluster = RedisClusterProcesses()
     try:
-        for _ in range(masters):
+        for _ in range(masters * (1 + replicas)):
             cluster.nodes.append(start_redis_process(cluster=True))
         addresses = [f"127.0.0.1:{n.port}" for n in cluster.nodes]
         created = subprocess.run(
-            [cli, "--cluster", "create", *addresses, "--cluster-replicas", "0", "--cluster-yes"],
+            [cli, "--cluster", "create", *addresses, "--cluster-replicas", str(replicas), "--cluster-yes"],
             capture_output=True,
             timeout=timeout,
             check=False,
@@ -216,10 +217,45 @@ def start_redis_cluster(masters: int = 3, timeout: float = 30.0) -> RedisCluster
                 + created.stderr.decode(errors="replace")[-2000:]
             )
         _wait_cluster_ok(cluster, timeout)
+        if replicas:
+            _wait_replicas_linked(cluster.node_urls, timeout)
     except BaseException:
         cluster.stop()
         raise
     return cluster
+
+
+def _wait_replicas_linked(urls: list[str], timeout: float) -> None:
+    """Every replica among ``urls`` has its link to its master up (its first sync done)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pending = []
+        for url in urls:
+            with redis.Redis.from_url(url) as r:
+                info = r.info("replication")
+                if info.get("role") == "slave" and info.get("master_link_status") != "up":
+                    pending.append(url)
+        if not pending:
+            return
+        time.sleep(0.1)
+    raise RedisStartError(f"replicas not linked to their masters in {timeout}s")
+
+
+def start_replica_pair() -> tuple[RedisProcess, RedisProcess]:
+    """A Redis primary and one replica of it, linked."""
+    primary = start_redis_process()
+    try:
+        replica = start_redis_process(extra=("--replicaof", "127.0.0.1", str(primary.port)))
+    except BaseException:
+        primary.stop()
+        raise
+    try:
+        _wait_replicas_linked([replica.url], 30.0)
+    except BaseException:
+        replica.stop()
+        primary.stop()
+        raise
+    return primary, replica
 
 
 def _wait_cluster_ok(cluster: RedisClusterProcesses, timeout: float) -> None:
