@@ -24,6 +24,7 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
 from patience.v1 import patience_pb2, patience_pb2_grpc
 
+from service import metrics
 from service.config import Settings
 from service.games import GameService
 from service.operations import Operations
@@ -70,8 +71,13 @@ class Server:
         except (StoreError, OSError) as exc:
             log.warning("the store does not answer: %s", exc)
             await self.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.NOT_SERVING)
+            metrics.observe_health(ready=False, store_up=False)
+            return
+        if self._stopped:  # the ping came back after SIGTERM: the service stays NOT_SERVING
+            metrics.observe_health(ready=False, store_up=True)
             return
         await self.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+        metrics.observe_health(ready=True, store_up=True)
 
     async def _watch_store(self) -> None:
         while not self._stopped:
@@ -87,6 +93,7 @@ class Server:
         if self._watcher is not None:
             self._watcher.cancel()
         await self.health.enter_graceful_shutdown()
+        metrics.observe_health(ready=False)
         if self.http is not None:
             await _maybe_await(self.http.stop())
         await self.grpc.stop(self.settings.grace if grace is None else grace)
