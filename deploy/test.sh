@@ -7,4 +7,5 @@ bash deploy/setup.sh
 export FC_SOLVE=${FC_SOLVE:-$HOME/.cache/fc-solve/bin/fc-solve}
 .venv/bin/ruff check .
 .venv/bin/mypy
+.venv/bin/python tools/check_proto.py
 exec .venv/bin/pytest -q "$@"

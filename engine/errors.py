@@ -38,8 +38,9 @@ class Reason(StrEnum):
     GAME_OVER = "game-over"
 
 
-class PatienceError(Exception):
-    """Base of every error the engine raises on purpose."""
+class PatienceError(ValueError):
+    """Base of every error the engine raises on purpose: a bad value given to the engine (text, option, move),
+    hence a ValueError too, for callers that catch that (python-chess's errors do the same)."""
 
     reason: Reason
 

@@ -15,7 +15,7 @@ from typing import ClassVar
 
 from .cards import Card
 from .deal import shuffled_deck
-from .errors import IllegalMoveError, Reason, VariantError
+from .errors import IllegalMoveError, MoveError, Reason, VariantError
 from .moves import Move
 from .state import State
 
@@ -148,9 +148,10 @@ class Game(ABC):
         return self.play(state, Move.parse(move) if isinstance(move, str) else move)[1]
 
     def is_legal(self, state: State, move: Move | str) -> bool:
+        """Whether ``move`` can be played here; text that is no move at all is simply not legal (never raises)."""
         try:
-            self.apply(state, move)
-        except IllegalMoveError:
+            self.play(state, Move.parse(move) if isinstance(move, str) else move)
+        except MoveError:
             return False
         return True
 

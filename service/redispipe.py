@@ -22,25 +22,56 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
 import hiredis
-from redis.exceptions import AuthenticationError, DataError, InvalidResponse, NoScriptError, ResponseError
+from redis.exceptions import (
+    AuthenticationError,
+    BusyLoadingError,
+    DataError,
+    ExecAbortError,
+    InvalidResponse,
+    MasterDownError,
+    NoPermissionError,
+    NoScriptError,
+    OutOfMemoryError,
+    ReadOnlyError,
+    RedisError,
+    ResponseError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-try:  # redis-py's own mapping of error replies to exception classes (NOSCRIPT, LOADING, READONLY, ...)
-    from redis._parsers.base import BaseParser as _RedisParser
+#: Error replies by their first word, as redis-py raises them (its own table is private): the store maps these
+#: classes (NOSCRIPT reloads the script, OOM is a full store, LOADING and READONLY are a store not ready).
+_ERROR_CLASSES: dict[str, type[RedisError]] = {
+    "OOM": OutOfMemoryError,
+    "WRONGPASS": AuthenticationError,
+    "NOAUTH": AuthenticationError,
+    "NOPERM": NoPermissionError,
+    "EXECABORT": ExecAbortError,
+    "LOADING": BusyLoadingError,
+    "NOSCRIPT": NoScriptError,
+    "READONLY": ReadOnlyError,
+    "MASTERDOWN": MasterDownError,
+}
+_ERR_CLASSES: dict[str, type[RedisError]] = {
+    "max number of clients reached": RedisConnectionError,
+    "invalid password": AuthenticationError,
+}
 
-    _parse_error: Callable[[str], ResponseError] = _RedisParser.parse_error  # untyped in redis-py
-except (ImportError, AttributeError):  # pragma: no cover - an older or newer redis-py
 
-    def _parse_error(response: str) -> ResponseError:
-        if response.startswith("NOSCRIPT "):
-            return NoScriptError(response[9:])
-        return ResponseError(response)
+def _parse_error(response: str) -> RedisError:
+    """An error reply as the exception redis-py raises for it (same class, same message)."""
+    code, _, rest = response.partition(" ")
+    cls = _ERROR_CLASSES.get(code)
+    if cls is not None:
+        return cls(rest)
+    if code == "ERR":
+        return _ERR_CLASSES.get(rest, ResponseError)(rest)
+    return ResponseError(response)
 
 
 __all__ = ["PipelinedRedis"]

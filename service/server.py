@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import importlib
 import logging
 import signal
 from collections.abc import Callable, Sequence
@@ -19,21 +18,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from google.protobuf import message_factory
+from google.protobuf.descriptor import ServiceDescriptor
+from grpc_health.v1 import health_pb2
 from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
-from patience.v1 import patience_pb2, patience_pb2_grpc
+from grpc_reflection.v1alpha import reflection, reflection_pb2
+from patience.v1 import patience_pb2
 
-from service import metrics
+from service import http, logs, metrics
+from service.certificates import KeyRing
 from service.config import Settings
 from service.games import GameService
+from service.keys import load_service_keys
 from service.operations import Operations
 from service.servicer import PatienceServicer
 from service.store import GameStore, StoreError, open_store
+from service.tickets import TicketMinter
 
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = patience_pb2.DESCRIPTOR.services_by_name["PatienceService"].full_name
+HEALTH = health_pb2.DESCRIPTOR.services_by_name["Health"]
+REFLECTION = reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"]
 
 
 @dataclass
@@ -56,7 +62,6 @@ class Server:
         """Start serving; health turns SERVING once the store answers."""
         await self.grpc.start()
         if self.settings.http_listen:
-            http = importlib.import_module("service.http")
             self.http = await _maybe_await(http.start_http(self.games, self.settings.http_listen))
             self.http_port = getattr(self.http, "port", None)
         await self._check_store()
@@ -109,38 +114,39 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-class _GenericHandlersOnly:
-    """Registers services through one :class:`service.operations.Operations` generic handler, leaving out the
-    *registered* methods.
+_HANDLER_KINDS = {
+    (False, False): grpc.unary_unary_rpc_method_handler,
+    (False, True): grpc.unary_stream_rpc_method_handler,
+    (True, False): grpc.stream_unary_rpc_method_handler,
+    (True, True): grpc.stream_stream_rpc_method_handler,
+}
 
-    The generated ``add_*_to_server`` functions register every method both ways. grpc.aio (1.85) then keeps one
-    pending request per registered method (15 here) and, after every call, ``asyncio.wait``s on all of them:
-    about 60 k instructions a call, more than the rest of the call's Python code outside the use case. Through
-    the generic handler a call is one dict lookup by method name, exactly as the benchmark's echo server serves;
-    ``Operations`` adds metrics, the request id and the access line to every method it finds.
+
+def service_handler(service: ServiceDescriptor, servicer: object) -> grpc.GenericRpcHandler:
+    """A generic handler for every method of ``service``, served by the servicer's method of the same name.
+
+    Why not the generated ``add_*_to_server``: it registers each method twice, as a generic and as a *registered*
+    method, and grpc.aio (1.85) then keeps one pending request per registered method and ``asyncio.wait``s on all
+    of them after every call (about 60 k instructions a call, more than the rest of a call's Python outside the
+    use case). A generic handler is one dict lookup by method name; this one is built from the descriptor with
+    grpc's public helpers only.
     """
+    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+    for method in service.methods:
+        request = message_factory.GetMessageClass(method.input_type)
+        response = message_factory.GetMessageClass(method.output_type)
+        kind = _HANDLER_KINDS[(method.client_streaming, method.server_streaming)]
+        handlers[method.name] = kind(
+            getattr(servicer, method.name),
+            request_deserializer=request.FromString,
+            response_serializer=response.SerializeToString,
+        )
+    return grpc.method_handlers_generic_handler(service.full_name, handlers)
 
-    def __init__(self, server: grpc.aio.Server) -> None:
-        self._operations = Operations()
-        server.add_generic_rpc_handlers((self._operations,))
 
-    def add_generic_rpc_handlers(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
-        self._operations.add(handlers)
-
-    def add_registered_method_handlers(
-        self, service_name: str, handlers: dict[str, grpc.RpcMethodHandler[Any, Any]]
-    ) -> None:
-        """Left out on purpose: the generic handler registered alongside serves these methods."""
-
-
-def load_crypto(settings: Settings) -> tuple[Any, Any]:
+def load_crypto(settings: Settings) -> tuple[KeyRing | None, TicketMinter | None]:
     """The certificate key ring and the deal-ticket minter (service.keys), or (None, None) without keys."""
-    try:
-        keys = importlib.import_module("service.keys")
-    except ImportError:
-        log.warning("service.keys is missing: no certificates, no deal tickets")
-        return None, None
-    return keys.load_service_keys(settings)  # type: ignore[no-any-return]
+    return load_service_keys(settings)
 
 
 async def create_server(
@@ -171,16 +177,18 @@ async def create_server(
         ("grpc.so_reuseport", 1 if reuse_port else 0),
     ]
     server = grpc.aio.server(interceptors=list(interceptors) or None, options=options)
-    generic = _GenericHandlersOnly(server)
-    patience_pb2_grpc.add_PatienceServiceServicer_to_server(PatienceServicer(games), generic)
     health = health_aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health, generic)
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+    services = [
+        service_handler(patience_pb2.DESCRIPTOR.services_by_name["PatienceService"], PatienceServicer(games)),
+        service_handler(HEALTH, health),
+    ]
     if settings.reflection:
-        names = (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME)
-        # What reflection.enable_server_reflection does for an asyncio server, through the same proxy.
-        reflection_pb2_grpc.add_ServerReflectionServicer_to_server(reflection.aio.ReflectionServicer(names), generic)
+        names = (SERVICE_NAME, HEALTH.full_name, reflection.SERVICE_NAME)
+        services.append(service_handler(REFLECTION, reflection.aio.ReflectionServicer(names)))
+    # One generic handler finds the method and wraps it once with metrics, the request id and the access line.
+    server.add_generic_rpc_handlers((Operations(services),))
     port = server.add_insecure_port(settings.listen)
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
@@ -213,14 +221,12 @@ def settle_garbage_collector() -> None:
 
 async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
     """Run until SIGTERM or SIGINT, then stop gracefully; the exit status."""
-    with contextlib.suppress(ImportError, AttributeError):
-        importlib.import_module("service.logs").configure(settings.log_level, settings.log_format)
+    logs.configure(settings.log_level, settings.log_format)
     server, port = await create_server(settings, reuse_port=reuse_port)
     await server.start()
     settle_garbage_collector()
     if settings.metrics_listen:
-        with contextlib.suppress(ImportError):
-            importlib.import_module("service.metrics").start_http_server(settings.metrics_listen)
+        metrics.start_http_server(settings.metrics_listen)
     log.info("serving", extra={"listen": settings.listen, "port": port, "http_port": server.http_port})
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

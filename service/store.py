@@ -40,8 +40,17 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.exceptions import (
+    BusyLoadingError,
+    ClusterDownError,
+    ClusterError,
+    MasterDownError,
+    ReadOnlyError,
+    RedisClusterException,
+    RedisError,
+    TryAgainError,
+)
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisClusterException, RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from service.redispipe import PipelinedRedis
@@ -571,11 +580,27 @@ return {1, redis.call('HGETALL', KEYS[1]), now, redis.call('GET', KEYS[2])}
 _T = TypeVar("_T")
 
 
+#: What Redis raises while it cannot answer for a moment: connection trouble, a timeout, a cluster in failover
+#: (the slot's master is down, a write reached a demoted master, redis-py's redirections ran out: "TTL
+#: exhausted"), a server still loading its data. redis-py strips the reply's first word from the message
+#: ("CLUSTERDOWN", "LOADING"), so the classes are what tells them apart.
+_NOT_NOW = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    RedisClusterException,
+    ClusterError,
+    ClusterDownError,
+    TryAgainError,
+    MasterDownError,
+    ReadOnlyError,
+    BusyLoadingError,
+    OSError,
+)
+
+
 def _unavailable(exc: BaseException) -> StoreUnavailable | None:
     """StoreUnavailable for what means "Redis cannot answer now" (connection, timeout, cluster trouble)."""
-    if isinstance(exc, RedisConnectionError | RedisTimeoutError | RedisClusterException | OSError) or (
-        "CLUSTERDOWN" in str(exc) or "LOADING" in str(exc) or "TRYAGAIN" in str(exc)
-    ):
+    if isinstance(exc, _NOT_NOW) or ("CLUSTERDOWN" in str(exc) or "LOADING" in str(exc) or "TRYAGAIN" in str(exc)):
         return StoreUnavailable(f"Redis is unavailable: {exc}")
     return None
 

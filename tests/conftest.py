@@ -20,6 +20,19 @@ from collections.abc import Iterator
 
 import pytest
 import redis_support  # tests/ is on sys.path (pytest's rootdir-relative import of conftest)
+from hypothesis import Phase, settings
+
+# CI (and the README's test command) load the "ci" profile: no deadline on a shared machine, and no shrinking,
+# which once took five minutes on one failing property. A failure prints its reproduction blob; run that test
+# again under the "dev" profile (HYPOTHESIS_PROFILE=dev) to shrink it at leisure.
+settings.register_profile(
+    "ci",
+    deadline=None,
+    print_blob=True,
+    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target),
+)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -7,6 +7,7 @@ who stops and comes back.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import os
@@ -93,15 +94,18 @@ def test_resign_shows_the_seed_that_matches_the_commitment(env: Path) -> None:
     run("new", "cats-tail")
     code, out = run("resign")
     assert code == 0 and f"seed {seed_for(0).hex()}" in out and "resigned" in out
+    assert "SHA-256(seed) matches the commitment" in out
 
 
 def test_a_client_seed_game_is_prepared_first_and_checked_at_the_end(env: Path) -> None:
     code, out = run("new", "cats-tail", "--client-seed", "c0ffee")
     assert code == 0
-    committed = out.split("server seed commitment ")[1].split()[0]
-    assert out.index("server seed commitment") < out.index("new game")
+    committed = out.split("server seed commitment")[1].splitlines()[1].strip()
+    assert len(committed) == 64 and out.index("server seed commitment") < out.index("new game")
     code, out = run("resign")
-    assert code == 0 and f"SHA-256 matches the server seed commitment {committed}" in out
+    assert code == 0 and f"SHA-256 matches the server seed commitment {committed[:16]}..." in out
+    revealed = bytes.fromhex(out.split("server seed ")[1].split()[0])
+    assert hashlib.sha256(revealed).hexdigest() == committed
 
 
 def test_options_and_environment_override_the_state_file(env: Path, service: ServiceThread) -> None:

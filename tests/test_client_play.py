@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -118,3 +119,68 @@ def test_no_color_turns_colour_off_in_a_terminal(service: ServiceThread, tmp_pat
     child = pexpect.spawn(program, [*prefix, "new", "cats-tail"], env=env, encoding="utf-8", timeout=30)
     child.expect(pexpect.EOF)
     assert "♠" in child.before and "\x1b[" not in child.before
+
+
+def test_arrow_keys_and_ctrl_l_edit_lines_and_history_is_kept(service: ServiceThread, tmp_path: Path) -> None:
+    """Up arrow recalls the last line, Ctrl-L redraws: neither reaches the game as a move (readline is on)."""
+    state = tmp_path / "current.json"
+    history = tmp_path / "history"
+    os.environ["PATIENCE_HISTORY_FILE"] = str(history)
+    try:
+        child = spawn(service, state, "play", "cats-tail")
+    finally:
+        del os.environ["PATIENCE_HISTORY_FILE"]
+    child.expect("move> ")
+    child.sendline("?")
+    child.expect(r"(\d+) legal: ")
+    count = child.match.group(1)
+    child.expect("move> ")
+    child.send("\x1b[A")  # up arrow: the line "?" again
+    child.send("\r")
+    child.expect(rf"{count} legal: ")
+    child.expect("move> ")
+    child.send("\x0c")  # Ctrl-L: the screen is cleared and the prompt drawn again
+    child.expect("move> ")
+    child.sendline("q")
+    child.expect("kept in")
+    child.expect(pexpect.EOF)
+    output = child.before
+    assert "BAD_NOTATION" not in output and "refused" not in output
+    assert "^L" not in output and "^[[A" not in output
+    child.close()
+    assert child.exitstatus == 0
+    kept = history.read_text().split()
+    assert kept[0] == "?" and kept[-1] == "q"  # kept for the next session
+
+
+def _royal_retinue_seed_with_a_long_column() -> bytes:
+    game = get_game("royal-retinue")
+    for i in range(200):
+        if max(len(c) for c in game.deal(seed_for(i)).columns) >= 30:
+            return seed_for(i)
+    raise AssertionError("no deal with a column of 30 cards among 200")
+
+
+def test_at_80_columns_no_line_is_longer_and_no_card_is_split(service: ServiceThread, tmp_path: Path) -> None:
+    seed = _royal_retinue_seed_with_a_long_column()
+    state = tmp_path / "current.json"
+    program, prefix = command()
+    env = {**os.environ, "PATIENCE_TARGET": service.target, "PATIENCE_STATE_FILE": str(state), "TERM": "xterm"}
+    env.pop("COLUMNS", None)
+    env.pop("NO_COLOR", None)
+    args = [*prefix, "new", "royal-retinue"]
+    service.seeds.preset.extend([seed, seed])  # both games below deal it
+    # in an 80-column terminal ...
+    child = pexpect.spawn(program, args, env=env, encoding="utf-8", timeout=30, dimensions=(50, 80))
+    child.expect(pexpect.EOF)
+    shown = [ANSI.sub("", line) for line in child.before.splitlines()]
+    # ... and into a pipe (no terminal to ask: 80 columns)
+    piped = subprocess.run([program, *args], env=env, capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert piped.returncode == 0, piped.stderr
+    for lines in (shown, piped.stdout.splitlines()):
+        columns = [line for line in lines if re.match(r"^ ?\d  ", line) or line.startswith("    ")]
+        assert len(columns) > 8, lines  # the long column wrapped onto lines of its own
+        assert max(len(line) for line in lines) <= 80, max(lines, key=len)
+        for line in columns:  # every token of a column line is a whole card
+            for token in line[4:].split():
+                assert re.fullmatch(r"(10|[2-9AJQK])[♣♦♥♠]|··", token), (token, line)

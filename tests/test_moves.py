@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine import NotationError, Reason
+from engine import MoveError, NotationError, Reason, get_game
 from engine.cards import card_text, parse_card
 from engine.moves import Move, MoveKind, Pile, PileKind
 
@@ -106,3 +106,33 @@ def test_card_parsing(text: str, canon: str) -> None:
 def test_bad_cards_refused(text: str) -> None:
     with pytest.raises(NotationError):
         parse_card(text)
+
+
+# --------------------------------------------------------------------------- the engine API's promises
+
+
+_GAME = get_game("cats-tail")
+_START = _GAME.deal(bytes(32))
+_LEGAL = sorted(m.text() for m in _GAME.legal_moves(_START))
+
+
+@given(st.one_of(st.text(max_size=12), st.sampled_from(_LEGAL)))
+def test_is_legal_never_raises_and_agrees_with_the_legal_moves(text: str) -> None:
+    result = _GAME.is_legal(_START, text)  # any text at all: an answer, never an exception
+    if text in _LEGAL:
+        assert result
+    try:
+        Move.parse(text)
+    except MoveError:
+        assert result is False
+
+
+def test_engine_errors_are_value_errors_too() -> None:
+    game = get_game("cats-tail")
+    with pytest.raises(ValueError):
+        Move.parse("zz")
+    with pytest.raises(ValueError):
+        get_game("no-such-game")
+    with pytest.raises(ValueError):
+        game.play(game.deal(bytes(32)), Move.parse("f1-f2/1"))
+    assert not game.is_legal(game.deal(bytes(32)), "zz") and not game.is_legal(game.deal(bytes(32)), "")

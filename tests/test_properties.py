@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from engine import VARIANT_IDS, MoveError, get_game
 from engine.cards import NO_CARD, canonical_deck
 from engine.encoding import decode_state, encode_state
-from engine.game import Game
+from engine.game import Game, Status
 from engine.moves import Move, MoveKind, PileKind
 from engine.state import State
 from engine.view import HIDDEN, hidden_cards, player_view
@@ -149,4 +149,10 @@ def test_long_walks_to_the_end(variant: str, options: dict[str, object]) -> None
             if step % 25 == 0:
                 check_position(game, state)
         check_position(game, state)
-        assert game.status(state).value in ("won", "stuck", "in-progress")
+        # The status agrees with the moves: a walk ends won or stuck exactly when no move is left, and a game the
+        # walk left with moves is in progress (games that never end have the 1500-move cap).
+        status = game.status(state)
+        left = list(game.legal_moves(state))
+        assert (status is Status.IN_PROGRESS) == bool(left), (status, left[:3])
+        assert (status is Status.WON) == game.is_won(state)
+        assert status is not Status.WON or not left, "no move is legal after a win"

@@ -99,6 +99,46 @@ def test_error_replies_raise_redis_py_exceptions_and_the_connection_stays(redis_
     run(body)
 
 
+def test_error_classes_match_redis_py_on_real_error_replies(redis_db: str) -> None:
+    """The pipe names errors with redis-py's public exception classes: the same failing command raises the same
+    class through redis-py and through the pipe (OOM, NOSCRIPT, NOPERM, plain ERR)."""
+    admin = redis.Redis.from_url(redis_db)
+    admin.acl_setuser("reader", enabled=True, passwords=["+pw"], keys=["*"], commands=["+@read", "+ping"])
+    host = redis_db.split("//")[1].split("/")[0]
+    cases: list[tuple[str, tuple[Any, ...]]] = [
+        (redis_db, ("EVALSHA", "0" * 40, 0)),
+        (redis_db, ("INCR", "text")),
+        (f"redis://reader:pw@{host}/0", ("SET", "denied", "1")),
+        (redis_db, ("SET", "big", "x" * 4096)),  # under maxmemory: OOM
+    ]
+    admin.set("text", "abc")
+    try:
+        for url, command in cases:
+            if command[1] == "big":
+                admin.config_set("maxmemory", 1)
+            try:
+                with pytest.raises(redis.exceptions.RedisError) as by_redis_py:
+                    redis.Redis.from_url(url).execute_command(*command)
+
+                async def body(url: str = url, command: tuple[Any, ...] = command) -> BaseException:
+                    pipe = PipelinedRedis.from_url(url)
+                    assert pipe is not None
+                    try:
+                        with pytest.raises(redis.exceptions.RedisError) as by_pipe:
+                            await pipe.execute(*command)
+                    finally:
+                        await pipe.close()
+                    return by_pipe.value
+
+                by_pipe = run(body)
+                assert type(by_pipe) is type(by_redis_py.value), command
+                assert str(by_pipe) == str(by_redis_py.value), command
+            finally:
+                admin.config_set("maxmemory", 0)
+    finally:
+        admin.acl_deluser("reader")
+
+
 def test_the_store_uses_the_pipe_only_where_it_speaks_for_redis_py(redis_db: str, redis_cluster_db: str) -> None:
     assert open_store(redis_db, idle_seconds=60).pipe is not None
     assert open_store(redis_db, idle_seconds=60, socket_timeout=1, socket_connect_timeout=1).pipe is not None

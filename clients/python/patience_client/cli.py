@@ -28,7 +28,7 @@ from patience.v1 import patience_pb2 as pb
 from engine.errors import Reason
 from engine.moves import split_moves
 
-from . import render, statefile
+from . import lineinput, render, statefile
 from .certificates import (
     CertificateCheck,
     PublicKeys,
@@ -150,7 +150,8 @@ def _new(ctx: Context, variant: str) -> pb.Game:
     prepared = None
     if client_seed is not None:  # the server commits to its seed before it sees ours (docs/fairness.md)
         prepared = ctx.client.prepare_game()
-        ctx.print(f"server seed commitment {prepared.server_seed_commitment.hex()}")
+        ctx.print("server seed commitment (SHA-256 of the seed the server reveals at the end):")
+        ctx.print(f"  {prepared.server_seed_commitment.hex()}")
     resp = ctx.client.new_game(
         variant,
         _options(getattr(a, "option", []) or []),
@@ -160,7 +161,8 @@ def _new(ctx: Context, variant: str) -> pb.Game:
         prepared_id=prepared.prepared_id if prepared is not None else None,
     )
     ctx.save(resp.game)
-    ctx.print(f"new game {resp.game.game_id}: commitment {resp.game.commitment.hex()}")
+    ctx.print(f"new game {resp.game.game_id}:")
+    ctx.print(f"  commitment {resp.game.commitment.hex()}")
     return resp.game
 
 
@@ -183,12 +185,16 @@ def _after(ctx: Context, game: pb.Game) -> None:
     if ctx.current and ctx.current.game_id == game.game_id:
         ctx.save(game)
     if game.seed:
-        ctx.print(f"seed {game.seed.hex()} (check: SHA-256(seed) = commitment {game.commitment.hex()})")
+        ok = hashlib.sha256(game.seed).digest() == game.commitment
+        ctx.print(f"seed {game.seed.hex()}")
+        verdict = "matches" if ok else "DOES NOT MATCH"
+        ctx.print(f"  SHA-256(seed) {verdict} the commitment {game.commitment.hex()[:16]}...")
     if game.server_seed and game.server_seed_commitment:
         ok = hashlib.sha256(game.server_seed).digest() == game.server_seed_commitment
+        ctx.print(f"server seed {game.server_seed.hex()}")
         ctx.print(
-            f"server seed {game.server_seed.hex()}: SHA-256 {'matches' if ok else 'DOES NOT MATCH'} "
-            f"the server seed commitment {game.server_seed_commitment.hex()}"
+            f"  SHA-256 {'matches' if ok else 'DOES NOT MATCH'} the server seed commitment "
+            f"{game.server_seed_commitment.hex()[:16]}..."
         )
     if game.status == pb.GAME_STATUS_WON and game.HasField("certificate") and game.certificate.encoded:
         path = _cert_path(ctx, game.game_id)
@@ -340,7 +346,7 @@ def cmd_mint(ctx: Context) -> int:
         ctx.args.variant, _options(ctx.args.option), valid_seconds=ctx.args.valid_seconds, label=ctx.args.label
     )
     ctx.print(resp.deal_ticket)
-    print(f"ticket {resp.ticket_id}: {resp.variant}, commitment {resp.commitment.hex()}", file=sys.stderr)
+    print(f"ticket {resp.ticket_id}: {resp.variant}\n  commitment {resp.commitment.hex()}", file=sys.stderr)
     return 0
 
 
@@ -397,51 +403,52 @@ def cmd_play(ctx: Context) -> int:
     session = ctx.client.session(game)
     ctx.show(game)
     ctx.print("type a move, ? for the legal moves, help for more, q to leave")
-    while True:
-        try:
-            line = input("move> " if sys.stdin.isatty() else "")
-        except EOFError:
-            ctx.print()
-            break
-        words = line.strip().split()
-        if not words or words == ["show"]:
-            ctx.show(session.refresh())
-            continue
-        cmd = words[0].lower()
-        try:
-            if cmd in ("q", "quit", "exit"):
+    with lineinput.line_editing(sys.stdin.isatty()):
+        while True:
+            try:
+                line = input("move> " if sys.stdin.isatty() else "")
+            except EOFError:
+                ctx.print()
                 break
-            if cmd in ("h", "help"):
-                ctx.print(PLAY_HELP)
-            elif cmd in ("?", "legal"):
-                for text in render.legal_lines(session.legal_moves(), width=ctx.width):
-                    ctx.print(text)
-            elif cmd in ("u", "undo"):
-                undone = session.undo()
-                ctx.print(f"took back {undone.undone.text}")
-                ctx.show(session.game)
-            elif cmd == "resign":
-                ctx.show(session.resign())
+            words = line.strip().split()
+            if not words or words == ["show"]:
+                ctx.show(session.refresh())
+                continue
+            cmd = words[0].lower()
+            try:
+                if cmd in ("q", "quit", "exit"):
+                    break
+                if cmd in ("h", "help"):
+                    ctx.print(PLAY_HELP)
+                elif cmd in ("?", "legal"):
+                    for text in render.legal_lines(session.legal_moves(), width=ctx.width):
+                        ctx.print(text)
+                elif cmd in ("u", "undo"):
+                    undone = session.undo()
+                    ctx.print(f"took back {undone.undone.text}")
+                    ctx.show(session.game)
+                elif cmd == "resign":
+                    ctx.show(session.resign())
+                    _after(ctx, session.game)
+                    break
+                else:
+                    for text in words:
+                        resp = session.move(text)
+                        ctx.print(f"played {resp.applied.text}")
+                    ctx.show(session.game)
+            except VersionConflict as exc:
+                ctx.print("the game changed elsewhere; here it is now")
+                ctx.show(exc.game or session.refresh())
+            except ServiceError as exc:
+                if exc.code.name == "UNAVAILABLE":
+                    raise
+                ctx.print(refusal(exc))
+            ctx.save(session.game)
+            if session.game.status in (pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED):
                 _after(ctx, session.game)
                 break
-            else:
-                for text in words:
-                    resp = session.move(text)
-                    ctx.print(f"played {resp.applied.text}")
-                ctx.show(session.game)
-        except VersionConflict as exc:
-            ctx.print("the game changed elsewhere; here it is now")
-            ctx.show(exc.game or session.refresh())
-        except ServiceError as exc:
-            if exc.code.name == "UNAVAILABLE":
-                raise
-            ctx.print(refusal(exc))
-        ctx.save(session.game)
-        if session.game.status in (pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED):
-            _after(ctx, session.game)
-            break
-        if session.game.status == pb.GAME_STATUS_STUCK:
-            ctx.print("no legal move is left: undo (u) or resign")
+            if session.game.status == pb.GAME_STATUS_STUCK:
+                ctx.print("no legal move is left: undo (u) or resign")
     ctx.save(session.game)
     ctx.print(f"game {session.game_id} kept in {ctx.state_path}")
     return 0
@@ -545,7 +552,8 @@ def make_context(args: argparse.Namespace, out: TextIO) -> Context:
     if current is not None and current.target != settings.target:
         current = None  # a game of another server
     color = (out.isatty() and not os.environ.get("NO_COLOR")) if args.color == "auto" else args.color == "always"
-    width = shutil.get_terminal_size((100, 24)).columns
+    # A terminal tells its width; anything else (a pipe, a file, a pager) gets the classic 80 columns.
+    width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else 80
     return Context(args, settings, state_path, current, out, color, max(width, 40))
 
 

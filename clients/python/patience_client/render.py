@@ -148,17 +148,19 @@ def view_lines(view: pb.View, *, color: bool = False, width: int = 100) -> list[
     return lines
 
 
-def game_header(game: pb.Game) -> str:
+def game_header(game: pb.Game, *, width: int = 100) -> str:
+    """One line, or two where the terminal is narrow (never a part cut in the middle)."""
     status = STATUS_NAMES.get(game.status, str(game.status))
-    return (
-        f"{game.variant}  game {game.game_id}  version {game.version}  "
-        f"moves {game.move_count}  undos {game.undo_count}  {status}"
-    )
+    first = f"{game.variant}  game {game.game_id}"
+    second = f"version {game.version}  moves {game.move_count}  undos {game.undo_count}  {status}"
+    if len(first) + 2 + len(second) <= width:
+        return f"{first}  {second}"
+    return f"{first}\n{second}"
 
 
 def render_game(game: pb.Game, *, color: bool = False, width: int = 100) -> str:
-    """The header line and the table."""
-    return "\n".join([game_header(game), *view_lines(game.view, color=color, width=width)])
+    """The header and the table."""
+    return "\n".join([game_header(game, width=width), *view_lines(game.view, color=color, width=width)])
 
 
 def legal_lines(moves: Sequence[pb.NotatedMove], *, width: int = 100) -> list[str]:

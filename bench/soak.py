@@ -1,0 +1,580 @@
+"""Fault soak: players over gRPC and REST while Redis and the service fail, then a count of what was lost.
+
+One run, bounded in time, on loopback:
+
+- a Redis with the append-only file on (``appendfsync everysec``), or with ``--cluster`` a Redis Cluster of three
+  masters with a replica each (``cluster-node-timeout`` 2 s);
+- two replicas of ``python -m service`` on that Redis, each serving gRPC and REST;
+- ``--players`` players, half over gRPC and half over REST, spread over both replicas, each dealing
+  ``sultan-52`` games and playing them (``s`` while the stock has cards, ``rd`` when it is empty, a new game when
+  no turn is left), every move guarded by the version the player last saw;
+- faults at fixed points of the run. Single Redis: Redis killed with SIGKILL and restarted (twice), one service
+  replica killed with SIGKILL and restarted, Redis paused with SIGSTOP for ``--pause`` seconds. Cluster: one
+  master killed with SIGKILL (its replica takes over), restarted later as a replica.
+
+Afterwards every game a player touched is read from the store and checked:
+
+- **acknowledged moves lost**: a move the service acknowledged (an OK answer with version v) whose game is later
+  found at a version below v, by the player or in the final check (goal 0);
+- **games that do not replay**: the stored move log, replayed by the engine from the stored seed, must give the
+  stored position byte for byte (goal 0);
+- answers by transport and status code, p50 / p99 latency of moves outside the faults, and for each fault the
+  time from its start until moves flow at half the pre-fault rate again.
+
+``--durability replica`` starts the service with ``--durability replica`` where the service offers it (a move is
+acknowledged only once a replica has it); the figure to compare is acknowledged moves lost on ``--cluster``.
+
+    python bench/soak.py --seconds 60 --players 24 [--cluster] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+VARIANT = "sultan-52"
+MOVE_TIMEOUT = 3.0
+
+
+def free_port() -> int:
+    """A free loopback port whose +10000 (a cluster node's bus port) is free too."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port + 10000 < 65536:
+            with socket.socket() as bus:
+                try:
+                    bus.bind(("127.0.0.1", port + 10000))
+                except OSError:
+                    continue
+            return port
+
+
+# --------------------------------------------------------------------------- Redis
+
+
+@dataclass
+class RedisNode:
+    """One redis-server process that can be killed, restarted, paused and resumed on the same port and data."""
+
+    port: int
+    home: Path
+    cluster: bool = False
+    proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        args = [
+            shutil.which("redis-server") or "redis-server",
+            "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.home),
+            "--appendonly", "yes", "--appendfsync", "everysec", "--save", "",
+            "--protected-mode", "no", "--logfile", str(self.home / "redis.log"),
+        ]  # fmt: skip
+        if self.cluster:
+            args += ["--cluster-enabled", "yes", "--cluster-config-file", str(self.home / "nodes.conf")]
+            args += ["--cluster-node-timeout", "2000"]
+        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_redis(self.port)
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def signal(self, sig: int) -> None:
+        if self.proc is not None:
+            self.proc.send_signal(sig)
+
+    def role(self) -> str:
+        return redis_cli(self.port, "ROLE").split()[0] if self.proc and self.proc.poll() is None else "down"
+
+
+def redis_cli(port: int, *command: str) -> str:
+    result = subprocess.run(
+        [shutil.which("redis-cli") or "redis-cli", "-p", str(port), *command],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    return result.stdout.strip()
+
+
+def wait_redis(port: int, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if redis_cli(port, "PING") == "PONG":
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"redis on port {port} did not answer")
+
+
+def start_cluster(base: Path) -> list[RedisNode]:
+    nodes = [RedisNode(free_port(), base / f"node{i}", cluster=True) for i in range(6)]
+    for node in nodes:
+        node.start()
+    addresses = [f"127.0.0.1:{n.port}" for n in nodes]
+    subprocess.run(
+        [shutil.which("redis-cli") or "redis-cli", "--cluster", "create", *addresses, "--cluster-replicas", "1",
+         "--cluster-yes"],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        infos = [redis_cli(n.port, "CLUSTER", "INFO") for n in nodes]
+        if all("cluster_state:ok" in i for i in infos):
+            return nodes
+        time.sleep(0.2)
+    raise RuntimeError("the cluster did not come up")
+
+
+# --------------------------------------------------------------------------- the service
+
+
+@dataclass
+class Replica:
+    """``python -m service`` with gRPC and REST on fixed ports, so a restart keeps its addresses."""
+
+    redis_url: str
+    keys: Path
+    log: Path
+    extra: tuple[str, ...] = ()
+    port: int = field(default_factory=free_port)
+    http_port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {
+            **os.environ,
+            "PATIENCE_KEYS_DIR": str(self.keys),
+            "PATIENCE_GENERATE_KEYS": "true",
+            "PATIENCE_LOG_FORMAT": "text",
+            "PATIENCE_LOG_LEVEL": "WARNING",
+        }
+        args = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{self.port}", "--http-listen",
+                f"127.0.0.1:{self.http_port}", "--redis-url", self.redis_url, *self.extra]  # fmt: skip
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the service exited: {self.log.read_text()[-2000:]}")
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.http_port), timeout=0.5):
+                return
+            time.sleep(0.1)
+        raise RuntimeError("the service did not start")
+
+    def kill(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+# --------------------------------------------------------------------------- players
+
+
+@dataclass
+class Tally:
+    answers: Counter[tuple[str, str]] = field(default_factory=Counter)  # (transport, code) -> count
+    moves: list[tuple[float, float]] = field(default_factory=list)  # (start, seconds) of acknowledged moves
+    acks: dict[int, list[float]] = field(default_factory=dict)  # player -> when each of its moves was acknowledged
+    acked: dict[str, int] = field(default_factory=dict)  # game id -> highest acknowledged version
+    lost_seen: int = 0  # acknowledged moves a player later found missing
+
+
+class Refused(Exception):
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+class GrpcPlayer:
+    transport = "grpc"
+
+    def __init__(self, address: str) -> None:
+        import grpc
+        from patience.v1 import patience_pb2 as pb
+        from patience.v1 import patience_pb2_grpc as pb_grpc
+
+        self.grpc, self.pb = grpc, pb
+        self.channel = grpc.aio.insecure_channel(address)
+        self.stub = pb_grpc.PatienceServiceStub(self.channel)
+
+    async def call(self, name: str, request: Any, token: str | None = None) -> Any:
+        metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        try:
+            return await getattr(self.stub, name)(request, metadata=metadata, timeout=MOVE_TIMEOUT)
+        except self.grpc.aio.AioRpcError as exc:
+            raise Refused(exc.code().name) from None
+
+    async def new_game(self) -> tuple[str, str, int, Any]:
+        r = await self.call("NewGame", self.pb.NewGameRequest(variant=VARIANT))
+        return r.game.game_id, r.game_token, r.game.version, r.game.view
+
+    async def get_game(self, game_id: str, token: str) -> tuple[int, Any]:
+        r = await self.call("GetGame", self.pb.GetGameRequest(game_id=game_id), token)
+        return r.game.version, r.game.view
+
+    async def move(self, game_id: str, token: str, version: int, text: str) -> tuple[int, Any]:
+        request = self.pb.ApplyMoveRequest(game_id=game_id, expected_version=version, text=text)
+        r = await self.call("ApplyMove", request, token)
+        return r.game.version, r.game.view
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
+class RestPlayer:
+    transport = "rest"
+
+    def __init__(self, base: str) -> None:
+        import httpx
+
+        self.httpx = httpx
+        self.client = httpx.AsyncClient(base_url=base, timeout=MOVE_TIMEOUT)
+
+    async def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        try:
+            r = await self.client.request(method, path, json=body, headers=headers)
+        except self.httpx.HTTPError:
+            raise Refused("NO_ANSWER") from None
+        if r.status_code != 200:
+            try:
+                code = str(r.json().get("code", r.status_code))
+            except ValueError:
+                code = str(r.status_code)
+            raise Refused(_HTTP_CODES.get(code, f"HTTP_{r.status_code}"))
+        return r.json()
+
+    @staticmethod
+    def _view(game: dict[str, Any]) -> dict[str, Any]:
+        return game.get("view", {})
+
+    async def new_game(self) -> tuple[str, str, int, Any]:
+        r = await self.call("POST", "/v1/games", {"variant": VARIANT})
+        return r["game"]["gameId"], r["gameToken"], int(r["game"]["version"]), self._view(r["game"])
+
+    async def get_game(self, game_id: str, token: str) -> tuple[int, Any]:
+        r = await self.call("GET", f"/v1/games/{game_id}", token=token)
+        return int(r["game"]["version"]), self._view(r["game"])
+
+    async def move(self, game_id: str, token: str, version: int, text: str) -> tuple[int, Any]:
+        body = {"expectedVersion": str(version), "text": text}
+        r = await self.call("POST", f"/v1/games/{game_id}/moves", body, token)
+        return int(r["game"]["version"]), self._view(r["game"])
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+# google.rpc.Status "code" numbers as the REST error body gives them
+_HTTP_CODES = {
+    "0": "OK", "1": "CANCELLED", "2": "UNKNOWN", "3": "INVALID_ARGUMENT", "4": "DEADLINE_EXCEEDED", "5": "NOT_FOUND",
+    "6": "ALREADY_EXISTS", "7": "PERMISSION_DENIED", "8": "RESOURCE_EXHAUSTED", "9": "FAILED_PRECONDITION",
+    "10": "ABORTED", "11": "OUT_OF_RANGE", "12": "UNIMPLEMENTED", "13": "INTERNAL", "14": "UNAVAILABLE",
+    "15": "DATA_LOSS", "16": "UNAUTHENTICATED",
+}  # fmt: skip
+
+
+def next_move(view: Any) -> str | None:
+    """``s`` while the stock has cards, ``rd`` when it is empty and a turn is left, None when the game is done."""
+    get = view.get if isinstance(view, dict) else (lambda k, d=None: getattr(view, _snake(k), d))
+    stock = int(get("stockCount", 0) or 0)
+    if stock > 0:
+        return "s"
+    return "rd" if int(get("redealsLeft", 0) or 0) > 0 else None
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+async def play(
+    player: GrpcPlayer | RestPlayer, tally: Tally, games: dict[str, float], stop: asyncio.Event, began: float
+) -> None:
+    """Deal and play until told to stop; every answer is tallied; after a failure the game is read back."""
+    game_id = token = ""
+    version = 0
+    view: Any = None
+    while not stop.is_set():
+        try:
+            if not game_id:
+                game_id, token, version, view = await player.new_game()
+                games[game_id] = time.monotonic() - began
+                tally.answers[(player.transport, "OK")] += 1
+                continue
+            text = next_move(view)
+            if text is None:
+                game_id = ""
+                continue
+            started = time.monotonic()
+            version, view = await player.move(game_id, token, version, text)
+            tally.moves.append((started, time.monotonic() - started))
+            tally.acks.setdefault(id(player), []).append(time.monotonic())
+            tally.answers[(player.transport, "OK")] += 1
+            tally.acked[game_id] = max(tally.acked.get(game_id, 0), version)
+        except Refused as refused:
+            tally.answers[(player.transport, refused.code)] += 1
+            await asyncio.sleep(0.05)
+            if game_id:
+                await resync(player, tally, game_id, token, stop)
+                with contextlib.suppress(Refused):
+                    version, view = await player.get_game(game_id, token)
+
+
+async def resync(player: GrpcPlayer | RestPlayer, tally: Tally, game_id: str, token: str, stop: asyncio.Event) -> None:
+    """Read the game back until the service answers; a version below the acknowledged one is a lost move."""
+    while not stop.is_set():
+        try:
+            current, _ = await player.get_game(game_id, token)
+        except Refused:
+            await asyncio.sleep(0.1)
+            continue
+        acked = tally.acked.get(game_id, 0)
+        if current < acked:
+            tally.lost_seen += acked - current
+            tally.acked[game_id] = current  # counted once
+        return
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass
+class Fault:
+    name: str
+    start: float
+    end: float = 0.0
+
+
+def schedule(seconds: float, cluster: bool, pause: float) -> list[tuple[float, str]]:
+    if cluster:
+        return [(0.3 * seconds, "kill-master"), (0.7 * seconds, "restart-old-master")]
+    return [
+        (0.15 * seconds, "kill-redis"),
+        (0.35 * seconds, "kill-replica"),
+        (0.55 * seconds, "pause-redis"),
+        (0.55 * seconds + pause + 0.1 * seconds, "kill-redis"),
+    ]
+
+
+async def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    from patience.v1 import patience_pb2  # noqa: F401  (imported once before the players start)
+
+    nodes: list[RedisNode]
+    if args.cluster:
+        nodes = start_cluster(work / "redis")
+        url = f"redis+cluster://127.0.0.1:{nodes[0].port}"
+    else:
+        nodes = [RedisNode(free_port(), work / "redis")]
+        nodes[0].start()
+        url = f"redis://127.0.0.1:{nodes[0].port}/0"
+    extra = ("--durability", args.durability) if args.durability != "master" else ()
+    replicas = [Replica(url, work / "keys", work / f"service-{i}.log", extra) for i in range(2)]
+    replicas[0].start()  # the first generates the keys the second reads
+    replicas[1].start()
+    tally = Tally()
+    games: dict[str, float] = {}  # game id -> when its creation was acknowledged (s into the run)
+    stop = asyncio.Event()
+    players: list[GrpcPlayer | RestPlayer] = []
+    for i in range(args.players):
+        replica = replicas[i % 2]
+        if (i // 2) % 2 == 0:
+            players.append(GrpcPlayer(f"127.0.0.1:{replica.port}"))
+        else:
+            players.append(RestPlayer(f"http://127.0.0.1:{replica.http_port}"))
+    began = time.monotonic()
+    tasks = [asyncio.create_task(play(p, tally, games, stop, began)) for p in players]
+    faults: list[Fault] = []
+    loop = asyncio.get_running_loop()
+    killed_master: RedisNode | None = None
+    for at, what in schedule(args.seconds, args.cluster, args.pause):
+        await asyncio.sleep(max(0.0, began + at - time.monotonic()))
+        fault = Fault(what, time.monotonic() - began)
+        if what == "kill-redis":
+            nodes[0].kill()
+            await asyncio.sleep(1.0)
+            await loop.run_in_executor(None, nodes[0].start)
+        elif what == "kill-replica":
+            replicas[0].kill()
+            await asyncio.sleep(1.0)
+            await loop.run_in_executor(None, replicas[0].start)
+        elif what == "pause-redis":
+            nodes[0].signal(signal.SIGSTOP)
+            await asyncio.sleep(args.pause)
+            nodes[0].signal(signal.SIGCONT)
+        elif what == "kill-master":
+            killed_master = next(n for n in nodes if n.role() == "master")
+            killed_master.kill()
+        elif what == "restart-old-master" and killed_master is not None:
+            await loop.run_in_executor(None, killed_master.start)
+        fault.end = time.monotonic() - began
+        faults.append(fault)
+    await asyncio.sleep(max(0.0, began + args.seconds - time.monotonic()))
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    for p in players:
+        await p.close()
+    checked = await check_store(url, games, tally)
+    for r in replicas:
+        r.stop()
+    for n in nodes:
+        n.kill()
+    return report(args, tally, faults, began, checked)
+
+
+async def check_store(url: str, games: dict[str, float], tally: Tally) -> dict[str, int]:
+    """Every game read from the store: its version against what was acknowledged, its log replayed."""
+    from engine import get_game
+    from engine.encoding import encode_state
+    from engine.moves import Move
+    from service.config import Settings
+    from service.store import NotFound, StoreError, open_store
+
+    store = open_store(url, idle_seconds=3600, key_prefix=Settings().store_prefix)  # the service's default
+    lost = not_replayed = missing = 0
+    try:
+        for game_id in games:
+            record = None
+            for _ in range(50):
+                try:
+                    record = await store.fetch(game_id, moves=True)
+                    break
+                except NotFound:
+                    break
+                except StoreError:  # the cluster may still be settling after the last fault
+                    await asyncio.sleep(0.2)
+            if record is None:
+                missing += 1  # a game whose creation was acknowledged and that the store no longer has
+                print(f"missing game {game_id}, created at {games[game_id]:.2f} s", file=sys.stderr)
+                continue
+            acked = tally.acked.get(game_id, 0)
+            if record.version < acked:
+                lost += acked - record.version
+            options = dict(kv.split("=", 1) for kv in record.options.split(",") if kv)
+            game = get_game(record.variant, options)
+            state = game.deal(record.seed)
+            for text in record.moves or ():
+                state = game.play(state, Move.parse(text))[0]
+            if encode_state(game, state) != record.state:
+                not_replayed += 1
+    finally:
+        await store.close()
+    return {"games": len(games), "lost_in_store": lost, "not_replayed": not_replayed, "missing": missing}
+
+
+def report(
+    args: argparse.Namespace, tally: Tally, faults: list[Fault], began: float, checked: dict[str, int]
+) -> dict[str, Any]:
+    moves = sorted((s - began, d) for s, d in tally.moves)
+    bins: Counter[int] = Counter(int(s * 10) for s, _ in moves)  # acknowledged moves per 100 ms
+    recovery: list[dict[str, Any]] = []
+    quiet: list[float] = []
+    windows: list[tuple[float, float]] = []
+    for fault in faults:
+        before = [bins.get(b, 0) for b in range(max(0, int(fault.start * 10) - 30), int(fault.start * 10))]
+        normal = statistics.median(before) if before else 0
+        back = next(
+            (b / 10 for b in range(int(fault.end * 10), int(args.seconds * 10) + 1) if bins.get(b, 0) >= normal / 2),
+            None,
+        )
+        recovered = None if back is None else round(back - fault.start, 2)
+        stalls = []  # per player: from its last acknowledged move before the fault to its first one after
+        for times in tally.acks.values():
+            last = max((t - began for t in times if t - began <= fault.start), default=None)
+            first = min((t - began for t in times if t - began > fault.start), default=None)
+            if last is not None and first is not None:
+                stalls.append(first - last)
+        recovery.append(
+            {
+                "fault": fault.name,
+                "at_s": round(fault.start, 1),
+                "lasted_s": round(fault.end - fault.start, 2),
+                "rate_back_after_s": recovered,
+                "longest_player_stall_s": round(max(stalls), 2) if stalls else None,
+            }
+        )
+        windows.append((fault.start - 0.1, (back if back is not None else args.seconds) + 0.1))
+    for start, seconds in moves:
+        if not any(a <= start <= b for a, b in windows):
+            quiet.append(seconds * 1000)
+    quiet.sort()
+
+    def pct(p: float) -> float | None:
+        return round(quiet[min(len(quiet) - 1, int(p * len(quiet)))], 2) if quiet else None
+
+    answers: dict[str, dict[str, int]] = {}
+    for (transport, code), n in sorted(tally.answers.items()):
+        answers.setdefault(transport, {})[code] = n
+    return {
+        "setup": {
+            "redis": "cluster (3 masters, 3 replicas)" if args.cluster else "single, appendonly everysec",
+            "durability": args.durability,
+            "players": args.players,
+            "seconds": args.seconds,
+        },
+        "acknowledged_moves": len(tally.moves),
+        "acknowledged_moves_lost": tally.lost_seen + checked["lost_in_store"],
+        "lost_seen_by_players": tally.lost_seen,
+        "lost_found_in_store": checked["lost_in_store"],
+        "games": checked["games"],
+        "games_not_replaying": checked["not_replayed"],
+        "acknowledged_games_missing": checked["missing"],
+        "answers": answers,
+        "move_latency_ms_outside_faults": {"p50": pct(0.5), "p99": pct(0.99), "moves": len(quiet)},
+        "recovery": recovery,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="length of the run (default 60)")
+    parser.add_argument("--players", type=int, default=24, help="concurrent players (default 24)")
+    parser.add_argument("--pause", type=float, default=10.0, help="seconds Redis stays paused (default 10)")
+    parser.add_argument("--cluster", action="store_true", help="Redis Cluster, 3 masters with a replica each")
+    parser.add_argument(
+        "--durability", default="master", choices=("master", "replica"), help="the service's --durability setting"
+    )
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--keep", type=Path, help="keep the Redis data and the service logs in this new directory")
+    args = parser.parse_args(argv)
+    if args.keep:
+        args.keep.mkdir(parents=True)
+        result = asyncio.run(run(args, args.keep.resolve()))
+    else:
+        with tempfile.TemporaryDirectory(prefix="patience-soak-") as tmp:
+            result = asyncio.run(run(args, Path(tmp)))
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
