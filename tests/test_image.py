@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -285,6 +286,32 @@ def test_sigterm_lets_the_move_in_flight_finish(image: Image, keys_dir: Path, re
         assert probe.returncode == 1 and "UNAVAILABLE" in probe.stderr, "the HEALTHCHECK fails once it is gone"
         messages = [r.get("msg") for r in service.records()]
         assert "serving" in messages and "stopped" in messages, service.output()
+    finally:
+        container.remove()
+
+
+def test_keys_the_image_user_cannot_read_stop_it_with_a_message(
+    image: Image, keys_dir: Path, redis_url: str, tmp_path: Path
+) -> None:
+    """The commonest mistake with a container: keys mounted for root. A clear message, exit status 2."""
+    private = tmp_path / "root-only"
+    shutil.copytree(keys_dir, private)
+    for path in (private, *private.rglob("*")):
+        os.chown(path, 0, 0)
+    private.chmod(0o700)
+    container = Container(image)
+    try:
+        log = tmp_path / "server.log"
+        process = container.start(
+            image.entry_command,
+            in_test(compose_env(), redis_url),
+            [f"{private}:{KEYS_IN_IMAGE}:ro"],
+            log,
+        )
+        assert process.wait(60) != 0
+        output = log.read_text()
+        assert f"patience: cannot read {KEYS_IN_IMAGE}/signing-key.pem: Permission denied" in output, output
+        assert f"uid {APP_UID}" in output and "Traceback" not in output, output
     finally:
         container.remove()
 
