@@ -128,7 +128,8 @@ class Container:
         )
 
     def _run_args(self, command: list[str], env: dict[str, str], volumes: list[str]) -> list[str]:
-        args = [buildah(), "run", "--isolation", "chroot"]
+        # No capabilities, as compose (cap_drop: ALL) and the Kubernetes manifests run it.
+        args = [buildah(), "run", "--isolation", "chroot", "--cap-drop", "all"]
         for volume in volumes:
             args += ["--volume", volume]
         for key, value in env.items():

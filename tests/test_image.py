@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -166,6 +167,21 @@ def test_image_configuration_is_the_dockerfiles(image: Image) -> None:
     assert "PATIENCE_REDIS_URL" not in image.env, "the image never points at a Redis of its own"
 
 
+def writable_by_the_app(root: Path) -> set[str]:
+    """Paths in the image that uid/gid 10001 or anyone may write (device nodes aside)."""
+    found = set()
+    for directory, dirs, files in os.walk(root):
+        for name in dirs + files:
+            path = Path(directory) / name
+            info = path.lstat()
+            if stat.S_ISLNK(info.st_mode) or stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+                continue
+            mode = info.st_mode
+            if (info.st_uid == APP_UID and mode & 0o200) or (info.st_gid == APP_UID and mode & 0o020) or mode & 0o002:
+                found.add(str(path.relative_to(root)))
+    return found
+
+
 def test_image_holds_no_compiler_pip_cache_grpcio_tools_or_build_secret(image: Image) -> None:
     container = Container(image)
     try:
@@ -182,6 +198,9 @@ def test_image_holds_no_compiler_pip_cache_grpcio_tools_or_build_secret(image: I
             caches += list(root.glob("home/*/.cache/pip"))
             assert not caches, f"pip caches or leftovers: {caches}"
             assert not (root / "run" / "secrets").exists() or not any((root / "run" / "secrets").iterdir())
+            assert writable_by_the_app(root) <= {"tmp", "var/tmp", "run/lock", KEYS_IN_IMAGE.lstrip("/")}, (
+                "the image's user can write nowhere else: a read-only root filesystem changes nothing for it"
+            )
             build_ca = Path(os.environ.get("PIP_CERT", "/etc/ssl/certs/ca-certificates.crt"))
             image_ca = root / "etc" / "ssl" / "certs" / "ca-certificates.crt"
             if build_ca.is_file() and image_ca.is_file():
