@@ -39,8 +39,8 @@ K8S_BASE = ROOT / "deploy" / "k8s" / "base"
 KEYS_IN_IMAGE = "/etc/patience/keys"
 APP_UID = 10001
 #: Bytes, as the build script counts them (the layers' uncompressed sizes). Measured: 179 MB on the Debian
-#: base that mmdebstrap makes; the official slim base is about as large (docs/deployment.md). A compiler, a
-#: pip cache or grpcio-tools creeping back in would cross it.
+#: base that mmdebstrap makes (no registry serves the official slim base to CI: docs/deployment.md). A
+#: compiler, a pip cache or grpcio-tools creeping back in would cross it.
 SIZE_LIMIT = 200_000_000
 #: What a test changes of a deployment's environment: the Redis (the test's own, on loopback), the listen
 #: ports (containers share the host's network here, as a port mapping would separate them) and the operator
