@@ -109,8 +109,9 @@ if [ "$engine" = docker ]; then
   layers=$(docker image inspect --format '{{len .RootFS.Layers}}' "${tags[0]}")
   image_id=$(docker image inspect --format '{{.Id}}' "${tags[0]}")
 else
-  # --layers: one layer per instruction as docker makes them, and a cache keyed by content for the next build.
-  buildah bud --isolation chroot --format docker --layers -f deploy/Dockerfile \
+  # --layers: one layer per instruction as docker makes them, and a cache keyed by content for the next build;
+  # --force-rm: a failed build leaves no working container behind.
+  buildah bud --isolation chroot --format docker --layers --force-rm -f deploy/Dockerfile \
     --build-arg "PYTHON_IMAGE=$base" "${secret[@]}" "${tag_args[@]}" . >&2
   # The manifest lists every layer with its uncompressed size: the image's size as `docker images` shows it.
   read -r size layers < <(buildah inspect --type image --format '{{.Manifest}}' "${tags[0]}" \
