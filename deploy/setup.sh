@@ -9,7 +9,9 @@ retry() { for i in 1 2 3; do "$@" && return 0; sleep $((i * 5)); done; return 1;
 if [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
   need=()
-  for p in redis-server redis-tools python3-venv chromium; do
+  # buildah + mmdebstrap + uidmap: deploy/build-image.sh builds and tests/test_image.py runs the image without a
+  # Docker engine (docs/deployment.md).
+  for p in redis-server redis-tools python3-venv chromium buildah mmdebstrap uidmap; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
   # Node.js runs the web client's deal module and the reference certificate verifier in the tests.
@@ -39,6 +41,21 @@ if [ -z "${FC_SOLVE:-}" ] && [ ! -x "$HOME/.cache/fc-solve/bin/fc-solve" ]; then
   fi
 fi
 
+# promtool checks and unit-tests the alerting rules (tests/test_monitoring.py). Debian ships it in the
+# `prometheus` package, whose server we do not want installed or started: only the binary is taken, into the
+# virtualenv below, from the downloaded package.
+promtool_into() {
+  local target=$1 tmp
+  [ -x "$target/promtool" ] && return 0
+  command -v apt-get >/dev/null || { echo "setup.sh: no apt-get: install promtool by hand" >&2; return 0; }
+  tmp=$(mktemp -d)
+  (cd "$tmp" && retry apt-get download -qq prometheus >/dev/null 2>&1) \
+    && dpkg-deb --fsys-tarfile "$tmp"/prometheus_*.deb | tar -x -C "$tmp" ./usr/bin/promtool \
+    && install -m 0755 "$tmp/usr/bin/promtool" "$target/promtool" \
+    || echo "setup.sh: could not take promtool from Debian's prometheus package" >&2
+  rm -rf "$tmp"
+}
+
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 stamp=.venv/.installed-$(cat pyproject.toml clients/python/pyproject.toml 2>/dev/null | sha256sum | cut -c1-16)
@@ -52,3 +69,4 @@ if [ ! -f "$stamp" ]; then
   if [ -f clients/python/pyproject.toml ]; then retry quiet_pip -e clients/python; fi
   rm -f .venv/.installed-*; touch "$stamp"
 fi
+promtool_into .venv/bin

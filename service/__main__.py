@@ -73,6 +73,16 @@ def serve_one(settings: Settings, *, reuse_port: bool = False) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from service.keys import KeyConfigError
+
+    try:
+        return _main(argv)
+    except KeyConfigError as exc:  # missing or unreadable keys: say what to do, without a traceback
+        print(f"patience: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: Sequence[str] | None) -> int:
     settings = load(argv)
     with contextlib.ExitStack() as stack:
         if not settings.redis_url:

@@ -174,6 +174,18 @@ def _read_secret(path: Path) -> bytes:
     return data
 
 
+def _exists(path: Path) -> bool:
+    """Whether a key file is there; a directory this process may not read is a configuration error, not a crash
+    (a container's keys mounted for another user)."""
+    try:
+        return path.exists()
+    except OSError as exc:
+        raise KeyConfigError(
+            f"cannot read {path}: {exc.strerror} (this process runs as uid {os.getuid()}: the keys directory and"
+            " files must be readable by it, docs/keys.md)"
+        ) from exc
+
+
 def _split_list(text: str) -> list[str]:
     return [item for item in text.replace(",", " ").split() if item]
 
@@ -199,13 +211,13 @@ def load_keys(
 
     signing = _signing_from_env(env)
     ticket = _ticket_from_env(env)
-    need_signing = signing is None and not (folder / SIGNING_FILE).exists()
-    need_ticket = ticket is None and not (folder / TICKET_FILE).exists()
+    need_signing = signing is None and not _exists(folder / SIGNING_FILE)
+    need_ticket = ticket is None and not _exists(folder / TICKET_FILE)
     if generate and (need_signing or need_ticket):
         generate_keys(folder, signing=need_signing, ticket=need_ticket)
-    if signing is None and (folder / SIGNING_FILE).exists():
+    if signing is None and _exists(folder / SIGNING_FILE):
         signing = parse_signing_key(_read_secret(folder / SIGNING_FILE), str(folder / SIGNING_FILE))
-    if ticket is None and (folder / TICKET_FILE).exists():
+    if ticket is None and _exists(folder / TICKET_FILE):
         ticket = parse_ticket_key(_read_secret(folder / TICKET_FILE), str(folder / TICKET_FILE))
     if explicit_dir and (signing is None or ticket is None):
         missing = [name for name, key in ((SIGNING_FILE, signing), (TICKET_FILE, ticket)) if key is None]

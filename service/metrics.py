@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 import prometheus_client
-from prometheus_client import CollectorRegistry, Counter, Histogram
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 #: Latency buckets in seconds: a move is well under a millisecond in the engine and a few in Redis; a whole
 #: solution replay can take a second.
@@ -61,6 +61,16 @@ RATE_LIMITED = Counter(
 )
 CERTIFICATES_ISSUED = Counter(
     "patience_certificates_issued_total", "Win certificates signed, by how the win was shown.", ["via"]
+)
+
+# Health as numbers, for alerts (deploy/monitoring): a gauge that drops to 0 while Redis does not answer, and
+# one that follows the readiness the service reports (its gRPC health for patience.v1.PatienceService). With
+# several workers the lowest live value counts: one worker without Redis makes the pod not ready.
+STORE_UP = Gauge("patience_store_up", "1 while the last Redis ping answered, else 0.", multiprocess_mode="livemin")
+READY = Gauge(
+    "patience_ready",
+    "1 while the service reports itself ready (SERVING), 0 while not (Redis away, or stopping).",
+    multiprocess_mode="livemin",
 )
 
 _OUTCOMES = {0: "unspecified", 1: "won", 2: "unfinished", 3: "illegal", 4: "not-won"}
@@ -111,6 +121,13 @@ def record_response(name: str, response: Any) -> None:
     recorder = _RECORDERS.get(name)
     if recorder is not None:
         record_safely(recorder, response)
+
+
+def observe_health(*, ready: bool, store_up: bool | None = None) -> None:
+    """What the server's health check found (service.server calls this on every check and when stopping)."""
+    READY.set(1 if ready else 0)
+    if store_up is not None:
+        STORE_UP.set(1 if store_up else 0)
 
 
 def observe_rest(rpc: str, code: str, seconds: float) -> None:

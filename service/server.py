@@ -76,8 +76,13 @@ class Server:
         except (StoreError, OSError) as exc:
             log.warning("the store does not answer: %s", exc)
             await self.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.NOT_SERVING)
+            metrics.observe_health(ready=False, store_up=False)
+            return
+        if self._stopped:  # the ping came back after SIGTERM: the service stays NOT_SERVING
+            metrics.observe_health(ready=False, store_up=True)
             return
         await self.health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+        metrics.observe_health(ready=True, store_up=True)
 
     async def _watch_store(self) -> None:
         while not self._stopped:
@@ -93,6 +98,7 @@ class Server:
         if self._watcher is not None:
             self._watcher.cancel()
         await self.health.enter_graceful_shutdown()
+        metrics.observe_health(ready=False)
         if self.http is not None:
             await _maybe_await(self.http.stop())
         await self.grpc.stop(self.settings.grace if grace is None else grace)

@@ -1,31 +1,22 @@
-"""What CI can check of the deployment without a Docker engine or a cluster.
+"""What CI checks of the deployment files without building the image or a cluster.
 
 - hadolint on deploy/Dockerfile, yamllint on compose and every manifest;
 - the Kubernetes manifests, each file and each kustomization as rendered, against the API schemas
   (kubernetes-validate, strict: unknown fields are errors);
 - the wiring that no linter sees: every PATIENCE_* variable the Dockerfile, compose and the ConfigMap set is a
   real setting; selectors match pod labels; probes use gRPC health; keys are mounted read-only;
-- the image's build stage, emulated outside a container: its ARG/ENV/WORKDIR/COPY/RUN instructions run in a
-  temporary root (the image's /opt/venv mapped into it), so the proto is compiled and the project installed
-  exactly as `docker build` would (only the base image and the root-only user creation are not reproduced);
-- a smoke test that runs the image's exact ENTRYPOINT + CMD with the image's ENV and that built virtualenv,
-  against a real Redis, and probes it with the image's exact HEALTHCHECK command until it answers SERVING.
+- the health check's choice of address.
+
+The image itself is built and run by tests/test_image.py.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
-import os
-import re
 import shlex
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -337,201 +328,7 @@ def test_external_redis_overlay_takes_the_url_from_a_secret_and_drops_the_statef
     assert url["valueFrom"]["secretKeyRef"] == {"name": "patience-redis", "key": "url"}
 
 
-# ---------------------------------------------------------------------------------------------- smoke test
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-#: The image's own absolute paths that the emulated build maps under its temporary root.
-IMAGE_PATHS = ("/opt/venv",)
-
-
-class EmulatedImage:
-    """What the build stage produced, under ``root``: the image's /opt/venv is ``root/opt/venv``."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    def rewrite(self, text: str) -> str:
-        for path in IMAGE_PATHS:
-            text = text.replace(path, f"{self.root}{path}")
-        return text
-
-
-def _expand(value: str, env: dict[str, str]) -> str:
-    return re.sub(r"\$\{?(\w+)\}?", lambda m: env.get(m[1], ""), value)
-
-
-def _copy_context(source: Path, target: Path) -> None:
-    """COPY from the build context, leaving out what Dockerfile.dockerignore drops by name (``**/NAME``)."""
-    ignore = (DEPLOY / "Dockerfile.dockerignore").read_text().splitlines()
-    names = [line[3:] for line in ignore if line.startswith("**/")]
-
-    def dropped(_dir: str, entries: list[str]) -> set[str]:
-        return {e for e in entries if any(fnmatch.fnmatch(e, pattern) for pattern in names)}
-
-    if source.is_dir():
-        shutil.copytree(source, target, ignore=dropped, dirs_exist_ok=True)
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)
-
-
-def build_stage() -> list[tuple[str, str]]:
-    instructions = dockerfile_instructions()
-    starts = [i for i, (word, _) in enumerate(instructions) if word == "FROM"]
-    return instructions[starts[0] + 1 : starts[1]]
-
-
-@pytest.fixture(scope="module")
-def image(tmp_path_factory: pytest.TempPathFactory) -> EmulatedImage:
-    """Run the Dockerfile's build stage outside a container (needs the package index, as `docker build` does)."""
-    built = EmulatedImage(tmp_path_factory.mktemp("image-root"))
-    shim = built.root / "shim"  # the base image's `python`, before the virtualenv exists
-    shim.mkdir()
-    (shim / "python").symlink_to(sys.executable)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PIP_", "VIRTUAL_ENV"))}
-    env["PATH"] = f"{shim}:{os.environ.get('PATH', '')}"
-    workdir = built.root
-    for word, rest in build_stage():
-        if word == "ARG":
-            name, _, default = rest.partition("=")
-            env.setdefault(name, default)
-        elif word == "ENV":
-            for item in shlex.split(rest):
-                key, _, value = item.partition("=")
-                env[key] = built.rewrite(_expand(value, env))
-        elif word == "WORKDIR":
-            workdir = built.root / rest.lstrip("/")
-            workdir.mkdir(parents=True, exist_ok=True)
-        elif word == "COPY":
-            *sources, dest = rest.split()
-            for source in sources:
-                _copy_context(ROOT / source.rstrip("/"), workdir / dest.rstrip("/"))
-        elif word == "RUN":
-            result = subprocess.run(
-                ["sh", "-c", built.rewrite(rest)], cwd=workdir, env=env, capture_output=True, text=True, timeout=900
-            )
-            assert result.returncode == 0, f"RUN {rest}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
-        else:
-            pytest.fail(f"the build-stage emulation does not know {word}; teach it or keep the Dockerfile simple")
-    return built
-
-
-def test_build_stage_compiles_the_proto_and_installs_the_project(image: EmulatedImage) -> None:
-    python = image.root / "opt" / "venv" / "bin" / "python"
-    site = subprocess.run(
-        [str(python), "-c", "import patience.v1.patience_pb2 as m, service; print(m.__file__, service.__file__)"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-        cwd=image.root,
-    ).stdout.split()
-    assert all(str(image.root / "opt" / "venv") in path for path in site), "installed, not read from the checkout"
-    tools = subprocess.run([str(python), "-m", "pip", "show", "grpcio-tools"], capture_output=True, timeout=60)
-    assert tools.returncode != 0, "grpcio-tools is gone from the runtime virtualenv"
-
-
-def container_like_env(image: EmulatedImage, overrides: dict[str, str]) -> dict[str, str]:
-    """This machine's environment without PATIENCE_* settings, plus the image's ENV, plus ``overrides``.
-
-    The image's PATH puts its virtualenv first: here the emulated build's, so the commands run unchanged and
-    their ``python`` is the image's.
-    """
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_", "VIRTUAL_ENV"))}
-    for key, value in image_env().items():
-        env[key] = image.rewrite(_expand(value, {"PATH": os.environ.get("PATH", "")}))
-    env.update(overrides)
-    return env
-
-
-@pytest.fixture
-def keys_dir(image: EmulatedImage, tmp_path: Path) -> Path:
-    """Keys made by compose's `keys` job (its exact command, the path moved); run twice, as on every `up`."""
-    directory = tmp_path / "keys"
-    command = compose()["services"]["keys"]["entrypoint"]
-    command = [str(c).replace("/etc/patience/keys", str(directory)) for c in command]
-    for _ in range(2):
-        result = subprocess.run(command, env=container_like_env(image, {}), capture_output=True, text=True, timeout=60)
-        assert result.returncode == 0, result.stdout + result.stderr
-    assert (directory / "signing-key.pem").is_file()
-    return directory
-
-
-def wait_healthy(env: dict[str, str], process: subprocess.Popen[str], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    last = ""
-    while time.monotonic() < deadline:
-        assert process.poll() is None, f"the server exited with {process.returncode}"
-        probe = subprocess.run(healthcheck_command(), env=env, capture_output=True, text=True, timeout=15)
-        if probe.returncode == 0:
-            return
-        last = probe.stderr
-        time.sleep(0.3)
-    pytest.fail(f"the HEALTHCHECK never passed: {last}")
-
-
-def test_image_entry_command_serves_and_passes_its_healthcheck(
-    image: EmulatedImage, redis_db: str, keys_dir: Path, tmp_path: Path
-) -> None:
-    grpc_port, http_port, metrics_port = free_port(), free_port(), free_port()
-    env = container_like_env(
-        image,
-        {
-            "PATIENCE_LISTEN": f"127.0.0.1:{grpc_port}",
-            "PATIENCE_HTTP_LISTEN": f"127.0.0.1:{http_port}",
-            "PATIENCE_METRICS_LISTEN": f"127.0.0.1:{metrics_port}",
-            "PATIENCE_REDIS_URL": redis_db,
-            "PATIENCE_KEYS_DIR": str(keys_dir),
-            "PATIENCE_GRACE": "5",
-        },
-    )
-    workdir = tmp_path / "app"  # like the image's empty WORKDIR: the package must come from the install
-    workdir.mkdir()
-    log = tmp_path / "server.log"
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            entry_command(), env=env, cwd=workdir, stdout=sink, stderr=subprocess.STDOUT, text=True
-        )
-        try:
-            wait_healthy(env, process)
-            with urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=5) as reply:
-                scraped = reply.read().decode()
-            assert 'grpc_server_handled_total{grpc_code="OK",grpc_method="Check"' in scraped
-            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/v1/variants", timeout=5) as reply:
-                assert len(json.loads(reply.read())["variants"]) == 9, "REST answers on the image's HTTP port"
-            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/v1/signing-keys", timeout=5) as reply:
-                keys = json.loads(reply.read())["keys"]
-            shown = subprocess.run(
-                ["python", "-m", "service.keys", "show", "--dir", str(keys_dir), "--json"],
-                env=env,
-                capture_output=True,
-                text=True,
-                timeout=30,
-                check=True,
-            )
-            assert [k["keyId"] for k in keys] == [json.loads(shown.stdout)["signing_keys"][0]["key_id"]], (
-                "the server signs with the mounted key"
-            )
-            with urllib.request.urlopen(f"http://127.0.0.1:{http_port}/", timeout=5) as reply:
-                assert b"<html" in reply.read().lower(), "the web client is served"
-            process.send_signal(signal.SIGTERM)
-            assert process.wait(timeout=20) == 0, "SIGTERM ends the server cleanly"
-            probe = subprocess.run(healthcheck_command(), env=env, capture_output=True, text=True, timeout=15)
-            assert probe.returncode == 1 and "UNAVAILABLE" in probe.stderr, "the HEALTHCHECK fails once it is gone"
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-    lines = [line for line in log.read_text().splitlines() if line.startswith("{")]
-    records = [json.loads(line) for line in lines]
-    assert any(r.get("msg") == "serving" for r in records), log.read_text()
-    assert any(r.get("msg") == "stopped" for r in records), log.read_text()
+# ---------------------------------------------------------------------------------------------- health check
 
 
 @pytest.mark.parametrize(
