@@ -2,8 +2,8 @@
 
 One run, bounded in time, on loopback:
 
-- a Redis with the append-only file on (``--appendfsync always``, the default, or ``everysec``), or with ``--cluster`` a Redis Cluster of three
-  masters with a replica each (``cluster-node-timeout`` 2 s);
+- a Redis with the append-only file on (``--appendfsync always``, the default, or ``everysec``), or with
+  ``--cluster`` a Redis Cluster of three masters with a replica each (``cluster-node-timeout`` 2 s);
 - two replicas of ``python -m service`` on that Redis, each serving gRPC and REST;
 - ``--players`` players, half over gRPC and half over REST, spread over both replicas, each dealing
   ``sultan-52`` games and playing them (``s`` while the stock has cards, ``rd`` when it is empty, a new game when

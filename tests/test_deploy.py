@@ -13,6 +13,7 @@ The image itself is built and run by tests/test_image.py.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import shutil
 import subprocess
