@@ -103,8 +103,15 @@ def decode_state(data: bytes) -> tuple[Game, State]:
         game = get_game(GAME_CLASSES[index].info.id, options)
     except VariantError as exc:
         raise EncodingError(str(exc)) from exc
+    # One position, one encoding: anything but the canonical form is refused, so that equal positions always have
+    # equal bytes (and hashes), and a hash names exactly one byte string.
+    if game.options_text() != opts_text:
+        raise EncodingError(f"options {opts_text!r} are not in canonical form ({game.options_text()!r})")
     redeals = r.byte()
-    fresh = r.byte() == 1
+    fresh_byte = r.byte()
+    if fresh_byte > 1:
+        raise EncodingError(f"the fresh flag is 0 or 1, not {fresh_byte}")
+    fresh = fresh_byte == 1
     columns = r.group()
     foundations = r.group()
     cells, stock, waste, captives, fixed = (r.flat() for _ in range(5))

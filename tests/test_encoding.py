@@ -84,3 +84,21 @@ def test_a_byte_that_is_not_a_card_is_refused(byte: int) -> None:
     data[first_card] = byte
     with pytest.raises(EncodingError, match="not a card"):
         decode_state(bytes(data))
+
+
+def test_only_the_canonical_form_decodes() -> None:
+    """Equal positions have equal bytes: a non-canonical flag or options text is refused, not read."""
+    game = get_game("cats-tail", {"sequence_moves": False})
+    data = encode_state(game, game.deal(bytes(32)))
+    opts = game.options_text().encode()
+    assert data[3] == len(opts) and data[4 : 4 + len(opts)] == opts
+    fresh_at = 4 + len(opts) + 1
+    assert data[fresh_at] in (0, 1)
+    for bad in (2, 53, 255):
+        with pytest.raises(EncodingError, match="fresh"):
+            decode_state(data[:fresh_at] + bytes([bad]) + data[fresh_at + 1 :])
+    default = get_game("cats-tail")
+    plain = encode_state(default, default.deal(bytes(32)))
+    spelled = b"sequence_moves=true"  # the default, spelled out: the same game, another byte string
+    with pytest.raises(EncodingError, match="canonical"):
+        decode_state(plain[:3] + bytes([len(spelled)]) + spelled + plain[4:])
