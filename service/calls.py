@@ -23,6 +23,7 @@ import time
 from typing import Any
 
 from google.rpc import code_pb2, status_pb2
+from prometheus_client import Counter
 
 from service import errors, metrics
 from service.errors import ServiceError
@@ -51,10 +52,10 @@ class Calls:
         service, name = (parts[1], parts[2]) if len(parts) == 3 else ("unknown", full)
         self.full, self.name, self.line = full, name, transport
         self.record = metrics.response_recorder(name)
-        self._handled: dict[str, Any] = {}
+        self._handled: dict[str, Counter] = {}
         if transport == GRPC:
             self._labels: tuple[str, ...] = (service, name)
-            self._started: Any = metrics.STARTED.labels(service, name)
+            self._started: Counter | None = metrics.STARTED.labels(service, name)
             self._seconds = metrics.HANDLING_SECONDS.labels(service, name)
             self._handled_by = metrics.HANDLED
         else:

@@ -40,6 +40,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from service import errors
 from service.calls import REST, Calls, failure, http_answer, request_id_of
 from service.errors import ServiceError
+from service.games import GameService
 from service.logs import request_id
 
 from .http_openapi import load_comments, openapi_document
@@ -69,7 +70,7 @@ def rpc_attribute(method: MethodDescriptor) -> str:
     return _SNAKE.sub("_", method.name).lower()
 
 
-def game_service_invoker(games: Any) -> Invoker:
+def game_service_invoker(games: GameService) -> Invoker:
     """Call ``games.<rpc_in_snake_case>(request, credentials)``, credentials read as the servicer reads them."""
     from service.servicer import credentials_from
 

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
+from redis.commands.core import AsyncScript
 from redis.exceptions import (
     BusyLoadingError,
     ClusterDownError,
@@ -338,7 +339,7 @@ class RedisGameStore(GameStore):
             raise TypeError("expected_version is an int")
         return str(expected_version)
 
-    async def _write(self, script: Any, game_id: str, args: Sequence[bytes | str]) -> list[Any]:
+    async def _write(self, script: AsyncScript, game_id: str, args: Sequence[bytes | str]) -> list[Any]:
         if not _check_game_id(game_id):
             raise NotFound(game_id)
         reply: list[Any] = await self._script(script, self.keys(game_id), [*self._ttl_args, *args])
@@ -357,7 +358,7 @@ class RedisGameStore(GameStore):
             raise NothingToUndo(int(reply[1]))
         raise StoreError(f"unexpected reply {reply!r:.200}")
 
-    async def _script(self, script: Any, keys: list[str], args: Sequence[Any]) -> Any:
+    async def _script(self, script: AsyncScript, keys: list[str], args: Sequence[Any]) -> Any:
         """Run one of the registered scripts (``script.sha``/``script.script``) on the pipe, else via redis-py."""
         if self.pipe is None:
             return await self._call(script(keys=keys, args=args))
