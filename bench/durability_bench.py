@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import redis  # noqa: E402
 import redis_support  # noqa: E402
 
+from engine.moves import Move  # noqa: E402
 from service.store import NewGameRecord, open_store  # noqa: E402
 
 
@@ -55,7 +56,9 @@ async def writes(url: str, replicas: int, moves: int, writers: int, path: str, t
         record = await store.fetch(game_id)
         for i in range(moves // writers):
             began = time.perf_counter()
-            record = await store.set_state(game_id, record.version, b"%d" % i + b"s" * 150, "1-r1", previous=record)
+            record = await store.set_state(
+                game_id, record.version, b"%d" % i + b"s" * 150, Move.parse("1-r1"), previous=record
+            )
             latencies.append(time.perf_counter() - began)
 
     cpu0, rcpu0, wall0 = own_cpu(), redis_cpu(url), time.perf_counter()

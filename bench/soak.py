@@ -455,7 +455,6 @@ async def check_store(url: str, games: dict[str, float], tally: Tally) -> dict[s
     """Every game read from the store: its version against what was acknowledged, its log replayed."""
     from engine import get_game
     from engine.encoding import encode_state
-    from engine.moves import Move
     from service.config import Settings
     from service.store import NotFound, StoreError, open_store
 
@@ -482,8 +481,8 @@ async def check_store(url: str, games: dict[str, float], tally: Tally) -> dict[s
             options = dict(kv.split("=", 1) for kv in record.options.split(",") if kv)
             game = get_game(record.variant, options)
             state = game.deal(record.seed)
-            for text in record.moves or ():
-                state = game.play(state, Move.parse(text))[0]
+            for move in record.moves or ():
+                state = game.play(state, move)[0]
             if encode_state(game, state) != record.state:
                 not_replayed += 1
     finally:

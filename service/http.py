@@ -5,8 +5,9 @@ annotations, :mod:`service.http_transcode` turns path, query and body into the R
 (protobuf's JSON mapping), and the call goes to the very ``GameService`` method the gRPC servicer calls,
 in the same process and the same asyncio loop (no second copy of the logic, no network hop).
 Credentials travel as gRPC metadata does: ``Authorization: Bearer <game token>`` and ``x-operator-key``,
-read by the servicer's own ``credentials_from``. Errors are the ``google.rpc.Status`` the gRPC client
-would get, as JSON (Envoy's transcoder sends the same shape), with the HTTP status of Google's mapping.
+read by the servicer's own ``credentials_from``. Request ids, metrics, the access line and the errors' statuses
+are ``service.calls``', as over gRPC: errors are the ``google.rpc.Status`` the gRPC client would get, as JSON
+(Envoy's transcoder sends the same shape), with the HTTP status of Google's mapping.
 
 The same listener serves ``/openapi.json`` (generated from the proto) and the web client (``clients/web``)
 at ``/``.
@@ -15,12 +16,10 @@ at ``/``.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import json
 import logging
 import re
 import socket
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from typing import Any
 import uvicorn
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
-from google.rpc import code_pb2, status_pb2
+from google.rpc import status_pb2
 from patience.v1 import patience_pb2
 from starlette.applications import Starlette
 from starlette.middleware.cors import CORSMiddleware
@@ -38,12 +37,15 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from service.errors import Code, ServiceError, to_status
+from service import errors
+from service.calls import REST, Calls, failure, http_answer, request_id_of
+from service.errors import ServiceError
+from service.games import GameService
+from service.logs import request_id
 
-from . import logs, metrics
 from .http_openapi import load_comments, openapi_document
 from .http_routes import Router, routes_for_services
-from .http_transcode import TranscodeError, build_request, http_status, response_json, status_json
+from .http_transcode import TranscodeError, build_request, response_json, status_json
 
 log = logging.getLogger(__name__)
 
@@ -68,14 +70,14 @@ def rpc_attribute(method: MethodDescriptor) -> str:
     return _SNAKE.sub("_", method.name).lower()
 
 
-def game_service_invoker(games: Any) -> Invoker:
+def game_service_invoker(games: GameService) -> Invoker:
     """Call ``games.<rpc_in_snake_case>(request, credentials)``, credentials read as the servicer reads them."""
     from service.servicer import credentials_from
 
     async def invoke(method: MethodDescriptor, request: Message, metadata: Metadata) -> Message:
         call = getattr(games, rpc_attribute(method), None)
         if call is None:
-            raise ServiceError(Code.INTERNAL, "UNIMPLEMENTED", f"{method.name} is not implemented", {})
+            raise errors.not_implemented(method.name)
         peer = next((v for k, v in metadata if k == PEER), "")
         response: Message = await call(request, credentials_from(metadata, peer=peer))
         return response
@@ -87,22 +89,9 @@ def _error_response(status: status_pb2.Status, http: int, headers: dict[str, str
     return _json(status_json(status), http, headers)
 
 
-#: RESOURCE_EXHAUSTED is 429 (slow down) unless the request itself is too big: then 413, since retrying the
-#: same request cannot help; or the server's store is full: 503, since no client did wrong.
-_HTTP_BY_REASON = {"TOO_MANY_MOVES": 413, "REQUEST_TOO_LARGE": 413, "STORE_FULL": 503}
-
-
 def _service_error(error: ServiceError, headers: dict[str, str] | None = None) -> Response:
-    http = _HTTP_BY_REASON.get(error.reason, error.code.http_status)
-    if error.retry_after is not None:
-        headers = {**(headers or {}), "retry-after": str(error.retry_after)}
-    return _error_response(to_status(error), http, headers)
-
-
-def _http_error(http: int, code: Code, reason: str, message: str, headers: dict[str, str] | None = None) -> Response:
-    """An error of the HTTP layer itself (no route, wrong method, body too large) in the same Status shape."""
-    status = to_status(ServiceError(code, reason, message))
-    return _error_response(status, http, headers)
+    status, http, extra = http_answer(error)
+    return _error_response(status, http, {**(headers or {}), **extra} if extra else headers)
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -141,6 +130,7 @@ class RestGateway:
         self.router = Router(self.routes)
         self.invoke = invoke
         self.max_body_bytes = max_body_bytes
+        self._calls: dict[str, Calls] = {}  # per RPC (routes name only the RPCs of the proto)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
@@ -159,89 +149,44 @@ class RestGateway:
         found = self.router.match(request.method, path)
         if isinstance(found, list):
             if not found:
-                return _http_error(404, Code.NOT_FOUND, "NO_SUCH_ROUTE", f"no route {path[:100]!r}")
+                return _service_error(errors.no_such_route(path))
             allow = ", ".join(found)
-            message = f"{request.method} is not allowed here; use {allow}"
-            return _http_error(405, Code.INVALID_ARGUMENT, "METHOD_NOT_ALLOWED", message, {"allow": allow})
+            return _service_error(errors.method_not_allowed(request.method, allow), {"allow": allow})
         route = found.route
-        rid = _request_id(request)
+        rid = request_id_of(list(request.headers.items()))
         headers = {"x-request-id": rid, "cache-control": "no-store"}
         try:
             body = await _read_body(request, self.max_body_bytes)
         except _BodyTooLarge:
-            message = f"the body is larger than {self.max_body_bytes} bytes"
-            return _http_error(413, Code.RESOURCE_EXHAUSTED, "REQUEST_TOO_LARGE", message, headers)
+            return _service_error(errors.request_too_large(self.max_body_bytes), headers)
         if body.strip() and not _is_json(request.headers.get("content-type", "")):
-            message = "send the body as application/json"
-            return _http_error(415, Code.INVALID_ARGUMENT, "UNSUPPORTED_MEDIA_TYPE", message, headers)
+            return _service_error(errors.unsupported_media_type(), headers)
         try:
             message_in = build_request(route, found.path_params, request.query_params.multi_items(), body)
         except TranscodeError as exc:
-            meta = {"field": exc.field} if exc.field else {}
-            return _service_error(ServiceError(Code.INVALID_ARGUMENT, exc.reason, exc.message, meta), headers)
+            return _service_error(errors.bad_request(exc.reason, exc.message, exc.field or ""), headers)
         forwarded = [(n, request.headers[n]) for n in FORWARDED_HEADERS if n != "x-request-id" and n in request.headers]
         peer = f"ipv4:{request.client.host}:0" if request.client else ""
         if request.client and ":" in request.client.host:
             peer = f"ipv6:[{request.client.host}]:0"
         metadata: Metadata = (*forwarded, ("x-request-id", rid), (PEER, peer))
-        started = time.perf_counter()
-        token = _set_request_id(rid)
-        code = "OK"
+        calls = self._calls.get(route.rpc_name)
+        if calls is None:
+            calls = self._calls[route.rpc_name] = Calls(route.rpc_name, REST)
+        started, token = calls.begin(rid)
+        code, response = "OK", None
         try:
             response = await self.invoke(route.method, message_in, metadata)
-        except ServiceError as exc:
-            code = exc.code.name
-            return _service_error(exc, headers)
-        except Exception:
-            code = "INTERNAL"
-            log.exception("unexpected error in %s", route.rpc_name)
-            status = status_pb2.Status(code=code_pb2.INTERNAL, message="internal error")
-            return _error_response(status, http_status(code_pb2.INTERNAL), headers)
+        except Exception as exc:  # a refusal, or a bug (logged): the same statuses as over gRPC (service.calls)
+            error = failure(exc, route.rpc_name)
+            code = error.code.name
+            return _service_error(error, headers)
         finally:
-            _access_log(request, route.rpc_name, code, started, rid)
-            metrics.observe_rest(route.rpc_name, code, time.perf_counter() - started)
-            _reset_request_id(token)
-        _record_metrics(route.rpc_name, response)
+            client = request.client
+            where = f"{client.host}:{client.port}" if client else ""
+            calls.end(started, rid, code, response, where, http=f"{request.method} {request.url.path}"[:200])
+            request_id.reset(token)
         return _json(response_json(route, response), 200, headers)
-
-
-# ------------------------------------------------------------------------------------- operations hooks
-# The same request ids, metrics and access lines as the gRPC interceptors give.
-
-
-def _request_id(request: Request) -> str:
-    return str(logs.incoming_request_id(list(request.headers.items())) or logs.new_request_id())
-
-
-def _set_request_id(rid: str) -> contextvars.Token[str | None]:
-    return logs.request_id.set(rid)
-
-
-def _reset_request_id(token: contextvars.Token[str | None]) -> None:
-    logs.request_id.reset(token)
-
-
-def _record_metrics(name: str, response: Message) -> None:
-    metrics.record_response(name, response)
-
-
-_access = logging.getLogger("service.access")
-
-
-def _access_log(request: Request, rpc: str, code: str, started: float, rid: str) -> None:
-    if _access.isEnabledFor(logging.INFO):
-        client = request.client
-        _access.info(
-            "http",
-            extra={
-                "request_id": rid,
-                "method": rpc,
-                "http": f"{request.method} {request.url.path}"[:200],
-                "code": code,
-                "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-                "peer": f"{client.host}:{client.port}" if client else "",
-            },
-        )
 
 
 # ------------------------------------------------------------------------------------------- the app
@@ -310,7 +255,7 @@ def create_app(
         return Response(document, media_type="application/json", headers={"cache-control": "no-cache"})
 
     async def not_found(request: Request) -> Response:
-        return _http_error(404, Code.NOT_FOUND, "NO_SUCH_ROUTE", f"no route {request.url.path[:100]!r}")
+        return _service_error(errors.no_such_route(request.url.path))
 
     routes: list[Any] = [
         Route("/openapi.json", openapi, methods=["GET"]),

@@ -1,4 +1,5 @@
-"""Metrics, request ids and the access line for every RPC, as one wrapper around the services' method handlers.
+"""The gRPC side of ``service.calls``: one wrapper around the services' method handlers for request ids, metrics
+and the access line.
 
 This is what server interceptors would do, done where it costs least. grpc.aio runs each interceptor as a
 chain of coroutines on every call before it even finds the handler, and each wraps the behaviour once more;
@@ -6,14 +7,9 @@ here the server's generic handlers are wrapped once (``Operations``), the wrappe
 method, and a call pays one extra coroutine frame. On ``ApplyMove`` that is about 0.1 M instructions a call less
 than the two interceptors it replaced (docs/service-benchmark.md).
 
-Per call:
-
-- ``grpc_server_started_total`` / ``grpc_server_handled_total{grpc_code}`` / ``grpc_server_handling_seconds``
-  (go-grpc-prometheus names, ``service.metrics``), and the game events read off successful responses;
-- the request id: the client's ``x-request-id`` when sane, else a fresh one; kept in ``logs.request_id`` for the
-  whole call (every log line carries it) and sent back in the trailing metadata. ``service.errors.abort``
-  appends it to the trailers of the rich error statuses, which replace the trailers set here;
-- one access line at INFO (method, code, duration, peer; never a body or a metadata value).
+Per call, besides what ``service.calls`` does for both transports: the request id goes back in the trailing
+metadata (``service.errors.abort`` appends it to the trailers of the rich error statuses, which replace the
+trailers set here), and a request that does not decode is refused INVALID_ARGUMENT ``UNDECODABLE_REQUEST``.
 """
 
 from __future__ import annotations
@@ -27,8 +23,9 @@ from typing import Any
 
 import grpc
 
-from service import metrics
-from service.logs import REQUEST_ID_HEADER, access_log, incoming_request_id, log_access, new_request_id, request_id
+from service import errors
+from service.calls import Calls, request_id_of
+from service.logs import REQUEST_ID_HEADER, access_log
 
 log = logging.getLogger(__name__)
 _NAME_BY_VALUE = {code.value[0]: code.name for code in grpc.StatusCode}
@@ -50,51 +47,25 @@ def _ending(context: Any, error: BaseException) -> str:
     return status_name(context, "UNKNOWN")  # abort() set it; an unhandled exception leaves it unset
 
 
-class _Method:
-    """What one method's calls share: its metric children, looked up once."""
+class _Method(Calls):
+    """One gRPC method's calls."""
 
-    __slots__ = ("_handled", "_labels", "full", "name", "record", "seconds", "started")
+    __slots__ = ()
 
-    def __init__(self, full: str) -> None:
-        parts = full.split("/")
-        service, name = (parts[1], parts[2]) if len(parts) == 3 else ("unknown", full)
-        self.full, self.name, self._labels = full, name, (service, name)
-        self.started = metrics.STARTED.labels(service, name)
-        self.seconds = metrics.HANDLING_SECONDS.labels(service, name)
-        self._handled: dict[str, Any] = {}
-        self.record = metrics.response_recorder(name)
-
-    def begin(self, context: Any) -> tuple[float, str, str]:
+    def begin_call(self, context: Any) -> tuple[float, str, str]:
         """Everything the access line needs from the call is read here, while the call is alive: once a client
         has cancelled, grpc.aio frees the core call under the context, and ``context.peer()`` then reads freed
         memory (a segmentation fault, found by a client that opens and cancels streams)."""
-        rid = incoming_request_id(context.invocation_metadata()) or new_request_id()
-        request_id.set(rid)  # each call runs in its own task: this stays inside the call
+        rid = request_id_of(context.invocation_metadata())
+        start = self.begin(rid)[0]  # each call runs in its own task: the request id stays inside the call
         context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
-        self.started.inc()
         peer = context.peer() if access_log.isEnabledFor(logging.INFO) else ""
-        return time.perf_counter(), rid, peer
+        return start, rid, peer
 
-    def end(self, began: tuple[float, str, str], code: str, response: Any) -> None:
-        """Takes no context: the call may be over (see ``begin``)."""
+    def end_call(self, began: tuple[float, str, str], code: str, response: Any) -> None:
+        """Takes no context: the call may be over (see ``begin_call``)."""
         start, rid, peer = began
-        elapsed = time.perf_counter() - start
-        self.seconds.observe(elapsed)
-        handled = self._handled.get(code)
-        if handled is None:
-            handled = self._handled[code] = metrics.HANDLED.labels(*self._labels, code)
-        handled.inc()
-        if response is not None and self.record is not None:
-            metrics.record_safely(self.record, response)
-        if access_log.isEnabledFor(logging.INFO):
-            log_access(
-                "rpc",
-                request_id=rid,
-                method=self.full,
-                code=code,
-                duration_ms=round(elapsed * 1000, 3),
-                peer=peer,
-            )
+        self.end(start, rid, code, response, peer)
 
 
 class Undecodable:
@@ -128,8 +99,6 @@ _UNDECODABLE_EVERY = 60.0  # seconds: a client sending garbage in a loop must no
 async def _refuse_undecodable(m: _Method, request: Undecodable, context: Any) -> None:
     """A warning line without a traceback -- one a minute per method, with the count of those not logged (the
     access line of each call says INVALID_ARGUMENT anyway) -- and INVALID_ARGUMENT ``UNDECODABLE_REQUEST``."""
-    from service.errors import Code, ServiceError, abort
-
     now = time.monotonic()
     last, unlogged = _UNDECODABLE.get(m.full, (-_UNDECODABLE_EVERY, 0))
     if now - last >= _UNDECODABLE_EVERY:
@@ -138,22 +107,21 @@ async def _refuse_undecodable(m: _Method, request: Undecodable, context: Any) ->
         log.warning("undecodable request", extra=extra)
     else:
         _UNDECODABLE[m.full] = (last, unlogged + 1)
-    message = f"the request is not a valid {m.name} request message"
-    await abort(context, ServiceError(Code.INVALID_ARGUMENT, "UNDECODABLE_REQUEST", message, {"method": m.name}))
+    await errors.abort(context, errors.undecodable_request(m.name))
 
 
 def _unary_response(m: _Method, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
     async def handle(request: Any, context: Any) -> Any:
-        began = m.begin(context)
+        began = m.begin_call(context)
         try:
             if request.__class__ is Undecodable:
                 await _refuse_undecodable(m, request, context)
             response = await behavior(request, context)
         except BaseException as e:
-            m.end(began, _ending(context, e), None)
+            m.end_call(began, _ending(context, e), None)
             raise
         code = status_name(context, "OK")
-        m.end(began, code, response if code == "OK" else None)
+        m.end_call(began, code, response if code == "OK" else None)
         return response
 
     return handle
@@ -161,16 +129,16 @@ def _unary_response(m: _Method, behavior: Callable[..., Awaitable[Any]]) -> Call
 
 def _streaming_response(m: _Method, behavior: Callable[..., AsyncIterator[Any]]) -> Callable[..., Any]:
     async def handle(request: Any, context: Any) -> AsyncIterator[Any]:
-        began = m.begin(context)
+        began = m.begin_call(context)
         try:
             if request.__class__ is Undecodable:
                 await _refuse_undecodable(m, request, context)
             async for item in behavior(request, context):
                 yield item
         except BaseException as e:
-            m.end(began, _ending(context, e), None)
+            m.end_call(began, _ending(context, e), None)
             raise
-        m.end(began, status_name(context, "OK"), None)
+        m.end_call(began, status_name(context, "OK"), None)
 
     return handle
 

@@ -30,8 +30,7 @@ from limits import RateLimitItem, parse_many
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from limits.storage import storage_from_string
 
-from service import metrics
-from service.errors import Code, ServiceError
+from service import errors, metrics
 
 log = logging.getLogger(__name__)
 
@@ -98,21 +97,11 @@ class RateLimiter:
         if address is None:
             return address_key(peer_address(peer))
         if self.front_end_key is None or not key or not hmac.compare_digest(key.encode(), self.front_end_key.encode()):
-            raise ServiceError(
-                Code.PERMISSION_DENIED,
-                "UNTRUSTED_CLIENT_ADDRESS",
-                f"{CLIENT_ADDRESS} is for a front end that sends the configured {FRONT_END_KEY}",
-                {"header": CLIENT_ADDRESS},
-            )
+            raise errors.untrusted_client_address(CLIENT_ADDRESS, FRONT_END_KEY)
         try:
             return address_key(str(ipaddress.ip_address(address.strip())))
         except ValueError as exc:
-            raise ServiceError(
-                Code.INVALID_ARGUMENT,
-                "BAD_CLIENT_ADDRESS",
-                f"{CLIENT_ADDRESS} is an IPv4 or IPv6 address",
-                {"header": CLIENT_ADDRESS},
-            ) from exc
+            raise errors.bad_client_address(CLIENT_ADDRESS) from exc
 
     async def check(self, rpc: str, client: str) -> None:
         """Count one call of ``rpc`` by ``client``; RESOURCE_EXHAUSTED ``RATE_LIMITED`` (with when to retry) if
@@ -131,14 +120,7 @@ class RateLimiter:
                 return
             retry = max(1, math.ceil(stats.reset_time - time.time()))
             metrics.RATE_LIMITED.labels(rpc).inc()
-            error = ServiceError(
-                Code.RESOURCE_EXHAUSTED,
-                "RATE_LIMITED",
-                f"too many {rpc} calls from this address (at most {item}); try again in {retry} s",
-                {"method": rpc, "limit": str(item), "retry_after_seconds": retry},
-            )
-            error.retry_after = retry
-            raise error
+            raise errors.rate_limited(rpc, str(item), retry)
 
     def _storage_failed(self, exc: Exception) -> None:
         now = time.monotonic()

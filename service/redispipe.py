@@ -296,7 +296,9 @@ class PipelinedRedis:
         body = pack_command(args)
         return b"".join((b"*%d\r\n" % (len(keys) + 3 + len(args)), head, memoryview(body)[body.index(b"\r\n") + 2 :]))
 
-    async def evalsha(self, sha: str, script: str, keys: Sequence[Any], args: Sequence[Any]) -> Any:
+    async def evalsha(
+        self, sha: str, script: str | bytes | memoryview, keys: Sequence[Any], args: Sequence[Any]
+    ) -> Any:
         """Run a Lua script by its SHA-1; a server without it in its cache (restarted, flushed) gets it whole."""
         packed = self.pack_evalsha(sha, keys, args)
         conn = self._conn
@@ -311,7 +313,13 @@ class PipelinedRedis:
         return reply
 
     async def evalsha_wait(
-        self, sha: str, script: str, keys: Sequence[Any], args: Sequence[Any], replicas: int, timeout_ms: int
+        self,
+        sha: str,
+        script: str | bytes | memoryview,
+        keys: Sequence[Any],
+        args: Sequence[Any],
+        replicas: int,
+        timeout_ms: int,
     ) -> tuple[Any, int]:
         """The script's reply, and how many replicas confirmed it (``WAIT replicas timeout_ms``).
 

@@ -1,4 +1,4 @@
-"""The gRPC transport: metadata in, ``GameService`` call, message out, errors as rich statuses.
+"""The gRPC transport: metadata in, ``GameService`` call, message out, errors as rich statuses (``service.calls``).
 
 Nothing here decides anything about games; every method is the same three
 steps, so a new RPC is one line in ``_RPCS``.
@@ -6,21 +6,20 @@ steps, so a new RPC is one line in ``_RPCS``.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 from patience.v1 import patience_pb2_grpc
 
-from service.errors import Code, ServiceError, abort
+from service.calls import failure
+from service.errors import abort
 from service.games import Credentials, GameService
 from service.ratelimit import CLIENT_ADDRESS, FRONT_END_KEY
 
 #: The use cases that count calls per client address (service.ratelimit).
 LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate"})
 
-log = logging.getLogger(__name__)
 
 AUTHORIZATION = "authorization"
 OPERATOR_KEY = "x-operator-key"
@@ -57,11 +56,8 @@ def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], 
             # Read while the call is alive (the peer of a cancelled call is freed memory: see operations.py).
             peer = context.peer() if limited else ""
             return await call(request, credentials_from(context.invocation_metadata(), peer))
-        except ServiceError as exc:
-            await abort(context, exc)
-        except Exception:
-            log.exception("unexpected error in %s", name)
-            await abort(context, ServiceError(Code.INTERNAL, "INTERNAL", "internal error", {}))
+        except Exception as exc:  # a refusal, or a bug (logged): as a rich status either way (service.calls)
+            await abort(context, failure(exc, name))
 
     method.__name__ = name
     return method

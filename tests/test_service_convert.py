@@ -68,12 +68,14 @@ def test_edge_cases_by_hand() -> None:
 
 
 def reference_game(service: object, record: object, game: object, state: object) -> pb.Game:
-    """The Game message as games.py built it field by field before templates (no certificate: no key ring)."""
+    """The Game message built field by field, without templates (no certificate: no key ring)."""
     from engine.deal import ALGORITHM
-    from service.games import _ticket_id, _ts
+    from service.games.messages import seed_revealed, shown_status
+    from service.games.messages import ticket_id as _ticket_id
+    from service.games.messages import ts as _ts
 
     view = player_view(game, state)  # type: ignore[arg-type]
-    status = service._status(record, view.status)  # type: ignore[attr-defined]
+    status = shown_status(record, view.status)  # type: ignore[arg-type]
     r: Any = record
     msg = pb.Game(
         game_id=r.game_id,
@@ -93,7 +95,7 @@ def reference_game(service: object, record: object, game: object, state: object)
         updated_at=_ts(r.updated_at),
         server_seed_commitment=hashlib.sha256(r.server_seed).digest() if r.server_seed else b"",
     )
-    if service._seed_revealed(r, status):  # type: ignore[attr-defined]
+    if seed_revealed(r, status):
         msg.seed = r.seed
         msg.server_seed = r.server_seed
     if r.finished_at:
@@ -172,7 +174,7 @@ def test_a_stored_position_is_decoded_unless_it_is_the_one_this_replica_wrote() 
     theirs = game.apply(mine, "s")  # another replica moved on
     record = GameRecord("g" * 24, bytes(32), game.id, "", bytes(32), b"", b"", "", True, encode_state(game, mine),
                         3, "in-progress", 1, 2, 0, 0, 0, 600_000, 3)  # fmt: skip
-    service._remember(record, game, mine)
+    service.recent.remember(record, game, mine)
     same_game, same_state = service._decode(replace(record))
     assert same_game is game and same_state is mine
     stored = replace(record, version=4, state=encode_state(game, theirs))

@@ -16,8 +16,9 @@ import pytest
 import redis
 import redis_support
 
+from engine.moves import Move
 from service.config import load as load_settings
-from service.store import NewGameRecord, NotReplicated, RedisGameStore, open_store
+from service.store import NewGameRecord, NotReplicated, RedisGameStore, durability, open_store
 
 T = TypeVar("T")
 SEED = bytes(range(32))
@@ -58,7 +59,9 @@ def test_every_acknowledged_write_is_on_the_replica_already(
             await store.create(new_game("g1"))
             record = await store.fetch("g1")
             for i in range(100):
-                record = await store.set_state("g1", record.version, b"state-%d" % i, "1-r1", previous=record)
+                record = await store.set_state(
+                    "g1", record.version, b"state-%d" % i, Move.parse("1-r1"), previous=record
+                )
                 # acknowledged: the replica has it at once (without WAIT this read would often see the old state)
                 assert reader.get(store.keys("g1")[1]) == b"state-%d" % i
         finally:
@@ -81,14 +84,14 @@ def test_a_silent_replica_makes_the_write_unacknowledged(
             try:
                 began = time.monotonic()
                 with pytest.raises(NotReplicated, match="0 of 1 replicas"):
-                    await store.set_state("g1", record.version, b"unconfirmed", "1-r1", previous=record)
+                    await store.set_state("g1", record.version, b"unconfirmed", Move.parse("1-r1"), previous=record)
                 assert time.monotonic() - began >= 0.25  # it waited for the replica
             finally:
                 replica.proc.send_signal(signal.SIGCONT)
             # the primary has the write (its fate was unknown, not refused): a client reading back sees it
             again = await store.fetch("g1")
             assert again.version == record.version + 1
-            await store.set_state("g1", again.version, b"confirmed", "2-r2", previous=again)
+            await store.set_state("g1", again.version, b"confirmed", Move.parse("2-r2"), previous=again)
         finally:
             await store.close()
 
@@ -123,10 +126,10 @@ def test_on_a_cluster_the_write_waits_on_its_masters_connection() -> None:
                 for n in range(12):  # games spread over the three masters
                     await store.create(new_game(f"game{n:04d}"))
                     record = await store.fetch(f"game{n:04d}")
-                    await store.set_state(f"game{n:04d}", record.version, b"s1", "1-r1", previous=record)
+                    await store.set_state(f"game{n:04d}", record.version, b"s1", Move.parse("1-r1"), previous=record)
                 # silence the replica of one game's master: that game's writes are no longer acknowledged
                 game = "game0000"
-                master = await store._master_for(store.keys(game)[0])
+                master = await durability.master_for(store, store.keys(game)[0])
                 port = master.connection_pool.connection_kwargs["port"]
                 replica = next(
                     n
@@ -137,7 +140,7 @@ def test_on_a_cluster_the_write_waits_on_its_masters_connection() -> None:
                 replica.proc.send_signal(signal.SIGSTOP)
                 try:
                     with pytest.raises(NotReplicated):
-                        await store.set_state(game, record.version, b"s2", "2-r2", previous=record)
+                        await store.set_state(game, record.version, b"s2", Move.parse("2-r2"), previous=record)
                 finally:
                     replica.proc.send_signal(signal.SIGCONT)
             finally:

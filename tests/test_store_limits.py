@@ -20,6 +20,7 @@ import redis_support
 from patience.v1 import patience_pb2 as pb
 from service_harness import Client, ServerThread, bearer, refusal, settings_for
 
+from engine.moves import Move
 from service.store import GameExpired, NewGameRecord, StoreFull, open_store
 
 
@@ -120,7 +121,7 @@ def test_a_game_nobody_has_moved_expires_soon(where: str, redis_db: str, request
             fresh = await store.create(_record("fresh"))
             moved = await store.create(_record("moved"))
             assert fresh.expires_at - fresh.updated_at == 400
-            moved = await store.set_state("moved", 1, b"state2", "1-2")
+            moved = await store.set_state("moved", 1, b"state2", Move.parse("1-2"))
             assert moved.expires_at - moved.updated_at == 600_000  # moved once: the idle timeout
             ttl = await store.client.pttl(store.keys("fresh")[0])
             assert 0 < ttl <= 60_400  # Redis drops it after the fresh time and an hour, or the retention if shorter
@@ -128,8 +129,8 @@ def test_a_game_nobody_has_moved_expires_soon(where: str, redis_db: str, request
             assert (await store.fetch("fresh")).expired
             assert not (await store.fetch("moved")).expired
             with pytest.raises(GameExpired):
-                await store.set_state("fresh", 1, b"state2", "1-2")
-            await store.set_state("moved", 2, b"state3", "2-3")
+                await store.set_state("fresh", 1, b"state2", Move.parse("1-2"))
+            await store.set_state("moved", 2, b"state3", Move.parse("2-3"))
         finally:
             await store.close()
 

@@ -1,0 +1,116 @@
+"""Dealing: ListVariants, PrepareGame and NewGame."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+
+from patience.v1 import patience_pb2 as pb
+
+from engine.catalogue import variants
+from engine.encoding import encode_state
+from engine.game import Game
+from service import convert, errors
+from service.games import messages
+from service.games.ports import Credentials
+from service.games.steps import Steps, now_ms, unavailable
+from service.store import AlreadyExists, NewGameRecord, StoreUnavailable
+from service.tokens import mix_seed, new_game_id, new_token, token_hash
+
+log = logging.getLogger("service.games")
+
+
+class Dealing(Steps):
+    async def list_variants(self, request: pb.ListVariantsRequest, credentials: Credentials) -> pb.ListVariantsResponse:
+        return pb.ListVariantsResponse(variants=[convert.variant_message(v) for v in variants()])
+
+    async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
+        await self._limit("NewGame", credentials)
+        if request.HasField("deal_ticket"):
+            game, seed, server_seed, client_seed, ticket = self._ticket_deal(request)
+        else:
+            game, seed, server_seed, client_seed = await self._own_deal(request)
+            ticket = ""
+        state = self._deal(game, seed)
+        token = new_token()
+        record_in = NewGameRecord(
+            game_id=new_game_id(),
+            token_hash=token_hash(token),
+            variant=game.id,
+            options=game.options_text(),
+            seed=seed,
+            state=encode_state(game, state),
+            allow_undo=request.allow_undo if request.HasField("allow_undo") else True,
+            server_seed=server_seed,
+            client_seed=client_seed,
+            ticket_id=ticket,
+        )
+        try:
+            record = await self.store.create(record_in)
+        except AlreadyExists as exc:
+            raise errors.id_collision("game id") from exc
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        self.recent.remember(record, game, state, token)
+        log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id})
+        return pb.NewGameResponse(game=self._game_message(record, game, state), game_token=token)
+
+    def _ticket_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, bytes, bytes, str]:
+        """A deal ticket's game and seed, and the ticket as the store keeps it."""
+        for field in ("client_seed", "prepared_id"):
+            if request.HasField(field):
+                raise errors.not_with_ticket(field)
+        tickets, ticket = self._open_ticket(request.deal_ticket)
+        if (request.variant and request.variant != ticket.variant) or request.options:
+            raise errors.ticket_fixes_deal("variant" if request.variant else "options", ticket.variant)
+        game = self._game(ticket.variant, ticket.options)
+        kept = messages.ticket_field(ticket.ticket_id, ticket.expires_at)
+        return game, tickets.seed(ticket), b"", b"", kept
+
+    async def _own_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, bytes, bytes]:
+        """The game and seed of a deal of the server's, perhaps mixed with a client seed (and a prepared
+        server seed): game, seed, server seed, client seed."""
+        prepared = request.prepared_id if request.HasField("prepared_id") else None
+        if prepared is not None and not request.HasField("client_seed"):
+            raise errors.prepared_needs_client_seed()
+        game = self._game(request.variant, request.options)
+        seed = self._seed_source() if prepared is None else b""  # a prepared game's seed is drawn already
+        if not request.HasField("client_seed"):
+            return game, seed, b"", b""
+        client_seed = request.client_seed
+        limit = self.settings.max_client_seed_bytes
+        if not 1 <= len(client_seed) <= limit:
+            raise errors.bad_client_seed(limit)
+        # Taken last, once nothing else can refuse the request: a typo must not use up the preparation.
+        server_seed = seed if prepared is None else await self._take_prepared(prepared)
+        return game, mix_seed(server_seed, client_seed), server_seed, client_seed
+
+    async def prepare_game(self, request: pb.PrepareGameRequest, credentials: Credentials) -> pb.PrepareGameResponse:
+        """Draw a server seed and publish only its hash, before the player picks a client seed: then not even
+        the server chooses the deal (docs/fairness.md). The seed waits in the store, for one NewGame."""
+        await self._limit("PrepareGame", credentials)
+        server_seed = self._seed_source()
+        prepared_id = new_game_id()
+        validity = self.settings.prepare_validity
+        try:
+            await self.store.put_prepared(prepared_id, server_seed, validity)
+        except AlreadyExists as exc:  # 96 random bits, as a game id
+            raise errors.id_collision("prepared id") from exc
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        return pb.PrepareGameResponse(
+            prepared_id=prepared_id,
+            server_seed_commitment=hashlib.sha256(server_seed).digest(),
+            expires_at=messages.ts(now_ms() + validity * 1000),
+        )
+
+    async def _take_prepared(self, prepared_id: str) -> bytes:
+        if not prepared_id or len(prepared_id) > 64:
+            raise errors.bad_prepared_id()
+        try:
+            server_seed = await self.store.take_prepared(prepared_id)
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        if server_seed is None:
+            raise errors.prepared_not_found(prepared_id)
+        return server_seed

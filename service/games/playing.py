@@ -1,0 +1,127 @@
+"""Playing: GetGame, ApplyMove, UndoMove, LegalMoves and Resign."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import replace
+
+from patience.moves import move_from_message
+from patience.v1 import patience_pb2 as pb
+
+from engine.encoding import encode_state
+from engine.errors import PatienceError
+from engine.game import Status
+from engine.moves import Move
+from engine.verify import Outcome
+from service import convert, errors
+from service.games import messages
+from service.games.ports import Credentials
+from service.games.steps import Steps, parse_options, refusal
+from service.store import NothingToUndo, StoreError, StoreStatus
+
+log = logging.getLogger("service.games")
+
+
+class Playing(Steps):
+    async def get_game(self, request: pb.GetGameRequest, credentials: Credentials) -> pb.GetGameResponse:
+        record = await self._fetch(request.game_id, credentials, moves=request.include_moves)
+        if record.status == StoreStatus.WON and record.moves is None and self.key_ring is not None:
+            record = await self._fetch(request.game_id, credentials, moves=True)  # the certificate needs the log
+            game, state = self._decode(record)
+            return pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=False))
+        game, state = self._decode(record)
+        return pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=request.include_moves))
+
+    async def apply_move(self, request: pb.ApplyMoveRequest, credentials: Credentials) -> pb.ApplyMoveResponse:
+        self._check_version_arg(request.expected_version)
+        which = request.WhichOneof("move")
+        if which is None:
+            raise errors.missing_move()
+        # The game: as this replica last wrote it (one Redis call saved), else from the store.
+        cached = self.recent.at_version(request.game_id, request.expected_version, credentials.game_token)
+        if cached is None:
+            record = await self._fetch(request.game_id, credentials)
+            self._check_open(record, request.expected_version)
+            game, state = self._decode(record)
+        else:
+            record, game, state = cached
+        # The move, by the engine's one reducer.
+        try:
+            move = Move.parse(request.text) if which == "text" else move_from_message(request.structured)
+            new_state, explicit = game.play(state, move)
+        except PatienceError as exc:
+            if cached is not None:  # a stale version or a closed game says so before the refusal does
+                self._check_open(await self._fetch(request.game_id, credentials), request.expected_version)
+            given = request.text if which == "text" else convert.move_text_of(request.structured)
+            raise errors.from_engine(exc, move_index=record.move_count, move_text=given) from exc
+        status = game.status(new_state)
+        won = status is Status.WON
+        log_moves: tuple[Move, ...] | None = None
+        if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
+            log_moves = (await self._fetch(request.game_id, credentials, moves=True)).moves
+        # The write: a compare-and-set on the version.
+        try:
+            updated = await self.store.set_state(
+                record.game_id,
+                request.expected_version,
+                encode_state(game, new_state),
+                explicit,
+                status=StoreStatus.WON if won else None,
+                previous=record,
+            )
+        except StoreError as exc:
+            self.recent.forget(request.game_id)
+            raise refusal(exc, request.game_id) from exc
+        if log_moves is not None:
+            updated = replace(updated, moves=(*log_moves, explicit))
+        else:
+            self.recent.remember(updated, game, new_state, credentials.game_token)
+        response = pb.ApplyMoveResponse()
+        self._game_message(updated, game, new_state, into=response.game, status=status)
+        response.applied.MergeFromString(convert.notated_bytes(explicit))
+        return response
+
+    async def undo_move(self, request: pb.UndoMoveRequest, credentials: Credentials) -> pb.UndoMoveResponse:
+        self._check_version_arg(request.expected_version)
+        record = await self._fetch(request.game_id, credentials, moves=True)
+        self._check_open(record, request.expected_version)
+        if not record.allow_undo:
+            raise errors.undo_forbidden(record.game_id)
+        log_moves = record.moves or ()
+        if not log_moves:
+            raise errors.nothing_to_undo(record.version)
+        game = self._game(record.variant, parse_options(record.options))
+        result = await self._replay(game, self._deal(game, record.seed), log_moves[:-1])
+        if result.verdict.outcome is Outcome.ILLEGAL:  # the log only holds moves the engine applied
+            raise errors.corrupt_log()
+        try:
+            updated = await self.store.undo(record.game_id, request.expected_version, encode_state(game, result.state))
+        except NothingToUndo as exc:
+            raise errors.nothing_to_undo(exc.version) from exc
+        except StoreError as exc:
+            raise refusal(exc, request.game_id) from exc
+        self.recent.remember(updated, game, result.state, credentials.game_token)
+        undone = convert.notated(log_moves[-1])
+        return pb.UndoMoveResponse(game=self._game_message(updated, game, result.state), undone=undone)
+
+    async def legal_moves(self, request: pb.LegalMovesRequest, credentials: Credentials) -> pb.LegalMovesResponse:
+        record = await self._fetch(request.game_id, credentials)
+        response = pb.LegalMovesResponse(version=record.version)
+        if messages.shown_status(record, None) in messages.OVER:
+            return response
+        game, state = self._decode(record)
+        response.MergeFromString(convert.notated_list_bytes(1, game.legal_moves(state)))  # moves = 1
+        return response
+
+    async def resign(self, request: pb.ResignRequest, credentials: Credentials) -> pb.ResignResponse:
+        if request.expected_version < 0:
+            self._check_version_arg(request.expected_version)
+        record = await self._fetch(request.game_id, credentials)
+        self._check_open(record, request.expected_version or None)
+        try:
+            updated = await self.store.finish(record.game_id, request.expected_version or None, StoreStatus.RESIGNED)
+        except StoreError as exc:
+            raise refusal(exc, request.game_id) from exc
+        game, state = self._decode(updated)
+        log.info("game resigned", extra={"game_id": record.game_id})
+        return pb.ResignResponse(game=self._game_message(updated, game, state))

@@ -1,0 +1,50 @@
+"""What the use cases are given: the caller's credentials, and the adapters they call besides the store
+(``service.store.GameStore``): certificate signing, deal tickets and rate limits. Each is a small protocol, so
+a server without keys or limits passes None and a test can pass its own."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from service.certificates import CertificateContents, Verification
+    from service.tickets import Ticket
+
+
+class Credentials(NamedTuple):
+    """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key``, and who calls: the
+    peer, or the end user a front end names (service.ratelimit). A named tuple: built on every call, and five
+    times cheaper than a frozen dataclass."""
+
+    game_token: str | None = None
+    operator_key: str | None = None
+    peer: str = ""  # gRPC's peer string ("ipv4:1.2.3.4:5"); read only for the rate-limited calls
+    client_address: str | None = None  # x-client-address
+    front_end_key: str | None = None  # x-front-end-key
+
+
+class KeyRing(Protocol):
+    """Certificate signing (service.certificates.KeyRing)."""
+
+    def sign(self, contents: CertificateContents) -> bytes: ...
+    def verify(self, encoded: bytes | str, *, replay: bool = False) -> Verification: ...
+    def public_keys(self) -> list[tuple[str, bytes, bool]]: ...
+
+
+class Tickets(Protocol):
+    """Deal tickets (service.tickets.TicketMinter)."""
+
+    def mint(
+        self, variant: str, options: Mapping[str, str], *, expires_at: int, label: str = ""
+    ) -> tuple[str, Ticket]: ...
+    def open(self, text: str, *, now: int) -> Ticket: ...
+    def seed(self, ticket: Ticket) -> bytes: ...
+
+
+class Limiter(Protocol):
+    """Rate limits per client (service.ratelimit.RateLimiter)."""
+
+    def client(self, peer: str, address: str | None, key: str | None) -> str: ...
+    async def check(self, rpc: str, client: str) -> None: ...
+    async def close(self) -> None: ...

@@ -1,0 +1,267 @@
+"""The steps the use cases share, each a call to one adapter: the store, the engine, the key ring, the ticket
+minter, the rate limiter, or one of this replica's caches. :class:`Steps` holds the adapters; the use cases
+(``dealing``, ``playing``, ``solutions``, ``minting``, ``certifying``) are its subclasses."""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import secrets
+import time
+from collections.abc import Callable, Mapping, Sequence
+
+from patience.v1 import patience_pb2 as pb
+
+from engine.catalogue import get_game
+from engine.deal import SEED_BYTES
+from engine.encoding import EncodingError, decode_state, state_hash
+from engine.errors import VariantError
+from engine.game import Game, Status
+from engine.moves import Move, split_moves
+from engine.state import State
+from engine.verify import Replay, replay
+from engine.view import player_view
+from service import convert, errors
+from service.caches import RecentGames, Templates
+from service.certificates import CertificateContents
+from service.config import Settings
+from service.errors import ServiceError
+from service.games import messages
+from service.games.ports import Credentials, KeyRing, Limiter, Tickets
+from service.store import (
+    GameClosed,
+    GameExpired,
+    GameRecord,
+    GameStore,
+    NotFound,
+    StoreError,
+    StoreFull,
+    StoreUnavailable,
+    VersionConflict,
+)
+from service.tickets import Ticket, TicketError
+from service.tokens import token_hash
+
+#: Replays longer than this run in a worker thread so that the event loop keeps serving other calls.
+THREAD_REPLAY = 2000
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def parse_options(text: str) -> dict[str, str]:
+    """A stored options text (``Game.options_text()``) as the options ``get_game`` takes."""
+    return dict(kv.split("=", 1) for kv in text.split(",") if "=" in kv)
+
+
+def refusal(exc: StoreError, game_id: str) -> ServiceError:
+    """A store's refusal of a write as the caller's error."""
+    if isinstance(exc, VersionConflict):
+        return errors.stale_version(exc.expected, exc.current)
+    if isinstance(exc, NotFound):
+        return errors.game_not_found(game_id)
+    if isinstance(exc, GameClosed):
+        return errors.game_over(exc.status, exc.version)
+    if isinstance(exc, GameExpired):
+        return errors.game_over("expired", exc.version)
+    if isinstance(exc, StoreUnavailable):
+        return unavailable(exc)
+    return errors.store_failed(exc)
+
+
+def unavailable(exc: StoreUnavailable) -> ServiceError:
+    return errors.store_unavailable(exc, full=isinstance(exc, StoreFull))
+
+
+class Steps:
+    """The adapters, and the steps over them that more than one use case takes."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: GameStore,
+        key_ring: KeyRing | None = None,
+        tickets: Tickets | None = None,
+        *,
+        seed_source: Callable[[], bytes] | None = None,
+        dealer: Callable[[Game, bytes], State] | None = None,
+        limiter: Limiter | None = None,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.key_ring = key_ring
+        self.tickets = tickets
+        self._seed_source = seed_source or (lambda: secrets.token_bytes(SEED_BYTES))
+        # The deal of a seed. Tests only pass another (two deals that differ in hidden cards alone, to check that
+        # no answer tells them apart): it is a constructor argument, which no client can reach.
+        self._deal: Callable[[Game, bytes], State] = dealer or (lambda game, seed: game.deal(seed))
+        self.limiter = limiter  # None: no limits
+        self.recent = RecentGames()
+        self.templates = Templates()
+
+    # -- callers
+
+    async def _limit(self, rpc: str, credentials: Credentials) -> None:
+        """Count the call against its client's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED`` beyond them)."""
+        if self.limiter is not None:
+            client = self.limiter.client(credentials.peer, credentials.client_address, credentials.front_end_key)
+            await self.limiter.check(rpc, client)
+
+    def _check_operator(self, credentials: Credentials) -> None:
+        expected = self.settings.resolved_operator_key()
+        if expected is None:
+            raise errors.minting_disabled()
+        if not credentials.operator_key:
+            raise errors.missing_operator_key()
+        if not hmac.compare_digest(credentials.operator_key.encode(), expected.encode()):
+            raise errors.wrong_operator_key()
+
+    # -- the store
+
+    async def _fetch(self, game_id: str, credentials: Credentials, *, moves: bool = False) -> GameRecord:
+        """The game, if the caller holds its token."""
+        if not game_id:
+            raise errors.missing_game_id()
+        if not credentials.game_token:
+            raise errors.missing_token()
+        try:
+            record = await self.store.fetch(game_id, moves=moves)
+        except NotFound as exc:
+            raise errors.game_not_found(game_id) from exc
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        if not hmac.compare_digest(record.token_hash, token_hash(credentials.game_token)):
+            raise errors.wrong_token(game_id)
+        return record
+
+    @staticmethod
+    def _check_version_arg(version: int) -> None:
+        if version < 1:
+            raise errors.missing_expected_version()
+
+    @staticmethod
+    def _check_open(record: GameRecord, expected_version: int | None) -> None:
+        """Refuse writes to a stale version or a game that is over (the store checks both again, atomically)."""
+        if expected_version is not None and record.version != expected_version:
+            raise errors.stale_version(expected_version, record.version)
+        if not record.open:
+            raise errors.game_over(record.status, record.version)
+        if record.expired:
+            raise errors.game_over("expired", record.version)
+
+    # -- the engine
+
+    @staticmethod
+    def _game(variant: str, options: Mapping[str, str]) -> Game:
+        try:
+            return get_game(variant, convert.text_options(options) if options else None)
+        except VariantError as exc:
+            error = errors.from_engine(exc)
+            error.metadata["field"] = "variant" if exc.reason.value == "unknown-variant" else "options"
+            raise error from exc
+
+    def _decode(self, record: GameRecord) -> tuple[Game, State]:
+        """The game and position of a stored record (the one this replica wrote, when it is that one)."""
+        known = self.recent.decoded(record)
+        if known is not None:
+            return known
+        try:
+            return decode_state(record.state)
+        except EncodingError as exc:
+            raise errors.corrupt_state() from exc
+
+    @staticmethod
+    async def _replay(game: Game, start: State, moves: Sequence[str | Move]) -> Replay:
+        if len(moves) > THREAD_REPLAY:
+            return await asyncio.to_thread(replay, game, start, moves)
+        return replay(game, start, moves)
+
+    def _solution_moves(self, entries: Sequence[str]) -> list[str]:
+        limit = self.settings.max_moves
+        moves: list[str] = []
+        for entry in entries:
+            moves.extend(split_moves(entry))
+            if len(moves) > limit:
+                raise errors.too_many_moves(limit)
+        return moves
+
+    # -- tickets
+
+    def _open_ticket(self, text: str) -> tuple[Tickets, Ticket]:
+        """The ticket minter and the ticket ``text`` opens to."""
+        if self.tickets is None:
+            raise errors.tickets_unavailable()
+        try:
+            return self.tickets, self.tickets.open(text, now=now_ms() // 1000)
+        except TicketError as exc:
+            if exc.reason == "expired":
+                raise errors.ticket_expired() from exc
+            raise errors.bad_ticket(exc.reason) from exc
+
+    # -- answers
+
+    def _game_message(
+        self,
+        record: GameRecord,
+        game: Game,
+        state: State,
+        *,
+        with_moves: bool = False,
+        into: pb.Game | None = None,
+        status: Status | None = None,
+    ) -> pb.Game:
+        """The Game message (into ``into`` when given: a response's own field, which saves a copy; ``status`` when
+        the caller has ``game.status(state)`` already)."""
+        view = player_view(game, state, status)
+        shown = messages.shown_status(record, view.status)
+        msg = pb.Game() if into is None else into
+        key = messages.template_key(record, game)
+        template = self.templates.get(record.game_id, key)
+        if template is None:
+            template = messages.template(record, game)
+            self.templates.put(record.game_id, key, template)
+        msg.MergeFrom(template)
+        msg.version = record.version
+        msg.status = shown
+        msg.view.MergeFromString(convert.view_bytes(view))
+        msg.move_count = record.move_count
+        msg.undo_count = record.undo_count
+        messages.set_ms(msg.updated_at, record.updated_at)
+        if messages.seed_revealed(record, shown):
+            msg.seed = record.seed
+            msg.server_seed = record.server_seed
+        if record.finished_at:
+            messages.set_ms(msg.finished_at, record.finished_at)
+        elif record.expired:
+            messages.set_ms(msg.finished_at, record.expires_at)
+        else:
+            messages.set_ms(msg.expires_at, record.expires_at)
+        if with_moves and record.moves is not None:
+            msg.moves.extend([m.text() for m in record.moves])
+        if shown == pb.GAME_STATUS_WON and self.key_ring is not None and record.moves is not None:
+            msg.certificate.CopyFrom(self._certificate(record, game, state))
+        return msg
+
+    def _certificate(self, record: GameRecord, game: Game, final: State) -> pb.Certificate:
+        """Sign the won game (Ed25519 signatures are deterministic: the same game signs to the same bytes)."""
+        if self.key_ring is None:
+            raise errors.signing_unavailable()
+        contents = CertificateContents(
+            game_id=record.game_id,
+            variant=game.id,
+            options=convert.options_map(game),
+            seed=record.seed,
+            commitment=record.commitment,
+            moves=tuple(m.text() for m in record.moves or ()),
+            move_count=record.move_count,
+            undo_count=record.undo_count,
+            started_at=record.created_at,
+            finished_at=record.finished_at,
+            ticket_id=messages.ticket_id(record.ticket_id),
+            final_state_hash=state_hash(game, final),
+            played=record.played,
+        )
+        encoded = self.key_ring.sign(contents)
+        checked = self.key_ring.verify(encoded)
+        return messages.certificate_message(encoded, contents, checked)

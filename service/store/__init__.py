@@ -1,0 +1,48 @@
+"""Where games live: a small storage interface (``interface``) and its Redis implementation (``redis_store``,
+its Lua in ``scripts``); the move log is packed by the engine (``engine.movelog``).
+
+Everything a caller needs is importable from here: ``from service.store import GameStore, open_store``.
+"""
+
+from __future__ import annotations
+
+from service.store.interface import (
+    AlreadyExists,
+    GameClosed,
+    GameExpired,
+    GameRecord,
+    GameStore,
+    NewGameRecord,
+    NotFound,
+    NothingToUndo,
+    NotReplicated,
+    Played,
+    StoreError,
+    StoreFull,
+    StoreStatus,
+    StoreUnavailable,
+    VersionConflict,
+)
+from service.store.redis_store import CLUSTER_SCHEMES, RedisGameStore, is_cluster_url, open_store
+
+__all__ = [
+    "CLUSTER_SCHEMES",
+    "AlreadyExists",
+    "GameClosed",
+    "GameExpired",
+    "GameRecord",
+    "GameStore",
+    "NewGameRecord",
+    "NotFound",
+    "NotReplicated",
+    "NothingToUndo",
+    "Played",
+    "RedisGameStore",
+    "StoreError",
+    "StoreFull",
+    "StoreStatus",
+    "StoreUnavailable",
+    "VersionConflict",
+    "is_cluster_url",
+    "open_store",
+]

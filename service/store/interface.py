@@ -1,0 +1,264 @@
+"""The store's side of the service: its records, its errors and the interface every store implements.
+
+The interface is boardgame.io's: ``create``, ``fetch``, and ``set_state`` with the move appended to the log,
+plus ``undo`` and ``finish``. Every write is a compare-and-set on the version, so of N concurrent writers that
+read the same version exactly one succeeds and the others get :class:`VersionConflict` with the current
+version. Moves are the engine's :class:`~engine.moves.Move` values, in and out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from engine.moves import Move
+
+# --------------------------------------------------------------------------- errors
+
+
+class StoreError(Exception):
+    """Base of every error the store raises on purpose."""
+
+
+class NotFound(StoreError):
+    """No such game (never created, malformed id, or dropped after expiry)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"no game {game_id[:64]!r}")
+        self.game_id = game_id
+
+
+class AlreadyExists(StoreError):
+    """``create`` with an id that is taken (ids are random, so this means a bug or a replay)."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(f"game {game_id!r} exists already")
+        self.game_id = game_id
+
+
+class VersionConflict(StoreError):
+    """The game is no longer at the expected version; ``current`` is the version it is at."""
+
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(f"the game is at version {current}, not {expected}")
+        self.expected = expected
+        self.current = current
+
+
+class GameClosed(StoreError):
+    """A write to a game that is over (won or resigned); ``status`` says how it ended."""
+
+    def __init__(self, status: str, version: int) -> None:
+        super().__init__(f"the game is over ({status})")
+        self.status = status
+        self.version = version
+
+
+class GameExpired(StoreError):
+    """A write to a game left untouched for longer than the idle time."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__("the game expired")
+        self.version = version
+
+
+class NothingToUndo(StoreError):
+    """``undo`` with an empty move log."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__("no move to take back")
+        self.version = version
+
+
+class StoreUnavailable(StoreError):
+    """Redis cannot be reached (connection refused, timeout, cluster down): retry later."""
+
+
+class NotReplicated(StoreUnavailable):
+    """The write reached the primary but not the replicas the durability setting asks for, in time: it may or may
+    not survive a failover, so it is not acknowledged (the client reads the game back, as after any
+    UNAVAILABLE)."""
+
+
+class StoreFull(StoreUnavailable):
+    """Redis is at its maxmemory and refused the write whole (nothing of it was written): retry later."""
+
+
+# --------------------------------------------------------------------------- records
+
+
+class StoreStatus(StrEnum):
+    """The stored status. ``expired`` is never stored: see :attr:`GameRecord.expired`."""
+
+    IN_PROGRESS = "in-progress"
+    WON = "won"
+    RESIGNED = "resigned"
+    FORFEITED = "forfeited"  # a submitted solution did not win: SubmitSolution is final
+
+
+class Played(StrEnum):
+    """How a won game was won (the certificate says so)."""
+
+    MOVES = "moves"  # move by move (ApplyMove)
+    SUBMITTED = "submitted"  # a whole solution at once (SubmitSolution)
+
+
+@dataclass(frozen=True, slots=True)
+class NewGameRecord:
+    """What ``create`` needs: everything fixed when the game is dealt."""
+
+    game_id: str
+    token_hash: bytes  # SHA-256 of the bearer token; the token itself is never stored
+    variant: str
+    options: str  # the engine's canonical options text (``Game.options_text()``)
+    seed: bytes  # the 32-byte deal seed
+    state: bytes  # the engine's encoded starting position
+    allow_undo: bool = True
+    server_seed: bytes = b""  # the server's part when a client seed was mixed in
+    client_seed: bytes = b""  # at most 64 bytes
+    ticket_id: str = ""  # when dealt from a deal ticket
+    # A game recorded whole (a solution submitted for a deal ticket): its log, and a closing status.
+    moves: tuple[Move, ...] = ()
+    status: str = "in-progress"
+    played: str = ""  # Played, for a game recorded won
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """A game as stored. Times are Unix milliseconds from the Redis server's clock.
+
+    Never changed once built (``dataclasses.replace`` makes the variants), but not ``frozen``: a frozen
+    dataclass sets each of these twenty fields through ``object.__setattr__``, four times the cost of building
+    one, and a record is built on every move.
+    """
+
+    game_id: str
+    token_hash: bytes
+    variant: str
+    options: str
+    seed: bytes
+    server_seed: bytes
+    client_seed: bytes
+    ticket_id: str
+    allow_undo: bool
+    state: bytes
+    version: int
+    status: str
+    created_at: int
+    updated_at: int
+    finished_at: int  # 0 while the game is open
+    move_count: int
+    undo_count: int
+    idle_ms: int  # the store's idle time when read: see ``expires_at`` (for a game nobody has moved, its fresh time)
+    now: int  # the server's clock when read (for ``expired``)
+    moves: tuple[Move, ...] | None = None  # the log, first move first; None when not asked for
+    played: str = ""  # Played, once won ("" for games won before the field was stored)
+
+    @property
+    def commitment(self) -> bytes:
+        """SHA-256 of the seed: published when the game is dealt."""
+        return hashlib.sha256(self.seed).digest()
+
+    @property
+    def open(self) -> bool:
+        """Neither won nor resigned (it may still be expired)."""
+        return self.finished_at == 0
+
+    @property
+    def expires_at(self) -> int:
+        """When the game expires if nobody writes to it (ms)."""
+        return self.updated_at + self.idle_ms
+
+    @property
+    def expired(self) -> bool:
+        """An open game untouched for the idle time: no more moves, and its seed may be revealed."""
+        return self.open and self.now >= self.expires_at
+
+
+# --------------------------------------------------------------------------- interface
+
+
+class GameStore(ABC):
+    """Storage of games. Every write is a compare-and-set on ``version`` that bumps it by one."""
+
+    @abstractmethod
+    async def create(self, game: NewGameRecord) -> GameRecord:
+        """Store a new game at version 1; AlreadyExists if the id is taken."""
+
+    @abstractmethod
+    async def fetch(self, game_id: str, *, moves: bool = False) -> GameRecord:
+        """The game (with its move log if ``moves``); NotFound."""
+
+    @abstractmethod
+    async def set_state(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        move: Move,
+        *,
+        status: str | None = None,
+        previous: GameRecord | None = None,
+    ) -> GameRecord:
+        """Replace the state, append ``move`` to the log, and (with a ``status``, e.g. won) close the game.
+
+        NotFound, VersionConflict, GameClosed, GameExpired. The result carries no move log. ``previous``, the
+        game's record as the caller read it, lets the store read back only the fields a write changes.
+        """
+
+    @abstractmethod
+    async def undo(self, game_id: str, expected_version: int, state: bytes) -> GameRecord:
+        """Drop the last move of the log, set ``state`` (the position before it), count the undo.
+
+        NotFound, VersionConflict, GameClosed, GameExpired, NothingToUndo.
+        """
+
+    @abstractmethod
+    async def replace(
+        self,
+        game_id: str,
+        expected_version: int | None,
+        state: bytes,
+        moves: Sequence[Move],
+        *,
+        status: str | None = None,
+        undos: int = 0,
+        played: str = "",
+    ) -> GameRecord:
+        """Replace the whole log with ``moves`` and the state with ``state`` (a solution submitted for a game),
+        add ``undos`` to the undo count (played moves the solution drops), and close the game with ``status`` if
+        given (``played`` says how a won game was won). ``expected_version`` None = whatever the version.
+
+        NotFound, VersionConflict, GameClosed, GameExpired. The result carries the new log.
+        """
+
+    @abstractmethod
+    async def finish(self, game_id: str, expected_version: int | None, status: str) -> GameRecord:
+        """Close the game with ``status`` (e.g. resigned); ``expected_version`` None = whatever the version.
+
+        NotFound, VersionConflict, GameClosed, GameExpired.
+        """
+
+    @abstractmethod
+    async def delete(self, game_id: str) -> bool:
+        """Remove the game now; whether it existed."""
+
+    @abstractmethod
+    async def put_prepared(self, prepared_id: str, server_seed: bytes, ttl_seconds: int) -> None:
+        """Keep a PrepareGame server seed for ``ttl_seconds``; AlreadyExists if the id is taken."""
+
+    @abstractmethod
+    async def take_prepared(self, prepared_id: str) -> bytes | None:
+        """The prepared server seed, removed in the same step (each serves one game); None if unknown,
+        already taken or expired."""
+
+    @abstractmethod
+    async def ping(self) -> None:
+        """Raise StoreUnavailable unless the storage answers."""
+
+    @abstractmethod
+    async def close(self) -> None:
+        """Release connections."""

@@ -1,0 +1,179 @@
+"""The Lua scripts of the Redis store: one per operation, each a compare-and-set in a single step.
+
+Kept apart from the Python that calls them (service.store.redis_store) so that each reads whole.
+The hash fields they name (``v``, ``st`` ...) are listed with the Python that reads them.
+"""
+
+from __future__ import annotations
+
+# Every script: KEYS = meta, state, log; ARGV[1] = TTL of an open game (ms), ARGV[2] = idle time and the idle
+# time of a game nobody has moved yet (version 1), as "idle,fresh" (ms), ARGV[3] = TTL of a closed game (ms).
+# They return {code, ...}: 1 = done (then the meta hash as a flat list, the server time, and whatever the script
+# adds), 0 = version conflict (current version), -1 = not found, -2 = closed (version, status), -3 = expired
+# (version), -4 = nothing to undo (version), -5 = exists already.
+#
+# Redis 7 script flags. A write script is declared without ``allow-oom``: over maxmemory Redis refuses it whole
+# before it runs (an old-style script was refused only at its first write that adds memory, after a DEL had
+# gone through). The read script runs whatever the memory.
+_WRITES = "#!lua\n"
+_READS = "#!lua flags=no-writes\n"
+
+_NOW = """
+local t = redis.call('TIME')
+local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+"""
+
+# ARGV[4] = expected version ('' = any). Defines touch(ttl): bump the version, stamp, refresh every TTL.
+_GUARD = (
+    _NOW
+    + """
+local h = redis.call('HMGET', KEYS[1], 'v', 'st', 'ua', 'fa', 'mc', 'uc')
+if not h[1] then return {-1} end
+local v = tonumber(h[1])
+if ARGV[4] ~= '' and v ~= tonumber(ARGV[4]) then return {0, v} end
+if h[4] ~= '0' then return {-2, v, h[2]} end
+local idle, fresh = string.match(ARGV[2], '^(%d+),(%d+)$')
+if v == 1 then idle = fresh end
+if tonumber(h[3]) + tonumber(idle) <= tonumber(now) then return {-3, v} end
+local function touch(ttl)
+  redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now)
+  redis.call('PEXPIRE', KEYS[1], ttl)
+  redis.call('PEXPIRE', KEYS[2], ttl)
+  redis.call('PEXPIRE', KEYS[3], ttl)
+end
+"""
+)
+
+# ARGV[4] = '1' to read the move log too
+FETCH = (
+    _READS
+    + _NOW
+    + """
+local m = redis.call('HGETALL', KEYS[1])
+if #m == 0 then return {-1} end
+local log = false
+if ARGV[4] == '1' then log = redis.call('GET', KEYS[3]) end
+return {1, m, now, redis.call('GET', KEYS[2]), log}
+"""
+)
+
+# ARGV[4] = state, ARGV[5] = packed log, ARGV[6] = move count, ARGV[7] = status, ARGV[8..] = field/value pairs
+CREATE = (
+    _WRITES
+    + _NOW
+    + """
+if redis.call('EXISTS', KEYS[1]) == 1 then return {-5} end
+redis.call('DEL', KEYS[2], KEYS[3])
+-- A game nobody moves is dropped an hour after it expires (readable with its seed meanwhile), or after the
+-- retention if that is shorter: an abandoned deal does not hold memory for weeks.
+local fresh = tonumber(string.match(ARGV[2], ',(%d+)$'))
+local ttl = fresh + math.min(3600000, tonumber(ARGV[3]))
+local fa = 0
+if ARGV[7] ~= 'in-progress' then
+  ttl = ARGV[3]
+  fa = now
+end
+redis.call('HSET', KEYS[1], 'v', 1, 'st', ARGV[7], 'ca', now, 'ua', now, 'fa', fa, 'mc', ARGV[6], 'uc', 0,
+           unpack(ARGV, 8))
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[2], ARGV[4], 'PX', ttl)
+if ARGV[5] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'PX', ttl) end
+return {1, redis.call('HGETALL', KEYS[1]), now}
+"""
+)
+
+# ARGV[5] = state, ARGV[6] = move, ARGV[7] = closing status or '', ARGV[8] = '1' to return only the fields a
+# write changes (v, st, ua, fa, mc, uc: the caller has the rest) instead of the whole meta hash
+SET_STATE = (
+    _WRITES
+    + _GUARD
+    + """
+-- The move of every ApplyMove: seven Redis calls (each costs the server a few microseconds), so the meta hash is
+-- written once and the TTLs come with the SETs.
+local mc = tonumber(h[5]) + 1
+local st, fa, ttl = h[2], h[4], ARGV[1]
+if ARGV[7] ~= '' then
+  st, fa, ttl = ARGV[7], now, ARGV[3]
+  redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now, 'mc', mc, 'st', st, 'fa', fa)
+  if st == 'won' then redis.call('HSET', KEYS[1], 'pl', 'moves') end
+else
+  redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now, 'mc', mc)
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
+-- GET + SET rather than APPEND: APPEND preallocates up to twice the length, and that costs memory.
+redis.call('SET', KEYS[3], (redis.call('GET', KEYS[3]) or '') .. ARGV[6], 'PX', ttl)
+if ARGV[8] == '1' then return {1, {v + 1, st, now, fa, mc, h[6]}, now} end
+return {1, redis.call('HGETALL', KEYS[1]), now}
+"""
+)
+
+# ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or '', ARGV[9] = undos,
+# ARGV[10] = how a won game was played or ''
+REPLACE = (
+    _WRITES
+    + _GUARD
+    + """
+if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'pl', ARGV[10]) end
+redis.call('SET', KEYS[2], ARGV[5])
+if ARGV[6] == '' then redis.call('DEL', KEYS[3]) else redis.call('SET', KEYS[3], ARGV[6]) end
+redis.call('HSET', KEYS[1], 'mc', ARGV[7])
+redis.call('HINCRBY', KEYS[1], 'uc', ARGV[9])
+if ARGV[8] ~= '' then
+  redis.call('HSET', KEYS[1], 'st', ARGV[8], 'fa', now)
+  touch(ARGV[3])
+else
+  touch(ARGV[1])
+end
+return {1, redis.call('HGETALL', KEYS[1]), now}
+"""
+)
+
+# ARGV[5] = state
+UNDO = (
+    _WRITES
+    + _GUARD
+    + """
+local log = redis.call('GET', KEYS[3])
+if not log or log == '' then return {-4, v} end
+-- where the last move starts (engine.movelog.last_move, the same reading)
+local n = #log
+local b = string.byte(log, n)
+local i
+if b == 255 then
+  i = n - 1 - string.byte(log, n - 1)
+elseif b >= 240 then
+  i = n
+else
+  i = n - 1
+  while i >= 1 and string.byte(log, i) < 64 do i = i - 1 end
+  if i >= 1 then
+    local c = string.byte(log, i)
+    if c >= 128 and c < 240 then i = i - 1 end
+  end
+  i = i + 1
+end
+local undone = string.sub(log, i)
+if i <= 1 then
+  redis.call('DEL', KEYS[3])
+else
+  redis.call('SET', KEYS[3], string.sub(log, 1, i - 1))
+end
+redis.call('SET', KEYS[2], ARGV[5])
+redis.call('HINCRBY', KEYS[1], 'mc', -1)
+redis.call('HINCRBY', KEYS[1], 'uc', 1)
+touch(ARGV[1])
+return {1, redis.call('HGETALL', KEYS[1]), now, undone}
+"""
+)
+
+# ARGV[5] = status
+FINISH = (
+    _WRITES
+    + _GUARD
+    + """
+redis.call('HSET', KEYS[1], 'st', ARGV[5], 'fa', now)
+touch(ARGV[3])
+return {1, redis.call('HGETALL', KEYS[1]), now, redis.call('GET', KEYS[2])}
+"""
+)
