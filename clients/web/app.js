@@ -1001,6 +1001,8 @@ async function main() {
   }
   fillVariants();
   await openFromUrl();
+  // From navigation to a table that can be played (drawn, its legal moves known): bench/web_load.py reads it.
+  performance.mark('patience-ready');
   document.body.dataset.ready = 'true';
 }
 

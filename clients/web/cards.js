@@ -1,6 +1,6 @@
 // Cards as DOM elements: rank and suit in both corners and a large pip, drawn with CSS only.
 
-import { lang, t } from './i18n.js';
+import { lang } from './i18n.js';
 
 export const SUITS = { C: '♣', D: '♦', H: '♥', S: '♠' };
 const SUIT_NAMES = { C: 'clubs', D: 'diamonds', H: 'hearts', S: 'spades' };
@@ -43,11 +43,13 @@ export function faceUp(card) {
   const el = template().content.firstElementChild.cloneNode(true);
   el.classList.add(isRed(card) ? 'red' : 'black', `rank-${card[0]}`);
   el.dataset.card = card;
+  // The face is a picture: its marks are drawn by CSS from data-t, not text nodes, so that a pile's spoken
+  // name ("column 3: 9 cards, top card ten of hearts") is all there is to read.
   const rank = RANK_TEXT[card[0]] || card[0];
-  for (const r of el.querySelectorAll('.rank')) r.textContent = rank;
-  for (const s of el.querySelectorAll('.suit')) s.textContent = SUITS[card[1]];
-  el.querySelector('.pip').textContent = 'JQK'.includes(card[0]) ? card[0] + SUITS[card[1]] : SUITS[card[1]];
-  el.setAttribute('aria-label', cardName(card));
+  for (const r of el.querySelectorAll('.rank')) r.dataset.t = rank;
+  for (const s of el.querySelectorAll('.suit')) s.dataset.t = SUITS[card[1]];
+  el.querySelector('.pip').dataset.t = 'JQK'.includes(card[0]) ? card[0] + SUITS[card[1]] : SUITS[card[1]];
+  // No name of its own: the pile (a button) names its cards, and a button's content is not read one by one.
   return el;
 }
 
@@ -55,7 +57,6 @@ export function faceUp(card) {
 export function faceDown() {
   const el = document.createElement('div');
   el.className = 'card back';
-  el.setAttribute('aria-label', t('card.down'));
   return el;
 }
 

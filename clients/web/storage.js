@@ -97,11 +97,13 @@ function update(variant, change) {
 
 /** A new game of ``variant`` was dealt: one more played; an unfinished previous game breaks the streak. */
 export function countDeal(variant, id) {
-  return update(variant, (s) => {
+  const entry = update(variant, (s) => {
     if (s.open && s.open !== id) s.streak = 0;
     s.played += 1;
     s.open = id;
   });
+  keepGame(id, { played: true });
+  return entry;
 }
 
 /**
@@ -114,6 +116,7 @@ export function countEnd(variant, id, { won, seconds, moves }) {
   let best = false;
   const entry = update(variant, (s) => {
     if (s.open === id) s.open = null;
+    if (!(record && record.played)) s.played += 1; // a game dealt elsewhere and opened here by its URL
     if (!won) {
       s.streak = 0;
       return;

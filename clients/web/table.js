@@ -3,7 +3,7 @@
 // plus data-pile="stock" for the stock, so that a click maps straight to a move. Once a game is over the
 // revealed cards (reveal.js) are drawn face up, marked as revealed.
 
-import { cardLabel, emptySlot, faceDown, faceUp } from './cards.js';
+import { cardLabel, cardName, emptySlot, faceDown, faceUp } from './cards.js';
 import { t } from './i18n.js';
 
 const el = (tag, className, attrs = {}) => {
@@ -47,7 +47,7 @@ function pile(id, cards, { fan = 'top', label = '', name = '', badge = true, kin
     node.append(b);
   }
   const top = cards[cards.length - 1];
-  const topText = top === '??' ? '' : `, ${t('pile.top', { card: cardLabel(top) })}`;
+  const topText = top === '??' ? '' : `, ${t('pile.top', { card: cardName(top) })}`;
   node.setAttribute('aria-label', `${t('pile.cards', { name: spoken, count: cards.length })}${topText}`);
   return node;
 }
@@ -134,7 +134,8 @@ function kingChain(view) {
 
 function salicLaw(view, variant, revealed) {
   const root = el('div', 'layout salic-law');
-  const queens = el('div', 'queens', { role: 'img', 'aria-label': t('pile.queens') });
+  const names = (view.fixed || []).map(cardLabel).join(' ');
+  const queens = el('div', 'queens', { role: 'img', 'aria-label': `${t('pile.queens')}: ${names}` });
   for (const q of view.fixed || []) {
     const c = faceUp(q);
     c.classList.add('fixed');
@@ -209,7 +210,7 @@ function sultan(view, variant, revealed) {
   const f = foundations(view);
   const sultanCard = faceUp((view.fixed || ['KH'])[0]);
   sultanCard.classList.add('fixed');
-  const throne = el('div', 'pile sultan-card', { role: 'img', 'aria-label': t('pile.sultan') });
+  const throne = el('div', 'pile sultan-card', { role: 'img', 'aria-label': `${t('pile.sultan')}: ${cardLabel(sultanCard.dataset.card)}` });
   throne.append(sultanCard);
   // The square: the AH above the sultan, the seven kings around them.
   const order = [f[0], f[7], f[1], f[2], throne, f[3], f[4], f[5], f[6]];
@@ -254,10 +255,12 @@ const MIN_CW = 24;
 const fanFloor = (cw) => Math.max(cw * 0.3, 9);
 const fanDefault = (cw) => cw * 0.38;
 
-/** The room the table has: the window below the table's top, less a margin. */
-function room(table) {
-  const top = table.getBoundingClientRect().top + window.scrollY;
-  return { width: document.documentElement.clientWidth, bottom: window.innerHeight - 6, top };
+/**
+ * The room the table has: the layout viewport (a phone zoomed out would report a taller window), less a margin.
+ */
+function room() {
+  const doc = document.documentElement;
+  return { width: doc.clientWidth, bottom: doc.clientHeight - 6 };
 }
 
 /** Fans for card width ``cw``: each column as open as the room below it allows, never under the floor. */
@@ -294,13 +297,13 @@ function fits(table, width, bottom) {
  * and measured, so every family and every deal is fitted by the same rule.
  */
 export function fit(table) {
-  const { width } = room(table);
+  const { width } = room();
   const wide = width >= 900;
   table.classList.toggle('wide', wide);
   table.classList.toggle('narrow', !wide);
   const gap = wide ? 12 : 4;
   table.style.setProperty('--gap', `${gap}px`);
-  const { bottom } = room(table);
+  const { bottom } = room();
   const family = table.dataset.family;
   let lo = MIN_CW;
   let hi = MAX_CW[family] || 96;
