@@ -141,7 +141,7 @@ def main(argv: list[str]) -> int:
     text = render()
     if "--check" in argv:
         if not OUT.exists() or OUT.read_text(encoding="utf-8") != text:
-            print(f"{OUT.relative_to(ROOT)} is stale: run python tools/make_web_rules.py", file=sys.stderr)
+            print(f"{OUT.name} is stale: run python tools/make_web_rules.py", file=sys.stderr)
             return 1
         return 0
     OUT.write_text(text, encoding="utf-8")
