@@ -291,34 +291,78 @@ function fits(table, width, bottom) {
   return true;
 }
 
+const PLACES = '.pile, .group-label, .queens';
+
+/** Where every pile lies at card width ``cw`` (fans at their floor), in page coordinates. */
+function measure(table, cw) {
+  apply(table, cw);
+  for (const col of table.querySelectorAll('.pile.fan-down')) col.style.setProperty('--fan', `${fanFloor(cw).toFixed(2)}px`);
+  return [...table.querySelectorAll(PLACES)].map((node) => {
+    const r = node.getBoundingClientRect();
+    return {
+      left: r.left,
+      right: r.right,
+      top: r.top + window.scrollY,
+      bottom: r.bottom + window.scrollY,
+      empty: r.width === 0 && r.height === 0,
+    };
+  });
+}
+
+/**
+ * Every place on the table is an affine function of the card width (gaps are fixed, the rest scales), so two
+ * layouts give each pile's edges at any width. The model holds while the table keeps its shape (the same piles,
+ * labels and window), so a move costs one layout, not three.
+ */
+const models = new Map();
+
+function model(table, width, bottom) {
+  const nodes = [...table.querySelectorAll(PLACES)];
+  const shape = nodes.map((n) => `${n.className}:${n.dataset.pile || n.textContent}`).join(',');
+  const key = `${table.className}|${table.dataset.family}|${width}x${bottom}|${shape}`;
+  let m = models.get(key);
+  if (!m) {
+    const hi = MAX_CW[table.dataset.family] || 96;
+    const lo = Math.round(hi / 2);
+    m = { hi, lo, A: measure(table, hi), B: measure(table, lo) };
+    if (models.size > 40) models.clear();
+    models.set(key, m);
+  }
+  const counts = nodes.map((n) => (n.classList.contains('fan-down') ? n.querySelectorAll('.card').length : -1));
+  return { m, counts };
+}
+
 /**
  * The largest card width at which the whole table fits the window: fans compress first (down to the floor
- * where a card's corner still reads), then the cards shrink. A binary search over the width, each step laid out
- * and measured, so every family and every deal is fitted by the same rule.
+ * where a card's corner still reads), then the cards shrink. The width is found on the model, then laid out and
+ * checked, and stepped down in the rare case the model was off (a row that wraps).
  */
 export function fit(table) {
   const { width } = room();
   const wide = width >= 900;
   table.classList.toggle('wide', wide);
   table.classList.toggle('narrow', !wide);
-  const gap = wide ? 12 : 4;
-  table.style.setProperty('--gap', `${gap}px`);
+  table.style.setProperty('--gap', `${wide ? 12 : 4}px`);
   const { bottom } = room();
-  const family = table.dataset.family;
-  let lo = MIN_CW;
-  let hi = MAX_CW[family] || 96;
-  const tryWidth = (cw) => {
+  const { m, counts } = model(table, width, bottom);
+  const { hi, lo, A, B } = m;
+  const at = (a, b, cw) => b + ((a - b) * (cw - lo)) / (hi - lo);
+  const ok = (cw) =>
+    A.every((p, i) => {
+      const q = B[i];
+      if (p.empty && q.empty) return true;
+      if (at(p.left, q.left, cw) < -0.5 || at(p.right, q.right, cw) > width + 0.5) return false;
+      if (counts[i] < 0) return at(p.bottom, q.bottom, cw) <= bottom + 0.5;
+      const top = at(p.top, q.top, cw);
+      return top + cw * 1.4 + Math.max(counts[i] - 1, 0) * fanFloor(cw) <= bottom + 0.5;
+    });
+  let cw = hi;
+  while (cw > MIN_CW && !ok(cw)) cw -= 1;
+  for (;;) {
     apply(table, cw);
     setFans(table, cw, bottom);
-    return fits(table, width, bottom);
-  };
-  if (!tryWidth(hi)) {
-    while (hi - lo > 1) {
-      const mid = Math.floor((lo + hi) / 2);
-      if (tryWidth(mid)) lo = mid;
-      else hi = mid;
-    }
-    tryWidth(lo);
+    if (cw <= MIN_CW || fits(table, width, bottom)) break;
+    cw -= 1;
   }
   table.dataset.cw = table.style.getPropertyValue('--cw');
 }
