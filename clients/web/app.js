@@ -119,6 +119,13 @@ function render({ animate = true } = {}) {
     p.setAttribute('role', 'button');
   }
   if (focused) table.querySelector(`.pile[data-pile="${focused}"]`)?.focus({ preventScroll: true });
+  controls();
+}
+
+/** The header, the buttons and the marks on the table: all that changes when only the legal moves do. */
+function controls() {
+  const v = variant();
+  if (!state.game || !v) return;
   const g = state.game;
   $('game-title').textContent = variantName(v);
   $('moves').textContent = String(g.moveCount || 0);
@@ -317,7 +324,7 @@ async function refreshLegal() {
     if (err instanceof ApiError) say(explain(err), 'refused');
   }
   document.body.dataset.legal = String(state.legal.length);
-  render({ animate: false });
+  controls();
 }
 
 async function reload() {

@@ -45,9 +45,12 @@ export function faceUp(card) {
   el.dataset.card = card;
   // The face is a picture: its marks are drawn by CSS from data-t, not text nodes, so that a pile's spoken
   // name ("column 3: 9 cards, top card ten of hearts") is all there is to read.
+  // Four elements a card (a table holds up to 104): the corners draw rank and suit as ::before and ::after.
   const rank = RANK_TEXT[card[0]] || card[0];
-  for (const r of el.querySelectorAll('.rank')) r.dataset.t = rank;
-  for (const s of el.querySelectorAll('.suit')) s.dataset.t = SUITS[card[1]];
+  for (const corner of el.querySelectorAll('.corner')) {
+    corner.dataset.r = rank;
+    corner.dataset.s = SUITS[card[1]];
+  }
   el.querySelector('.pip').dataset.t = 'JQK'.includes(card[0]) ? card[0] + SUITS[card[1]] : SUITS[card[1]];
   // No name of its own: the pile (a button) names its cards, and a button's content is not read one by one.
   return el;
