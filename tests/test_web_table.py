@@ -589,3 +589,24 @@ def test_a_server_that_signs_nothing_is_named_on_a_win(browser: Any, redis_url: 
             assert table.page.locator("#certificate").is_hidden()
         finally:
             close(table)
+
+
+def test_the_load_benchmark_reports_every_case(tmp_path: Path) -> None:
+    """bench/web_load.py runs end to end (one load a case: its figures are checked for shape, not speed)."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "load.json"
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run(
+        [sys.executable, str(root / "bench" / "web_load.py"), "--loads", "1", "--json", str(out)],
+        cwd=root,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    rows = json.loads(out.read_text())["rows"]
+    cases = {(size, how) for size in ("1280x800", "390x844") for how in ("reopen", "deal")}
+    assert {(r["size"], r["how"]) for r in rows} == cases
+    for row in rows:
+        assert row["ready_ms"] > 0 and row["TaskDuration"] > 0, row

@@ -109,7 +109,9 @@ function render({ animate = true } = {}) {
     table.replaceChildren();
     return;
   }
-  const focused = document.activeElement?.closest?.('#table [data-pile]')?.dataset.pile;
+  // A keyboard player keeps their place across the redraw; a mouse or finger leaves no focus ring behind.
+  const active = document.activeElement?.closest?.('#table [data-pile]');
+  const focused = active && active.matches(':focus-visible') ? active.dataset.pile : null;
   const before = animate ? snapshot(table) : null;
   drawTable(table, v, view(), state.revealed);
   if (before) animateFrom(table, before);
@@ -342,9 +344,7 @@ function stockAction() {
   for (const text of ['d', 's', 'rd']) if (texts.has(text)) return play(text);
   const v = view();
   if ((v.stockCount || 0) > 0) return play(variant().family === 'salic-law' ? 'd' : 's');
-  if ((v.redealsLeft || 0) > 0 && (v.waste || []).length + v.columns.length > 0 && variant().family !== 'salic-law') {
-    return play('rd');
-  }
+  // An empty stock that cannot be redealt now (no redeal left, or nothing to gather): no move to send.
   say(t((v.redealsLeft || 0) > 0 ? 'msg.stock-empty' : 'msg.stock-done'), 'info');
   return undefined;
 }

@@ -315,21 +315,78 @@ function measure(table, cw) {
  * labels and window), so a move costs one layout, not three.
  */
 const models = new Map();
+const SAVED_MODELS = 'patience.fit';
+let styleHash = null;
 
-function model(table, width, bottom) {
+/** A short hash of the page's style sheets: a kept model is only trusted under the styles that made it. */
+function stylesVersion() {
+  if (styleHash === null) {
+    let h = 0;
+    for (const sheet of document.styleSheets) {
+      for (const rule of sheet.cssRules) for (const ch of rule.cssText) h = (h * 31 + ch.charCodeAt(0)) | 0;
+    }
+    styleHash = String(h >>> 0);
+  }
+  return styleHash;
+}
+
+/** Models kept in the browser between visits (a reopened game is fitted with one layout). */
+function savedModels() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SAVED_MODELS) || '{}');
+    return saved && saved.version === stylesVersion() ? saved.models : {};
+  } catch (err) {
+    return {};
+  }
+}
+
+function keepModel(key, m) {
+  const kept = savedModels();
+  kept[key] = m;
+  const keys = Object.keys(kept);
+  for (const old of keys.slice(0, Math.max(0, keys.length - 24))) delete kept[old];
+  try {
+    localStorage.setItem(SAVED_MODELS, JSON.stringify({ version: stylesVersion(), models: kept }));
+  } catch (err) {
+    // No room: the model is made again next time.
+  }
+}
+
+const MARKS = / (selected|target|hint|dragging)\b/g;
+
+function model(table, width, bottom, fresh = false) {
   const nodes = [...table.querySelectorAll(PLACES)];
-  const shape = nodes.map((n) => `${n.className}:${n.dataset.pile || n.textContent}`).join(',');
+  const shape = nodes.map((n) => `${n.className.replace(MARKS, '')}:${n.dataset.pile || n.textContent}`).join(',');
   const key = `${table.className}|${table.dataset.family}|${width}x${bottom}|${shape}`;
-  let m = models.get(key);
-  if (!m) {
+  let m = fresh ? null : models.get(key) || savedModels()[key];
+  if (!m || m.A.length !== nodes.length) {
     const hi = MAX_CW[table.dataset.family] || 96;
     const lo = Math.round(hi / 2);
     m = { hi, lo, A: measure(table, hi), B: measure(table, lo) };
-    if (models.size > 40) models.clear();
-    models.set(key, m);
+    keepModel(key, m);
   }
+  if (models.size > 40) models.clear();
+  models.set(key, m);
   const counts = nodes.map((n) => (n.classList.contains('fan-down') ? n.querySelectorAll('.card').length : -1));
   return { m, counts };
+}
+
+/** The largest card width at which the model says everything fits. */
+function widest({ m, counts }, width, bottom) {
+  const { hi, lo, A, B } = m;
+  const at = (a, b, cw) => b + ((a - b) * (cw - lo)) / (hi - lo);
+  const ok = (cw) =>
+    A.every((p, i) => {
+      const q = B[i];
+      if (p.empty && q.empty) return true;
+      if (at(p.left, q.left, cw) < -0.5 || at(p.right, q.right, cw) > width + 0.5) return false;
+      if (counts[i] < 0) return at(p.bottom, q.bottom, cw) <= bottom + 0.5;
+      const top = at(p.top, q.top, cw);
+      return top + cw * 1.4 + Math.max(counts[i] - 1, 0) * fanFloor(cw) <= bottom + 0.5;
+    });
+  let cw = hi;
+  while (cw > MIN_CW && !ok(cw)) cw -= 1;
+  return cw;
 }
 
 /**
@@ -344,25 +401,18 @@ export function fit(table) {
   table.classList.toggle('narrow', !wide);
   table.style.setProperty('--gap', `${wide ? 12 : 4}px`);
   const { bottom } = room();
-  const { m, counts } = model(table, width, bottom);
-  const { hi, lo, A, B } = m;
-  const at = (a, b, cw) => b + ((a - b) * (cw - lo)) / (hi - lo);
-  const ok = (cw) =>
-    A.every((p, i) => {
-      const q = B[i];
-      if (p.empty && q.empty) return true;
-      if (at(p.left, q.left, cw) < -0.5 || at(p.right, q.right, cw) > width + 0.5) return false;
-      if (counts[i] < 0) return at(p.bottom, q.bottom, cw) <= bottom + 0.5;
-      const top = at(p.top, q.top, cw);
-      return top + cw * 1.4 + Math.max(counts[i] - 1, 0) * fanFloor(cw) <= bottom + 0.5;
-    });
-  let cw = hi;
-  while (cw > MIN_CW && !ok(cw)) cw -= 1;
-  for (;;) {
-    apply(table, cw);
-    setFans(table, cw, bottom);
-    if (cw <= MIN_CW || fits(table, width, bottom)) break;
-    cw -= 1;
+  let cw = widest(model(table, width, bottom), width, bottom);
+  apply(table, cw);
+  setFans(table, cw, bottom);
+  if (!fits(table, width, bottom)) {
+    // A model kept from another visit may be off (the styles or fonts changed): measure again, once.
+    cw = Math.min(cw, widest(model(table, width, bottom, true), width, bottom));
+    for (;;) {
+      apply(table, cw);
+      setFans(table, cw, bottom);
+      if (cw <= MIN_CW || fits(table, width, bottom)) break;
+      cw -= 1;
+    }
   }
   table.dataset.cw = table.style.getPropertyValue('--cw');
 }
