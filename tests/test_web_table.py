@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -131,6 +132,10 @@ MEASURE = """async ([variant, view]) => {
         const r = card.getBoundingClientRect();
         if (!inside(r)) out.outside.push([card.closest('[data-pile]')?.dataset.pile, Math.round(r.bottom)]);
         if (r.width < 24 || r.height < 24) out.small.push(card.closest('[data-pile]')?.dataset.pile);
+    }
+    for (const label of table.querySelectorAll('.group-label')) {  // "Stock · 1 redeal left" included
+        const r = label.getBoundingClientRect();
+        if (r.left < -0.5 || r.right > W + 0.5) out.outside.push([label.textContent, Math.round(r.right)]);
     }
     out.allCards = [...table.querySelectorAll('.pile')].every((p) => inside(p.getBoundingClientRect()));
     const fans = [...table.querySelectorAll('.pile.fan-down')]
@@ -437,6 +442,7 @@ def test_a_variant_url_deals_and_a_game_url_reopens(browser: Any, server: LiveSe
         table.wait_settled(1)
         url = page.url
         assert "?game=" in url
+        assert re.fullmatch(r"\d+:\d\d", page.inner_text("#timer"))
         gid = url.split("?game=")[1]
         token = page.evaluate("id => JSON.parse(localStorage.getItem('patience.games'))[id].token", gid)
         game = api.get(f"/v1/games/{gid}", headers={"authorization": f"Bearer {token}"}).json()["game"]

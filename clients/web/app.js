@@ -8,7 +8,7 @@
 
 import { api, ApiError } from './api.js';
 import { cardLabel } from './cards.js';
-import { checkCommitment, checkMix, fromBase64, hex, verifyCertificate } from './certificate.js';
+import { checkCommitment, checkMix, fromBase64, verifyCertificate } from './certificate.js';
 import { checkDeal } from './deal.js';
 import { detect, duration, lang, setLang, t, translate } from './i18n.js';
 import { attachInput } from './input.js';
@@ -539,6 +539,15 @@ function certificateText(cert) {
   return new TextDecoder().decode(fromBase64(cert.encoded));
 }
 
+/** The payload a certificate claims, unchecked (for display under a refusal), or {}. */
+function claimed(cert) {
+  try {
+    return JSON.parse(new TextDecoder().decode(fromBase64(JSON.parse(certificateText(cert)).payload))) || {};
+  } catch (err) {
+    return {};
+  }
+}
+
 /** Fill a certificate box (status, every field of the signed payload, copy and download) for ``cert``. */
 async function fillCertificate(root, cert) {
   const status = root.querySelector('.cert-status');
@@ -576,8 +585,9 @@ async function fillCertificate(root, cert) {
   status.dataset.reason = result.reason;
   status.className = `cert-status ${result.valid ? 'ok' : 'bad'}`;
   status.textContent = result.valid ? t('cert.ok', { key: result.keyId }) : t('cert.bad', { reason: result.reason });
-  // Whatever the signed payload holds, in its own order; the well-known fields get names people read.
-  const contents = result.contents || {};
+  // Whatever the signed payload holds, in its own order; the well-known fields get names people read. A
+  // certificate that did not verify still shows what it claims (under the refusal above).
+  const contents = result.contents || claimed(cert);
   for (const [key, value] of Object.entries(contents)) {
     const label = t(`cert.field.${key}`);
     let text = value;
