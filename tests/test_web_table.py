@@ -202,7 +202,7 @@ def _column_move(rules: Any, state: Any) -> Move:
 SEED = hashlib.sha256(b"web0").digest()  # a cats-tail deal with a column-to-column move at the start
 
 
-def test_a_touch_drag_and_a_tap_tap_each_move_a_card(browser: Any, server: LiveServer) -> None:
+def test_a_touch_drag_a_tap_tap_and_a_double_tap_each_move_a_card(browser: Any, server: LiveServer) -> None:
     table = open_table(browser, server.base_url, viewport=PHONE, has_touch=True, is_mobile=True)
     try:
         page = table.page
@@ -242,6 +242,16 @@ def test_a_touch_drag_and_a_tap_tap_each_move_a_card(browser: Any, server: LiveS
         page.tap('.pile[data-pile="r1"]')
         table.wait_settled(3)
         assert table.pile("r1") == [TEXT[state.columns[free - 1][-1]]]
+        # A double-tap on a card that a foundation takes sends it there.
+        seed, home = _home_seed("royal-retinue-aces")
+        server.seeds.push(seed)
+        table.deal("royal-retinue-aces")
+        src = str(home.source.index)
+        card = table.pile(src)[-1]
+        page.tap(f'.pile[data-pile="{src}"] .card.top')
+        page.tap(f'.pile[data-pile="{src}"] .card.top')
+        table.wait_settled(2)
+        assert any(table.pile(f"f{i}")[-1:] == [card] for i in range(1, 9)), card
     finally:
         close(table)
 
