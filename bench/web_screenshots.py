@@ -1,11 +1,12 @@
 """Screenshots of the web client for docs/screenshots/: every family's table at 1280x800 and phone size.
 
-    .venv/bin/python bench/web_screenshots.py [OUT_DIR] [--png]
+    .venv/bin/python bench/web_screenshots.py [OUT_DIR]
 
 Starts a real server (a throwaway redis-server, fresh keys), deals known seeds through the page in Debian's
 headless Chromium, plays a few moves by clicking (foundation moves first, then the others, then the stock)
-so that the tables look like games in progress, and saves one JPEG per family and size, plus a won Cat's
-Tail game with its certificate checked in the browser.
+so that the tables look like games in progress, and saves one PNG per family and size; then a won Cat's Tail
+game with its certificate checked in the browser, a resigned Captives game with its deal revealed face up, and
+the Russian page with its rules.
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ import redis_support  # noqa: E402
 from http_support import fcs_fixtures, live_server  # noqa: E402
 from web_support import DESKTOP, PHONE, Table, launch  # noqa: E402
 
-#: JPEG: a felt gradient and card backs make PNGs five times larger (--png for lossless pictures).
-IMAGE: dict[str, Any] = {"type": "jpeg", "quality": 82}
-EXT = "jpg"
+IMAGE: dict[str, Any] = {"type": "png"}
+EXT = "png"
 #: family -> (variant, moves to play before the picture)
 SAMPLES = {
     "king-chain": ("cats-tail", 14),
@@ -53,8 +53,24 @@ def _pick(moves: list[dict[str, Any]]) -> str | None:
 
 
 def _token(table: Table) -> tuple[str, str]:
-    saved = table.page.evaluate("() => JSON.parse(localStorage.getItem('patience.game'))")
-    return saved["id"], saved["token"]
+    gid = table.page.evaluate("() => localStorage.getItem('patience.last')")
+    token = table.page.evaluate("id => JSON.parse(localStorage.getItem('patience.games'))[id].token", gid)
+    return gid, token
+
+
+def _open(table: Table, gid: str, token: str, variant: str) -> None:
+    """Give ``table``'s browser the key to a game and open the game's URL."""
+    table.page.evaluate(
+        """([id, token, variant]) => {
+            const games = JSON.parse(localStorage.getItem('patience.games') || '{}');
+            games[id] = { token, variant, dealt: Date.now() };
+            localStorage.setItem('patience.games', JSON.stringify(games));
+        }""",
+        [gid, token, variant],
+    )
+    table.page.goto(f"{table.base_url}/?game={gid}")
+    table.page.wait_for_selector(f"#table[data-variant='{variant}']")
+    table.page.wait_for_selector("body[data-ready=true]")
 
 
 def main(out: Path) -> None:
@@ -69,8 +85,10 @@ def main(out: Path) -> None:
         httpx.Client(base_url=server.base_url) as api,
     ):
         browser = launch(p)
-        desktop = Table(browser.new_context(viewport=DESKTOP).new_page(), server.base_url).open()
-        phone = Table(browser.new_context(viewport=PHONE, device_scale_factor=2).new_page(), server.base_url).open()
+        quiet = {"reduced_motion": "reduce", "locale": "en-GB"}
+        desktop = Table(browser.new_context(viewport=DESKTOP, **quiet).new_page(), server.base_url).open()
+        phone_context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, **quiet)
+        phone = Table(phone_context.new_page(), server.base_url).open()
         for family, (variant, count) in SAMPLES.items():
             server.seeds.push(hashlib.sha256(f"screenshot {variant}".encode()).digest())
             desktop.deal(variant)
@@ -85,12 +103,7 @@ def main(out: Path) -> None:
             desktop.page.evaluate("() => window.scrollTo(0, 0)")
             desktop.page.screenshot(path=str(out / f"{family}-desktop.{EXT}"), **IMAGE)
             # The same game on a phone.
-            phone.page.evaluate(
-                "([id, token]) => localStorage.setItem('patience.game', JSON.stringify({id, token}))", [gid, token]
-            )
-            phone.page.reload()
-            phone.page.wait_for_selector(f"#table[data-variant='{variant}']")
-            phone.page.wait_for_selector("body[data-settled]", state="attached")
+            _open(phone, gid, token, variant)
             phone.page.screenshot(path=str(out / f"{family}-phone.{EXT}"), **IMAGE)
             print(f"{family}: {variant}, {desktop.moves()} moves", file=sys.stderr)
         # A win: all but the last move of a known solution through the API, the last one by click.
@@ -111,11 +124,28 @@ def main(out: Path) -> None:
             desktop.click_move(moves[-1])
             desktop.page.wait_for_selector("#cert-status[data-valid=true]")
             desktop.page.screenshot(path=str(out / f"won-desktop.{EXT}"), **IMAGE)
+        # A resigned game: the deal revealed face up, the seed checked against its commitment.
+        desktop.page.on("dialog", lambda dialog: dialog.accept())
+        server.seeds.push(hashlib.sha256(b"screenshot resigned").digest())
+        desktop.deal("captives")
+        desktop.page.click("#btn-resign")
+        desktop.page.wait_for_selector("body[data-revealed=true]", state="attached")
+        desktop.page.screenshot(path=str(out / f"resigned-desktop.{EXT}"), **IMAGE)
+        # The Russian page, and the rules inside it.
+        russian = Table(
+            browser.new_context(viewport=PHONE, locale="ru-RU", reduced_motion="reduce").new_page(),
+            server.base_url,
+        ).open()
+        server.seeds.push(hashlib.sha256(b"screenshot russian").digest())
+        russian.deal("tribunal")
+        for _ in range(12):
+            russian.click_move("d")
+        russian.page.screenshot(path=str(out / f"russian-phone.{EXT}"), **IMAGE)
+        russian.page.click("#menu > summary")
+        russian.page.click("#btn-rules")
+        russian.page.screenshot(path=str(out / f"rules-phone.{EXT}"), **IMAGE)
         browser.close()
 
 
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--png"]
-    if "--png" in sys.argv:
-        IMAGE, EXT = {"type": "png"}, "png"
-    main(Path(args[0]) if args else ROOT / "docs" / "screenshots")
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "docs" / "screenshots")

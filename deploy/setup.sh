@@ -23,12 +23,14 @@ if [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   fi
 fi
 
-# Node.js tools for the checks (tools/package.json: buf for the API's lint and breaking-change checks).
+# Node.js tools for the checks (tools/package.json: buf for the API's lint and breaking-change checks, axe-core
+# for the web client's accessibility scan in the browser tests).
 if ! command -v npm >/dev/null && [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
   DEBIAN_FRONTEND=noninteractive retry $SUDO apt-get -o DPkg::Lock::Timeout=300 install -y -qq nodejs npm >/dev/null
 fi
-if [ ! -x tools/node_modules/.bin/buf ] || [ tools/package-lock.json -nt tools/node_modules/.package-lock.json ]; then
+if [ ! -x tools/node_modules/.bin/buf ] || [ ! -f tools/node_modules/axe-core/axe.min.js ] \
+  || [ tools/package-lock.json -nt tools/node_modules/.package-lock.json ]; then
   (cd tools && retry npm ci --silent --no-audit --no-fund)
 fi
 

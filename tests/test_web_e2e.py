@@ -4,7 +4,8 @@ Deals a game, plays legal moves by clicking and by dragging, undoes, sees a refu
 Cat's Tail deal by replaying a Freecell Solver solution click by click and sees its certificate verified
 in the browser, checks that no hidden card reaches the page or its network traffic before the game ends,
 and draws every family's table at desktop and phone size (screenshots in the test's tmp dir;
-``bench/web_screenshots.py`` writes the ones in docs/screenshots).
+``bench/web_screenshots.py`` writes the ones in docs/screenshots). tests/test_web_table.py checks the rest of
+what a player wants (fit, touch, keyboard, motion, accessibility, languages, links, the end of a game).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def table(browser: Any, server: LiveServer) -> Iterator[Table]:
-    context = browser.new_context(viewport=DESKTOP)
+    context = browser.new_context(viewport=DESKTOP, reduced_motion="reduce")
     page = context.new_page()
     page.set_default_timeout(15_000)
     t = Table(page, server.base_url).open()
@@ -217,10 +218,11 @@ def test_a_resigned_deal_is_re_dealt_in_the_browser(table: Table, server: LiveSe
         if tamper:  # as if the server had shown one layout and revealed the seed of another
             page.evaluate(
                 """() => {
-                    const saved = JSON.parse(localStorage.getItem('patience.first'));
-                    const cards = saved.view.columns[1].cards;
+                    const games = JSON.parse(localStorage.getItem('patience.games'));
+                    const saved = games[localStorage.getItem('patience.last')];
+                    const cards = saved.firstView.columns[1].cards;
                     [cards[0], cards[1]] = [cards[1], cards[0]];
-                    localStorage.setItem('patience.first', JSON.stringify(saved));
+                    localStorage.setItem('patience.games', JSON.stringify(games));
                 }"""
             )
         page.click("#btn-resign")
@@ -249,9 +251,10 @@ def test_a_client_seed_deal_is_prepared_first_and_checked_in_the_browser(table: 
         if tamper:  # as if the server had committed to one seed and revealed another
             page.evaluate(
                 """() => {
-                    const saved = JSON.parse(localStorage.getItem('patience.first'));
+                    const games = JSON.parse(localStorage.getItem('patience.games'));
+                    const saved = games[localStorage.getItem('patience.last')];
                     saved.serverCommitment = btoa(String.fromCharCode(...new Uint8Array(32)));
-                    localStorage.setItem('patience.first', JSON.stringify(saved));
+                    localStorage.setItem('patience.games', JSON.stringify(games));
                 }"""
             )
         page.click("#btn-resign")

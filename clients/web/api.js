@@ -1,13 +1,15 @@
 // The REST client: the routes of /openapi.json, JSON in and out, errors as ApiError.
 // Only the API is used; the page never holds more than a player may see.
 
+import { reasonCode } from './messages.js';
+
 export class ApiError extends Error {
   constructor(httpStatus, status) {
     super((status && status.message) || `HTTP ${httpStatus}`);
     this.httpStatus = httpStatus;
     this.code = status ? status.code : 0;
     const info = ((status && status.details) || []).find((d) => (d['@type'] || '').endsWith('google.rpc.ErrorInfo'));
-    this.reason = info ? info.reason : '';
+    this.reason = info ? reasonCode(info.reason) : '';
     this.metadata = (info && info.metadata) || {};
   }
 }
@@ -29,7 +31,8 @@ async function call(method, path, { body, token, query } = {}) {
   try {
     response = await fetch(url, init);
   } catch (err) {
-    throw new ApiError(0, { message: 'The server cannot be reached. Check the connection and try again.' });
+    const unreachable = { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'UNREACHABLE' };
+    throw new ApiError(0, { message: '', details: [unreachable] });
   }
   let data = null;
   try {

@@ -1,19 +1,25 @@
-// The web client's controller: deal, select a card (click or drag), highlight its legal destinations from
-// LegalMoves, play, undo, explain refusals, and on a win check the certificate in the browser.
-// The page only ever holds what the API sends a player: the view (hidden cards as counts), the legal moves,
-// and the seed once the game is over.
+// The web client's controller: deal, select a card (click, tap, drag or keyboard), highlight its legal
+// destinations from LegalMoves, play, undo, explain refusals; at the end show the result, the revealed deal
+// and (after a win) the certificate checked in the browser. The page only ever holds what the API sends a
+// player: the view (hidden cards as counts), the legal moves, and the seed once the game is over.
+//
+// URLs: /?variant=ID&option=value deals a new game of that game; /?game=ID reopens a game whose key (token)
+// this browser keeps; /?lang=ru picks the language.
 
 import { api, ApiError } from './api.js';
 import { cardLabel } from './cards.js';
 import { checkCommitment, checkMix, fromBase64, verifyCertificate } from './certificate.js';
 import { checkDeal } from './deal.js';
-import { explain } from './messages.js';
+import { detect, duration, lang, setLang, t, translate } from './i18n.js';
+import { attachInput } from './input.js';
+import { explain, reasonCode } from './messages.js';
+import { animateFrom, celebrate, snapshot } from './motion.js';
+import { revealHidden } from './reveal.js';
+import { renderRules, summary } from './rules.js';
+import * as store from './storage.js';
 import { drawTable, fit } from './table.js';
 
 const $ = (id) => document.getElementById(id);
-const SAVED_GAME = 'patience.game';
-const SAVED_VARIANT = 'patience.variant';
-const FIRST_VIEW = 'patience.first'; // the layout shown at the deal, to re-check it once the seed is revealed
 
 const PREFIX = {
   PILE_KIND_COLUMN: '',
@@ -23,16 +29,8 @@ const PREFIX = {
   PILE_KIND_CAPTIVE: 'c',
   PILE_KIND_KING_ROW: 'k',
 };
-const STATUS_TEXT = {
-  GAME_STATUS_WON: 'Won',
-  GAME_STATUS_STUCK: 'No moves left',
-  GAME_STATUS_RESIGNED: 'Resigned',
-  GAME_STATUS_EXPIRED: 'Expired',
-  GAME_STATUS_FORFEITED: 'Forfeited',
-};
 const OVER = new Set(['GAME_STATUS_WON', 'GAME_STATUS_RESIGNED', 'GAME_STATUS_EXPIRED', 'GAME_STATUS_FORFEITED']);
-// How a certified win was played (the certificate's `played` field; absent from older certificates).
-const PLAYED_TEXT = { moves: 'move by move', submitted: 'submitted whole' };
+const RESERVED_PARAMS = new Set(['variant', 'game', 'lang', 'undo']);
 
 const state = {
   variants: [],
@@ -42,8 +40,8 @@ const state = {
   legal: [],
   selection: null, // { pile, pos, count }
   batch: [], // columns whose free cards go to the reserve together ("3,5,5-r"), king-chain games only
-  layout: null,
   busy: false,
+  revealed: null, // the hidden cards, once the game is over and its seed re-dealt
 };
 
 // ------------------------------------------------------------------------------------------------ helpers
@@ -72,17 +70,15 @@ function say(text, kind = 'info') {
   box.className = `message ${text ? kind : ''}`.trim();
 }
 
-function variant() {
-  return state.game ? state.byId.get(state.game.variant) : null;
-}
-
-function view() {
-  return state.game.view;
-}
+const variant = () => (state.game ? state.byId.get(state.game.variant) : null);
+const view = () => state.game.view;
+const isColumn = (id) => /^\d+$/.test(id);
+const isOver = () => !state.game || OVER.has(state.game.status);
+const variantName = (v) => (v ? (lang() === 'ru' ? v.nameRu : v.nameEn) || v.id : '');
 
 function pileCards(id) {
   const v = view();
-  if (/^\d+$/.test(id)) return (v.columns[Number(id) - 1] || {}).cards || [];
+  if (isColumn(id)) return (v.columns[Number(id) - 1] || {}).cards || [];
   if (id[0] === 'r') return v.cells[Number(id.slice(1)) - 1] ? [v.cells[Number(id.slice(1)) - 1]] : [];
   if (id[0] === 'f') return (v.foundations[Number(id.slice(1)) - 1] || {}).cards || [];
   if (id === 'w') return v.waste || [];
@@ -93,37 +89,52 @@ function pileCards(id) {
   return [];
 }
 
-const isOver = () => !state.game || OVER.has(state.game.status);
+/** Seconds played: from the deal to the end (or to now), by the server's clock. */
+function elapsed(g = state.game) {
+  if (!g || !g.createdAt) return 0;
+  const end = g.finishedAt ? Date.parse(g.finishedAt) : OVER.has(g.status) ? Date.parse(g.updatedAt) : Date.now();
+  return Math.max(0, (end - Date.parse(g.createdAt)) / 1000);
+}
 
-function save() {
-  if (state.game && state.token) {
-    localStorage.setItem(SAVED_GAME, JSON.stringify({ id: state.game.gameId, token: state.token }));
-  }
+function gameUrl(id) {
+  return `/?game=${encodeURIComponent(id)}`;
 }
 
 // ------------------------------------------------------------------------------------------------ drawing
 
-function render() {
+function render({ animate = true } = {}) {
   const table = $('table');
   const v = variant();
   if (!state.game || !v) {
     table.replaceChildren();
     return;
   }
-  state.layout = drawTable(table, v, view());
+  // A keyboard player keeps their place across the redraw; a mouse or finger leaves no focus ring behind.
+  const active = document.activeElement?.closest?.('#table [data-pile]');
+  const focused = active && active.matches(':focus-visible') ? active.dataset.pile : null;
+  const before = animate ? snapshot(table) : null;
+  drawTable(table, v, view(), state.revealed);
+  if (before) animateFrom(table, before);
   table.classList.toggle('over', isOver());
   for (const p of table.querySelectorAll('.pile[data-pile]')) {
-    if (p.dataset.pile !== 'k') {
-      p.tabIndex = 0;
-      p.setAttribute('role', 'button');
-    }
+    p.tabIndex = 0;
+    p.setAttribute('role', 'button');
   }
+  if (focused) table.querySelector(`.pile[data-pile="${focused}"]`)?.focus({ preventScroll: true });
+  controls();
+}
+
+/** The header, the buttons and the marks on the table: all that changes when only the legal moves do. */
+function controls() {
+  const v = variant();
+  if (!state.game || !v) return;
   const g = state.game;
-  $('game-title').textContent = `${v.nameEn} · ${v.nameRu}`;
+  $('game-title').textContent = variantName(v);
   $('moves').textContent = String(g.moveCount || 0);
   $('undos').textContent = String(g.undoCount || 0);
+  tick();
   const status = $('status');
-  status.textContent = STATUS_TEXT[g.status] || '';
+  status.textContent = t(`status.${g.status}`) === `status.${g.status}` ? '' : t(`status.${g.status}`);
   status.className = `status ${g.status === 'GAME_STATUS_WON' ? 'won' : g.status === 'GAME_STATUS_STUCK' ? 'stuck' : ''}`;
   $('btn-undo').disabled = isOver() || !g.allowUndo || !(g.moveCount > 0);
   $('btn-resign').disabled = isOver();
@@ -133,9 +144,12 @@ function render() {
   showSelection();
 }
 
+function tick() {
+  $('timer').textContent = state.game ? duration(elapsed()) : '0:00';
+}
+
 function clearMarks() {
-  const table = $('table');
-  for (const n of table.querySelectorAll('.selected, .target, .hint')) n.classList.remove('selected', 'target', 'hint');
+  for (const n of $('table').querySelectorAll('.selected, .target, .hint')) n.classList.remove('selected', 'target', 'hint');
 }
 
 function showSelection() {
@@ -152,10 +166,7 @@ function showSelection() {
   for (const c of pileEl.querySelectorAll('.card[data-pos]')) {
     if (Number(c.dataset.pos) >= sel.pos) c.classList.add('selected');
   }
-  for (const id of targetsOf(sel)) {
-    const t = table.querySelector(`.pile[data-pile="${id}"]`);
-    if (t) t.classList.add('target');
-  }
+  for (const id of targetsOf(sel)) table.querySelector(`.pile[data-pile="${id}"]`)?.classList.add('target');
 }
 
 /** A batch of free cards for one reserve move: the last k cards of a column named k times are selected. */
@@ -175,16 +186,16 @@ function showBatch() {
   }
 }
 
-/** Shift-click (or Ctrl-click) on a column: its next free card joins the batch bound for the reserve. */
+/** Shift-click (or Shift+Enter) on a column: its next free card joins the batch bound for the reserve. */
 function addToBatch(column) {
-  if (!state.batch.length && state.selection && /^\d+$/.test(state.selection.pile) && state.selection.count === 1) {
+  if (!state.batch.length && state.selection && isColumn(state.selection.pile) && state.selection.count === 1) {
     state.batch.push(state.selection.pile);
   }
   state.selection = null;
   const taken = state.batch.filter((c) => c === column).length;
   if (state.batch.length < 8 && taken < pileCards(column).length) state.batch.push(column);
   showSelection();
-  say(`${state.batch.length} card${state.batch.length === 1 ? '' : 's'} for the reserve (${state.batch.join(',')}-r): click an empty cell.`);
+  say(t('msg.batch', { n: state.batch.length, text: `${state.batch.join(',')}-r` }));
 }
 
 // ------------------------------------------------------------------------------------------------ moves
@@ -194,7 +205,7 @@ function movesFrom(sel) {
 }
 
 function countFits(m, sel) {
-  if (/^\d+$/.test(sel.pile)) return (m.count ?? 1) === sel.count || (sel.count === 1 && /^\d+$/.test(m.target));
+  if (isColumn(sel.pile)) return (m.count ?? 1) === sel.count || (sel.count === 1 && isColumn(m.target));
   return true;
 }
 
@@ -227,21 +238,22 @@ function moveText(sel, target) {
   const candidates = movesFrom(sel).filter(
     (m) => m.target === wanted || (emptyCell && m.target[0] === 'r' && !pileCards(m.target).length),
   );
-  const exact = candidates.filter((m) => (m.count ?? 1) === sel.count || !/^\d+$/.test(sel.pile));
+  const exact = candidates.filter((m) => (m.count ?? 1) === sel.count || !isColumn(sel.pile));
   const chosen = exact.length ? exact[0] : candidates.length === 1 ? candidates[0] : null;
   if (chosen) return chosen.target === wanted ? chosen.text : chosen.text.replace(/-r\d+/, `-${target}`);
-  const run = /^\d+$/.test(sel.pile) && /^\d+$/.test(wanted) ? `/${sel.count}` : '';
+  const run = isColumn(sel.pile) && isColumn(wanted) ? `/${sel.count}` : '';
   return `${sel.pile}-${wanted}${run}`;
 }
 
 function select(pile, pos) {
   const cards = pileCards(pile);
   if (!cards.length || pos < 0 || pos >= cards.length) return;
+  state.batch = [];
   state.selection = { pile, pos, count: cards.length - pos };
   showSelection();
-  const card = cards[pos];
-  const n = targetsOf(state.selection).size;
-  say(n ? `${cardLabel(card)}${state.selection.count > 1 ? ` and ${state.selection.count - 1} more` : ''}: pick where it goes.` : '');
+  const card = cardLabel(cards[pos]);
+  const more = state.selection.count - 1;
+  say(targetsOf(state.selection).size ? t(more ? 'msg.pick-run' : 'msg.pick', { card, more }) : '');
 }
 
 function deselect() {
@@ -285,15 +297,15 @@ async function refused(err, text = '') {
 
 /** After every change: save, fetch the legal moves (or show the result), then mark the page settled. */
 async function afterChange() {
-  save();
+  store.keepGame(state.game.gameId, { token: state.token, variant: state.game.variant });
   if (state.game.status === 'GAME_STATUS_WON') {
-    say('You won! Every card is home.', 'win');
+    say(t('msg.won'), 'win');
     await showResult();
   } else if (isOver()) {
     await showResult();
   } else {
     await refreshLegal();
-    if (state.game.status === 'GAME_STATUS_STUCK') say('No legal move is left. Undo, or resign to see the deal.', 'info');
+    if (state.game.status === 'GAME_STATUS_STUCK') say(t('msg.stuck'), 'info');
   }
   settled();
 }
@@ -314,7 +326,7 @@ async function refreshLegal() {
     if (err instanceof ApiError) say(explain(err), 'refused');
   }
   document.body.dataset.legal = String(state.legal.length);
-  render();
+  controls();
 }
 
 async function reload() {
@@ -325,22 +337,35 @@ async function reload() {
   await afterChange();
 }
 
+/** The stock: deal or turn a card, or redeal; an exhausted stock says so instead of sending a move that cannot be. */
 function stockAction() {
   if (isOver()) return;
   const texts = new Set(state.legal.map((m) => m.text));
-  for (const t of ['d', 's', 'rd']) if (texts.has(t)) return play(t);
+  for (const text of ['d', 's', 'rd']) if (texts.has(text)) return play(text);
   const v = view();
-  const family = variant().family;
-  if ((v.stockCount || 0) === 0) return play('rd');
-  return play(family === 'salic-law' ? 'd' : 's');
+  if ((v.stockCount || 0) > 0) return play(variant().family === 'salic-law' ? 'd' : 's');
+  // An empty stock that cannot be redealt now (no redeal left, or nothing to gather): no move to send.
+  say(t((v.redealsLeft || 0) > 0 ? 'msg.stock-empty' : 'msg.stock-done'), 'info');
+  return undefined;
 }
 
-function sendHome(sel) {
-  const home = movesFrom(sel).find((m) => m.target[0] === 'f' && m.sources[0] !== m.target && (m.count ?? 1) === 1);
-  if (home && sel.count === 1) {
+/** The foundation move for the selection (a king to the king row in Captives), if there is one. */
+function homeMove(sel) {
+  if (sel.count !== 1) return null;
+  return movesFrom(sel).find((m) => (m.target[0] === 'f' || m.target === 'k') && m.sources[0] !== m.target && (m.count ?? 1) === 1) || null;
+}
+
+/** Send the top card of ``pile`` (or the selection) to a foundation: the double-click, double-tap and F key. */
+function sendHome(pile = null) {
+  if (isOver() || state.busy) return false;
+  const sel = pile ? { pile, pos: pileCards(pile).length - 1, count: 1 } : state.selection;
+  if (!sel || sel.pos < 0) return false;
+  const home = homeMove(sel);
+  if (home) {
     play(home.text);
     return true;
   }
+  say(t('msg.nothing-home'), 'info');
   return false;
 }
 
@@ -353,7 +378,7 @@ function activate(node, multi = false) {
     return;
   }
   const id = pileEl.dataset.pile;
-  if (multi && variant().family === 'king-chain' && /^\d+$/.test(id)) {
+  if (multi && variant().family === 'king-chain' && isColumn(id)) {
     addToBatch(id);
     return;
   }
@@ -378,9 +403,12 @@ function activate(node, multi = false) {
   const sel = state.selection;
   if (sel) {
     if (id === sel.pile) {
-      const pos = cardEl && /^\d+$/.test(id) ? Number(cardEl.dataset.pos) : sel.pos;
+      const pos = cardEl && isColumn(id) ? Number(cardEl.dataset.pos) : sel.pos;
       if (pos === sel.pos || pos < 0) {
-        if (!sendHome(sel)) deselect();
+        // The second click on the same card: home if it can go, else let go of it.
+        const home = homeMove(sel);
+        if (home) play(home.text);
+        else deselect();
       } else {
         select(id, pos);
       }
@@ -390,109 +418,85 @@ function activate(node, multi = false) {
     return;
   }
   // Only a column lends a run; elsewhere (waste, cells, foundations, captives) the top card is the one that moves.
-  if (cardEl && /^\d+$/.test(id)) select(id, Number(cardEl.dataset.pos));
+  if (cardEl && isColumn(id)) select(id, Number(cardEl.dataset.pos));
   else if (cards.length) select(id, cards.length - 1);
 }
 
-// ------------------------------------------------------------------------------------------------ dragging
-
-let press = null;
-
-function onPointerDown(e) {
-  if (e.button !== 0 || isOver()) return;
-  const card = e.target.closest('.card[data-card]');
-  const pileEl = e.target.closest('[data-pile]');
-  const multi = e.shiftKey || e.ctrlKey || e.metaKey;
-  press = { x: e.clientX, y: e.clientY, node: e.target, card, pileEl, drag: null, id: e.pointerId, multi };
-}
-
-function onPointerMove(e) {
-  if (!press || press.id !== e.pointerId) return;
-  if (!press.drag) {
-    if (Math.hypot(e.clientX - press.x, e.clientY - press.y) < 6) return;
-    if (!press.card || !press.pileEl || press.pileEl.dataset.pile === 'stock') return;
-    const id = press.pileEl.dataset.pile;
-    const pos = /^\d+$/.test(id) ? Number(press.card.dataset.pos) : pileCards(id).length - 1;
-    select(id, pos);
-    if (!state.selection) return;
-    const ghost = document.createElement('div');
-    ghost.className = 'ghost';
-    const table = $('table');
-    ghost.style.setProperty('--cw', getComputedStyle(table).getPropertyValue('--cw'));
-    ghost.style.setProperty('--fan', getComputedStyle(press.pileEl).getPropertyValue('--fan') || '20px');
-    const moving = [...press.pileEl.querySelectorAll('.card[data-pos]')].filter((c) => Number(c.dataset.pos) >= pos);
-    moving.forEach((c, k) => {
-      const copy = c.cloneNode(true);
-      copy.classList.remove('selected');
-      copy.style.setProperty('--i', String(k));
-      copy.style.top = `calc(${k} * var(--fan))`;
-      ghost.append(copy);
-      c.classList.add('dragging');
-    });
-    const box = press.card.getBoundingClientRect();
-    press.drag = { ghost, dx: press.x - box.left, dy: press.y - box.top, moving };
-    document.body.append(ghost);
-  }
-  const { ghost, dx, dy } = press.drag;
-  ghost.style.transform = `translate(${e.clientX - dx}px, ${e.clientY - dy}px)`;
-  e.preventDefault();
-}
-
-function onPointerUp(e) {
-  if (!press || press.id !== e.pointerId) return;
-  const p = press;
-  press = null;
-  if (p.drag) {
-    p.drag.ghost.remove();
-    for (const c of p.drag.moving) c.classList.remove('dragging');
-    const under = document.elementFromPoint(e.clientX, e.clientY);
-    const drop = under && under.closest('[data-pile]');
-    if (drop && state.selection && drop.dataset.pile !== state.selection.pile) activate(drop);
-    else deselect();
-    return;
-  }
-  activate(p.node, p.multi);
+/** The keyboard's ↑/↓ on a selected column: one card more or less of the run. */
+function stretch(delta) {
+  const sel = state.selection;
+  if (!sel || !isColumn(sel.pile)) return false;
+  select(sel.pile, Math.min(pileCards(sel.pile).length - 1, Math.max(0, sel.pos - delta)));
+  return true;
 }
 
 // ------------------------------------------------------------------------------------------------ result
 
 async function showResult() {
   const g = state.game;
-  const panel = $('result');
+  const v = variant();
   const won = g.status === 'GAME_STATUS_WON';
-  $('result-title').textContent = won ? 'You won!' : g.status === 'GAME_STATUS_RESIGNED' ? 'Game resigned' : 'Game over';
-  $('result-text').textContent = won
-    ? `${g.moveCount} moves${g.undoCount ? `, ${g.undoCount} taken back` : ''}.`
-    : 'The deal is revealed below.';
-  panel.hidden = false;
-  const certBox = $('certificate');
-  certBox.hidden = !(won && g.certificate && g.certificate.encoded);
-  if (!certBox.hidden) await showCertificate(g.certificate);
+  $('result-title').textContent = t(won ? 'result.won' : g.status === 'GAME_STATUS_RESIGNED' ? 'result.resigned' : 'result.over');
+  const seconds = Math.round(elapsed());
+  $('result-text').textContent = won ? t('result.won-text', { moves: g.moveCount, undos: g.undoCount, time: duration(seconds) }) : '';
+  const { entry, best } = store.countEnd(g.variant, g.gameId, { won, seconds, moves: g.moveCount });
+  $('result-stats').textContent = `${won && best ? `${t('result.new-best')} ` : ''}${t('result.stats', {
+    name: variantName(v),
+    played: entry.played,
+    won: entry.won,
+    streak: entry.streak,
+  })}`;
+  $('result').hidden = false;
+  const cert = won && g.certificate && g.certificate.encoded ? g.certificate : null;
+  if (cert) store.keepGame(g.gameId, { certificate: cert, finished: Date.now() });
+  $('certificate').hidden = !cert;
+  $('cert-none').hidden = !(won && !cert);
+  if (won) celebrate($('table'));
+  if (cert) await fillCertificate($('certificate'), cert);
+  await showDeal(g);
+}
+
+/** The revealed seed: checked against the commitment, re-dealt, and the hidden cards turned face up. */
+async function showDeal(g) {
   const fair = $('fairness');
   fair.hidden = !g.seed;
-  if (g.seed) {
-    const check = await checkCommitment(g.seed, g.commitment);
-    const status = $('fair-status');
-    status.dataset.ok = String(check.ok);
-    status.textContent = check.ok
-      ? '✔ The revealed seed hashes (SHA-256) to the commitment published when the game was dealt: the deal was fixed before the first move.'
-      : '✘ The revealed seed does NOT match the commitment published when the game was dealt.';
-    status.className = check.ok ? 'cert-status ok' : 'cert-status bad';
-    await showMixCheck(g);
-    await showDealCheck(g);
+  if (!g.seed) return;
+  const check = await checkCommitment(g.seed, g.commitment);
+  const fields = $('seed-fields');
+  fields.replaceChildren();
+  addField(fields, t('fair.seed'), check.seedHex);
+  addField(fields, t('fair.commitment'), check.commitment);
+  const status = $('fair-status');
+  status.dataset.ok = String(check.ok);
+  status.textContent = t(check.ok ? 'fair.ok' : 'fair.bad');
+  status.className = check.ok ? 'cert-status ok' : 'cert-status bad';
+  await showMixCheck(g);
+  await showDealCheck(g);
+  const v = variant();
+  if (g.status !== 'GAME_STATUS_WON' && v && v.family !== 'king-chain') {
+    try {
+      state.revealed = await revealHidden(fromBase64(g.seed), v, v.deckSize || 104, g.view);
+    } catch (err) {
+      state.revealed = null;
+    }
+    $('revealed-note').hidden = !state.revealed;
+    render({ animate: false });
+  } else {
+    $('revealed-note').hidden = true;
   }
+  document.body.dataset.revealed = String(Boolean(state.revealed));
 }
 
 async function showMixCheck(g) {
   const status = $('mix-status');
-  const saved = JSON.parse(localStorage.getItem(FIRST_VIEW) || 'null');
-  const committed = saved && saved.id === g.gameId ? saved.serverCommitment : null;
+  const record = store.game(g.gameId);
+  const committed = record ? record.serverCommitment : null;
   status.hidden = !(g.clientSeed && g.serverSeed);
   delete status.dataset.ok;
   if (status.hidden) return;
   if (!committed) {
     status.className = 'cert-status';
-    status.textContent = 'Your seed was mixed in, but this browser kept no server seed commitment for this game.';
+    status.textContent = t('mix.nokept');
     return;
   }
   let check;
@@ -503,15 +507,13 @@ async function showMixCheck(g) {
   }
   status.dataset.ok = String(check.ok);
   status.className = check.ok ? 'cert-status ok' : 'cert-status bad';
-  status.textContent = check.ok
-    ? '✔ The server fixed its seed (SHA-256 shown before you chose yours) and the deal mixes it with your seed: neither side chose the deal alone.'
-    : '✘ The revealed server seed does NOT match what the server committed to before your seed, or the deal was not mixed from the two.';
+  status.textContent = t(check.ok ? 'mix.ok' : 'mix.bad');
 }
 
 async function showDealCheck(g) {
   const status = $('deal-status');
-  const saved = JSON.parse(localStorage.getItem(FIRST_VIEW) || 'null');
-  const first = saved && saved.id === g.gameId ? saved.view : null;
+  const record = store.game(g.gameId);
+  const first = record ? record.firstView || null : null;
   const v = state.byId.get(g.variant);
   let result;
   try {
@@ -521,92 +523,206 @@ async function showDealCheck(g) {
   }
   status.dataset.ok = String(result.ok);
   status.className = result.ok ? 'cert-status ok' : result.ok === null ? 'cert-status' : 'cert-status bad';
-  status.textContent = result.ok
-    ? '✔ Re-dealt in this browser with deal-v2 from the revealed seed: the same layout you were dealt.'
-    : result.ok === null
-      ? 'The first layout of this game is not stored in this browser, so it cannot be re-dealt here.'
-      : `✘ Re-dealing the revealed seed does NOT give the layout you were dealt (${result.reason}).`;
+  status.textContent = result.ok ? t('deal.ok') : result.ok === null ? t('deal.unknown') : t('deal.bad', { reason: result.reason });
 }
 
-async function showCertificate(cert) {
-  const status = $('cert-status');
-  status.textContent = 'Checking the signature…';
+function addField(list, name, value) {
+  const dt = document.createElement('dt');
+  dt.textContent = name;
+  const dd = document.createElement('dd');
+  dd.textContent = String(value ?? '');
+  list.append(dt, dd);
+}
+
+/** The envelope's text (what verify-certificate.mjs and the API's VerifyCertificate take). */
+function certificateText(cert) {
+  return new TextDecoder().decode(fromBase64(cert.encoded));
+}
+
+/** The payload a certificate claims, unchecked (for display under a refusal), or {}. */
+function claimed(cert) {
+  try {
+    return JSON.parse(new TextDecoder().decode(fromBase64(JSON.parse(certificateText(cert)).payload))) || {};
+  } catch (err) {
+    return {};
+  }
+}
+
+/** Fill a certificate box (status, every field of the signed payload, copy and download) for ``cert``. */
+async function fillCertificate(root, cert) {
+  const status = root.querySelector('.cert-status');
+  status.textContent = t('cert.checking');
   status.className = 'cert-status';
   delete status.dataset.valid;
-  const fields = $('cert-fields');
+  const fields = root.querySelector('.cert-fields');
   fields.replaceChildren();
+  root.querySelector('.cert-copy').onclick = async () => {
+    try {
+      await navigator.clipboard.writeText(certificateText(cert));
+      say(t('msg.copied'));
+    } catch (err) {
+      say(String(err), 'refused');
+    }
+  };
+  root.querySelector('.cert-download').onclick = () => {
+    const blob = new Blob([certificateText(cert)], { type: 'application/json' });
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(blob);
+    link.download = `patience-certificate-${cert.gameId || 'game'}.json`;
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  };
   let result;
   try {
     const keys = await api.signingKeys();
     result = await verifyCertificate(fromBase64(cert.encoded), keys.keys || []);
   } catch (err) {
-    result = { valid: false, reason: err instanceof ApiError ? err.reason || 'no-keys' : 'error' };
+    result = { valid: false, reason: err instanceof ApiError ? reasonCode(err.reason) || 'no-keys' : 'error' };
   }
   status.dataset.valid = String(result.valid);
   status.dataset.reason = result.reason;
   status.className = `cert-status ${result.valid ? 'ok' : 'bad'}`;
-  status.textContent = result.valid
-    ? `✔ Verified in this browser: Ed25519 signature by key ${result.keyId}, published by the server.`
-    : `✘ Not verified (${result.reason}).`;
-  const c = result.contents || {};
-  const rows = [
-    ['Game', c.game_id || cert.gameId],
-    ['Variant', c.variant || cert.variant],
-    ['Moves', c.move_count ?? cert.moveCount],
-    ['Undos', c.undo_count ?? cert.undoCount],
-    ['Played', PLAYED_TEXT[c.played ?? cert.played] || ''],
-    ['Seed', c.seed || ''],
-    ['Commitment', c.commitment || ''],
-    ['Finished', c.finished_at ? new Date(c.finished_at).toISOString() : cert.finishedAt || ''],
-    ['Key', result.keyId || cert.keyId],
-  ];
-  for (const [k, v] of rows) {
-    const dt = document.createElement('dt');
-    dt.textContent = k;
-    const dd = document.createElement('dd');
-    dd.textContent = String(v ?? '');
-    fields.append(dt, dd);
+  status.textContent = result.valid ? t('cert.ok', { key: result.keyId }) : t('cert.bad', { reason: result.reason });
+  // Whatever the signed payload holds, in its own order; the well-known fields get names people read. A
+  // certificate that did not verify still shows what it claims (under the refusal above).
+  const contents = result.contents || claimed(cert);
+  for (const [key, value] of Object.entries(contents)) {
+    const label = t(`cert.field.${key}`);
+    let text = value;
+    if (key.endsWith('_at') && typeof value === 'number') text = new Date(value).toISOString();
+    else if (Array.isArray(value)) text = value.join(' ');
+    else if (value && typeof value === 'object') text = JSON.stringify(value);
+    addField(fields, label.startsWith('cert.field.') ? key : label, text);
   }
+}
+
+/** The kept certificates, newest first, each reopened and checked again on demand. */
+async function openCertificates() {
+  closeMenu();
+  const dialog = $('cert-dialog');
+  const kept = store.certificates();
+  const pick = $('cert-pick');
+  pick.replaceChildren();
+  for (const c of kept) {
+    const o = document.createElement('option');
+    o.value = c.id;
+    const v = state.byId.get(c.variant);
+    o.textContent = `${variantName(v) || c.variant} · ${new Date(c.finished || c.dealt).toLocaleString(lang())} · ${c.id}`;
+    pick.append(o);
+  }
+  const body = $('cert-dialog-body');
+  $('cert-pick-field').hidden = !kept.length;
+  body.hidden = !kept.length;
+  $('cert-dialog-status').textContent = '';
+  if (!dialog.open) dialog.showModal();
+  if (!kept.length) {
+    body.hidden = false;
+    body.querySelector('.cert-fields').replaceChildren();
+    $('cert-dialog-status').textContent = t('cert.empty');
+    body.querySelector('.buttons').hidden = true;
+    return;
+  }
+  body.querySelector('.buttons').hidden = false;
+  const current = state.game && kept.find((c) => c.id === state.game.gameId);
+  pick.value = current ? current.id : kept[0].id;
+  const show = () => fillCertificate(body, store.game(pick.value).certificate);
+  pick.onchange = show;
+  await show();
+}
+
+// ------------------------------------------------------------------------------------------------ statistics, rules
+
+function openStats() {
+  closeMenu();
+  const all = store.stats();
+  const body = $('stats-body');
+  body.replaceChildren();
+  const ids = state.variants.map((v) => v.id).filter((id) => all[id] && all[id].played);
+  if (!ids.length) {
+    const p = document.createElement('p');
+    p.textContent = t('stats.none');
+    body.append(p);
+  } else {
+    const table = document.createElement('table');
+    table.className = 'stats';
+    const head = table.createTHead().insertRow();
+    for (const k of ['stats.game', 'stats.played', 'stats.won', 'stats.streak', 'stats.best-streak', 'stats.best-time', 'stats.best-moves']) {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = t(k);
+      head.append(th);
+    }
+    const tbody = table.createTBody();
+    for (const id of ids) {
+      const s = all[id];
+      const row = tbody.insertRow();
+      row.dataset.variant = id;
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = variantName(state.byId.get(id));
+      row.append(th);
+      for (const value of [s.played, s.won, s.streak, s.bestStreak, s.bestTime === null ? '–' : duration(s.bestTime), s.bestMoves ?? '–']) {
+        row.insertCell().textContent = String(value);
+      }
+    }
+    body.append(table);
+  }
+  $('stats').showModal();
+}
+
+function openRules() {
+  closeMenu();
+  const v = variant() || state.byId.get($('variant').value) || state.variants[0];
+  renderRules($('rules-body'), v, lang());
+  $('rules').showModal();
+}
+
+function closeMenu() {
+  $('menu').open = false;
 }
 
 // ------------------------------------------------------------------------------------------------ new game
 
 function fillVariants() {
   const select = $('variant');
+  const chosen = select.value;
   select.replaceChildren();
   const families = new Map();
   for (const v of state.variants) {
     if (!families.has(v.family)) {
       const g = document.createElement('optgroup');
-      g.label = { 'king-chain': 'King chain', 'salic-law': 'Salic Law', captives: 'Captives', sultan: "Sultan's Harem" }[v.family] || v.family;
+      g.label = t(`family.${v.family}`);
       families.set(v.family, g);
       select.append(g);
     }
     const o = document.createElement('option');
     o.value = v.id;
-    o.textContent = `${v.nameEn} — ${v.nameRu}`;
+    o.textContent = lang() === 'ru' ? `${v.nameRu} — ${v.nameEn}` : `${v.nameEn} — ${v.nameRu}`;
     families.get(v.family).append(o);
   }
-  const last = localStorage.getItem(SAVED_VARIANT);
+  const last = chosen || store.lastVariant();
   if (last && state.byId.has(last)) select.value = last;
   fillOptions();
 }
 
-function fillOptions() {
+function fillOptions(values = {}) {
   const v = state.byId.get($('variant').value);
-  $('variant-summary').textContent = v ? v.summary : '';
+  $('variant-summary').textContent = v ? summaryOf(v) : '';
   const box = $('variant-options');
   box.replaceChildren();
   for (const opt of (v && v.options) || []) {
     const label = document.createElement('label');
     label.className = opt.type === 'bool' ? 'check' : 'field';
-    label.title = opt.description;
+    const text = t(`option.${opt.name}`) === `option.${opt.name}` ? opt.description || opt.name : t(`option.${opt.name}`);
     let input;
+    const value = values[opt.name] ?? opt.defaultValue;
     if (opt.type === 'bool') {
       input = document.createElement('input');
       input.type = 'checkbox';
-      input.checked = opt.defaultValue === 'true';
-      label.append(input, ` ${opt.description || opt.name}`);
+      input.checked = value === 'true';
+      label.append(input, ` ${text}`);
     } else {
       input = document.createElement('select');
       for (const a of opt.allowedValues || []) {
@@ -615,13 +731,39 @@ function fillOptions() {
         o.textContent = a;
         input.append(o);
       }
-      input.value = opt.defaultValue;
-      label.append(`${opt.description || opt.name} `, input);
+      input.value = value;
+      label.append(`${text} `, input);
     }
     input.dataset.option = opt.name;
     input.dataset.type = opt.type;
+    input.addEventListener('change', showLink);
     box.append(label);
   }
+  showLink();
+}
+
+function summaryOf(v) {
+  return summary(v, lang()) || v.summary;
+}
+
+function chosenOptions() {
+  const options = {};
+  for (const input of $('variant-options').querySelectorAll('[data-option]')) {
+    options[input.dataset.option] = input.dataset.type === 'bool' ? String(input.checked) : input.value;
+  }
+  return options;
+}
+
+/** The link that deals this game with these options: /?variant=ID&option=value (defaults left out). */
+function showLink() {
+  const v = state.byId.get($('variant').value);
+  if (!v) return;
+  const params = new URLSearchParams({ variant: v.id });
+  const options = chosenOptions();
+  for (const opt of v.options || []) if (options[opt.name] !== opt.defaultValue) params.set(opt.name, options[opt.name]);
+  const link = $('variant-link');
+  link.href = `/?${params}`;
+  link.textContent = `${location.origin}/?${params}`;
 }
 
 function utf8Base64(text) {
@@ -636,52 +778,56 @@ async function deal(e) {
   if (ticket) request.dealTicket = ticket;
   else {
     request.variant = $('variant').value;
-    const options = {};
-    for (const input of $('variant-options').querySelectorAll('[data-option]')) {
-      options[input.dataset.option] = input.dataset.type === 'bool' ? String(input.checked) : input.value;
-    }
-    request.options = options;
+    request.options = chosenOptions();
     const seed = $('client-seed').value;
     if (seed) request.clientSeed = utf8Base64(seed);
-    localStorage.setItem(SAVED_VARIANT, request.variant);
+    store.keepVariant(request.variant);
   }
   try {
-    let serverCommitment = null;
-    if (request.clientSeed) {
-      // The server commits to its part before it sees ours: then neither side chose the deal.
-      const prepared = await api.prepareGame();
-      request.preparedId = prepared.preparedId;
-      serverCommitment = prepared.serverSeedCommitment;
-    }
-    const response = await api.newGame(request);
-    localStorage.setItem(
-      FIRST_VIEW,
-      JSON.stringify({ id: response.game.gameId, view: response.game.view, serverCommitment }),
-    );
+    await dealGame(request);
     $('new-game').close();
-    await start(response.game, response.gameToken);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     $('variant-summary').textContent = explain(err);
   }
 }
 
+/** NewGame (after PrepareGame when the player brings a seed), kept in the browser under its own URL. */
+async function dealGame(request) {
+  let serverCommitment = null;
+  if (request.clientSeed) {
+    // The server commits to its part before it sees ours: then neither side chose the deal.
+    const prepared = await api.prepareGame();
+    request.preparedId = prepared.preparedId;
+    serverCommitment = prepared.serverSeedCommitment;
+  }
+  const response = await api.newGame(request);
+  const g = response.game;
+  store.keepGame(g.gameId, { token: response.gameToken, variant: g.variant, firstView: g.view, serverCommitment, dealt: Date.now() });
+  store.countDeal(g.variant, g.gameId);
+  history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));
+  await start(g, response.gameToken);
+}
+
 async function start(game, token) {
   for (const id of ['fair-status', 'deal-status']) delete $(id).dataset.ok;
   delete $('cert-status').dataset.valid;
+  delete document.body.dataset.revealed;
   state.game = game;
   state.token = token;
   state.selection = null;
+  state.batch = [];
   state.legal = [];
+  state.revealed = null;
   $('result').hidden = true;
   say('');
-  render();
-  save();
+  render({ animate: false });
   await afterChange();
 }
 
 function openNewGame() {
   $('result').hidden = true;
+  closeMenu();
   const dialog = $('new-game');
   if (!dialog.open) dialog.showModal();
 }
@@ -695,7 +841,7 @@ async function undo() {
     state.selection = null;
     state.legal = [];
     render();
-    say(response.undone ? `Took back ${response.undone.text}.` : '');
+    say(response.undone ? t('msg.took-back', { move: response.undone.text }) : '');
     await afterChange();
   } catch (err) {
     await refused(err);
@@ -706,7 +852,8 @@ async function undo() {
 
 async function resign() {
   if (state.busy || isOver()) return;
-  if (!window.confirm('Resign this game? The deal will be revealed.')) return;
+  if (!window.confirm(t('msg.resign-confirm'))) return;
+  state.busy = true;
   try {
     const response = await api.resign(state.game.gameId, state.token, state.game.version);
     state.game = response.game;
@@ -714,55 +861,146 @@ async function resign() {
     await afterChange();
   } catch (err) {
     await refused(err);
+  } finally {
+    state.busy = false;
   }
 }
 
 function hint() {
   if (!state.legal.length) return;
-  const order = (m) => (m.target[0] === 'f' ? 0 : /^\d+$/.test(m.target) ? 1 : m.sources.length === 0 ? 3 : 2);
+  const order = (m) => (m.target[0] === 'f' ? 0 : isColumn(m.target) ? 1 : m.sources.length === 0 ? 3 : 2);
   const best = [...state.legal].sort((a, b) => order(a) - order(b))[0];
   deselect();
   const table = $('table');
   for (const s of best.sources) table.querySelector(`.pile[data-pile="${s}"]`)?.classList.add('hint');
   if (best.target) table.querySelector(`.pile[data-pile="${best.target}"]`)?.classList.add('target');
   if (!best.sources.length) table.querySelector('.pile[data-pile="stock"]')?.classList.add('hint', 'target');
-  say(`Try ${best.text}.`);
+  say(t('msg.try', { move: best.text }));
 }
 
-// ------------------------------------------------------------------------------------------------ start
+function switchLanguage() {
+  closeMenu();
+  setLang(lang() === 'ru' ? 'en' : 'ru');
+  relabel();
+}
+
+/** Every word on the page again, in the language now chosen. */
+function relabel() {
+  translate();
+  $('btn-lang').lang = lang() === 'ru' ? 'en' : 'ru';
+  document.title = t('brand');
+  fillVariants();
+  if (state.game) {
+    render({ animate: false });
+    if (!$('result').hidden) showResult();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ opening a page
+
+/** Open game ``id`` with the key this browser keeps for it; false when there is none or the server lost it. */
+async function reopen(id) {
+  const record = store.game(id);
+  if (!record || !record.token) return false;
+  try {
+    const response = await api.getGame(id, record.token);
+    await start(response.game, record.token);
+    if (isOver()) $('result').hidden = true;
+    return true;
+  } catch (err) {
+    if (err instanceof ApiError && ['GAME_NOT_FOUND', 'WRONG_TOKEN', 'GAME_EXPIRED'].includes(err.reason)) store.forgetGame(id);
+    return false;
+  }
+}
+
+/** /?variant=ID&option=value: the request that deals it, or an explanation of what is wrong with the link. */
+function requestFromUrl(params) {
+  const id = params.get('variant');
+  const v = state.byId.get(id);
+  if (!v) return { error: t('msg.unknown-variant', { id }) };
+  const options = {};
+  for (const [name, value] of params) {
+    if (RESERVED_PARAMS.has(name)) continue;
+    const spec = (v.options || []).find((o) => o.name === name);
+    if (!spec || !(spec.allowedValues || []).includes(value)) return { error: t('msg.bad-option', { name, value }) };
+    options[name] = value;
+  }
+  return { request: { variant: id, options, allowUndo: params.get('undo') !== 'false' } };
+}
+
+async function openFromUrl() {
+  const params = new URLSearchParams(location.search);
+  if (params.get('variant')) {
+    const { request, error } = requestFromUrl(params);
+    if (request) {
+      $('variant').value = request.variant;
+      store.keepVariant(request.variant);
+      try {
+        await dealGame(request);
+        history.replaceState({ game: state.game.gameId }, '', gameUrl(state.game.gameId));
+        return;
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        say(explain(err), 'refused');
+      }
+    } else {
+      say(error, 'refused');
+    }
+    openNewGame();
+    return;
+  }
+  const wanted = params.get('game');
+  if (wanted) {
+    if (await reopen(wanted)) return;
+    say(t('msg.no-token', { id: wanted }), 'refused');
+    openNewGame();
+    return;
+  }
+  const last = store.lastGameId();
+  if (last && (await reopen(last))) {
+    history.replaceState({ game: last }, '', gameUrl(last));
+    return;
+  }
+  openNewGame();
+}
 
 async function main() {
+  detect();
+  translate();
+  document.title = t('brand');
+  $('btn-lang').lang = lang() === 'ru' ? 'en' : 'ru';
   const table = $('table');
-  table.addEventListener('pointerdown', onPointerDown);
-  window.addEventListener('pointermove', onPointerMove, { passive: false });
-  window.addEventListener('pointerup', onPointerUp);
-  window.addEventListener('pointercancel', () => {
-    if (press && press.drag) {
-      press.drag.ghost.remove();
-      for (const c of press.drag.moving) c.classList.remove('dragging');
-    }
-    press = null;
-  });
-  table.addEventListener('keydown', (e) => {
-    if (e.key !== 'Enter' && e.key !== ' ') return;
-    e.preventDefault();
-    const pileEl = e.target.closest('[data-pile]');
-    if (!pileEl) return;
-    const top = pileEl.querySelector('.card.top[data-card]');
-    activate(state.selection || !top ? pileEl : top);
-  });
-  document.addEventListener('keydown', (e) => {
-    if (e.key === 'Escape') deselect();
-    if ((e.ctrlKey || e.metaKey) && e.key === 'z') undo();
+  attachInput(table, {
+    activate,
+    select,
+    deselect,
+    sendHome,
+    stretch,
+    undo,
+    pileCards,
+    isColumn,
+    selection: () => state.selection,
+    playable: () => !isOver() && !state.busy,
   });
   window.addEventListener('resize', () => {
-    if (state.layout) fit(table, state.layout);
+    if (state.game) fit(table);
   });
+  window.addEventListener('popstate', () => {
+    const id = new URLSearchParams(location.search).get('game');
+    if (id && (!state.game || id !== state.game.gameId)) reopen(id);
+  });
+  setInterval(() => {
+    if (state.game && !isOver()) tick();
+  }, 1000);
   $('btn-new').addEventListener('click', openNewGame);
   $('btn-undo').addEventListener('click', undo);
   $('btn-resign').addEventListener('click', resign);
   $('btn-hint').addEventListener('click', hint);
-  $('variant').addEventListener('change', fillOptions);
+  $('btn-rules').addEventListener('click', openRules);
+  $('btn-stats').addEventListener('click', openStats);
+  $('btn-cert').addEventListener('click', openCertificates);
+  $('btn-lang').addEventListener('click', switchLanguage);
+  $('variant').addEventListener('change', () => fillOptions());
   $('new-game-form').addEventListener('submit', deal);
   $('new-cancel').addEventListener('click', () => $('new-game').close());
   $('result-close').addEventListener('click', () => {
@@ -779,20 +1017,10 @@ async function main() {
     return;
   }
   fillVariants();
-  const saved = JSON.parse(localStorage.getItem(SAVED_GAME) || 'null');
-  if (saved && saved.id && saved.token) {
-    try {
-      const response = await api.getGame(saved.id, saved.token);
-      await start(response.game, saved.token);
-      if (isOver()) $('result').hidden = true;
-      document.body.dataset.ready = 'true';
-      return;
-    } catch (err) {
-      localStorage.removeItem(SAVED_GAME);
-    }
-  }
+  await openFromUrl();
+  // From navigation to a table that can be played (drawn, its legal moves known): bench/web_load.py reads it.
+  performance.mark('patience-ready');
   document.body.dataset.ready = 'true';
-  openNewGame();
 }
 
 main();

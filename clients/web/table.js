@@ -1,8 +1,10 @@
 // Each family's table as players know it, drawn from the player's view (never more: hidden cards are
 // only ever counts). Every pile carries data-pile in the move notation ("3", "r2", "f5", "w", "c3"),
-// plus data-pile="stock" for the stock, so that a click maps straight to a move.
+// plus data-pile="stock" for the stock, so that a click maps straight to a move. Once a game is over the
+// revealed cards (reveal.js) are drawn face up, marked as revealed.
 
-import { emptySlot, faceDown, faceUp } from './cards.js';
+import { cardLabel, cardName, emptySlot, faceDown, faceUp } from './cards.js';
+import { t } from './i18n.js';
 
 const el = (tag, className, attrs = {}) => {
   const node = document.createElement(tag);
@@ -11,14 +13,22 @@ const el = (tag, className, attrs = {}) => {
   return node;
 };
 
+function revealedCard(card) {
+  const c = faceUp(card);
+  c.classList.add('revealed');
+  return c;
+}
+
 /** A pile: "fan" is "down" (a column), "right" (the waste) or "top" (only the top card shows). */
-function pile(id, cards, { fan = 'top', label = '', badge = true, kind = '' } = {}) {
+function pile(id, cards, { fan = 'top', label = '', name = '', badge = true, kind = '' } = {}) {
   const node = el('div', `pile fan-${fan} ${kind}`.trim(), { 'data-pile': id });
   node.style.setProperty('--n', String(Math.max(cards.length, 1)));
   if (label) node.dataset.label = label;
+  const spoken = name || id;
   if (!cards.length) {
     node.append(emptySlot(label));
     node.classList.add('empty');
+    node.setAttribute('aria-label', t('pile.empty', { name: spoken }));
     return node;
   }
   let shown = cards.map((c, i) => [c, i]);
@@ -31,20 +41,26 @@ function pile(id, cards, { fan = 'top', label = '', badge = true, kind = '' } = 
     if (pos === cards.length - 1) c.classList.add('top');
     node.append(c);
   });
-  if (fan === 'top' && badge && cards.length > 1) node.append(el('span', 'badge', { 'aria-hidden': 'true' }));
-  if (fan === 'top' && badge && cards.length > 1) node.lastChild.textContent = String(cards.length);
-  node.setAttribute('aria-label', `${label || id}: ${cards.length} card${cards.length === 1 ? '' : 's'}`);
+  if (fan === 'top' && badge && cards.length > 1) {
+    const b = el('span', 'badge', { 'aria-hidden': 'true' });
+    b.textContent = String(cards.length);
+    node.append(b);
+  }
+  const top = cards[cards.length - 1];
+  const topText = top === '??' ? '' : `, ${t('pile.top', { card: cardName(top) })}`;
+  node.setAttribute('aria-label', `${t('pile.cards', { name: spoken, count: cards.length })}${topText}`);
   return node;
 }
 
-function stockPile(view, { action }) {
-  const node = el('div', 'pile stock', { 'data-pile': 'stock', role: 'button', tabindex: '0' });
+function stockPile(view, { action, revealed }) {
+  const node = el('div', 'pile stock', { 'data-pile': 'stock' });
   const count = view.stockCount || 0;
   if (count > 0) {
     if (view.stockVisible && view.stock && view.stock.length) {
       // The gathered stock of a redeal is no secret (the player saw the columns): show the next card.
-      const next = faceUp(view.stock[0]);
-      node.append(next);
+      node.append(faceUp(view.stock[0]));
+    } else if (revealed && revealed.stock) {
+      node.append(revealedCard(revealed.stock[0]));
     } else {
       node.append(faceDown());
     }
@@ -55,11 +71,16 @@ function stockPile(view, { action }) {
     node.append(emptySlot((view.redealsLeft || 0) > 0 ? '↻' : ''));
     node.classList.add('empty');
   }
-  node.setAttribute('aria-label', `stock: ${count} cards; ${action}`);
-  const info = el('span', 'pile-note');
-  info.textContent = (view.redealsLeft || 0) > 0 ? `${view.redealsLeft} redeal${view.redealsLeft === 1 ? '' : 's'} left` : '';
-  node.append(info);
+  const left = view.redealsLeft || 0;
+  const doing = count > 0 ? action : left > 0 ? t('stock.redeal') : '';
+  node.setAttribute('aria-label', [t('stock.label', { count }), doing].filter(Boolean).join('; '));
   return node;
+}
+
+/** The stock's group label says how many redeals are left: in the flow of the page, so it is never clipped. */
+function stockLabel(view, label) {
+  const left = view.redealsLeft || 0;
+  return left > 0 ? `${label} · ${t('stock.redeals', { n: left })}` : label;
 }
 
 function group(className, children, label = '') {
@@ -79,7 +100,8 @@ function columns(view, count) {
   const cols = [];
   for (let i = 0; i < count; i++) {
     const cards = (view.columns[i] && view.columns[i].cards) || [];
-    cols.push(pile(String(i + 1), cards, { fan: 'down', label: String(i + 1), kind: 'column' }));
+    const name = t('pile.column', { n: i + 1 });
+    cols.push(pile(String(i + 1), cards, { fan: 'down', label: String(i + 1), name, kind: 'column' }));
   }
   const node = el('div', 'columns');
   node.style.setProperty('--cols', String(count));
@@ -89,70 +111,77 @@ function columns(view, count) {
 
 function foundations(view, labels = null) {
   return view.foundations.map((f, i) =>
-    pile(`f${i + 1}`, f.cards || [], { label: labels ? labels[i] : '', kind: 'foundation' }),
+    pile(`f${i + 1}`, f.cards || [], {
+      label: labels ? labels[i] : '',
+      name: t('pile.foundation', { n: i + 1 }),
+      kind: 'foundation',
+    }),
   );
 }
 
 // ------------------------------------------------------------------------------------------------ families
 
 function kingChain(view) {
-  const cells = view.cells.map((c, i) => pile(`r${i + 1}`, c ? [c] : [], { kind: 'cell' }));
-  const ncols = view.columns.length;
+  const cells = view.cells.map((c, i) => pile(`r${i + 1}`, c ? [c] : [], { kind: 'cell', name: t('pile.cell', { n: i + 1 }) }));
   const root = el('div', 'layout king-chain');
-  root.style.setProperty('--cols', String(ncols));
   root.append(
-    group('reserve', cells, 'Reserve'),
-    group('foundations', foundations(view, view.foundations.map(() => 'A')), 'Foundations'),
-    columns(view, ncols),
+    group('reserve', cells, t('group.reserve')),
+    group('foundations', foundations(view, view.foundations.map(() => 'A')), t('group.foundations')),
+    columns(view, view.columns.length),
   );
-  return { root, across: ncols, side: 4 };
+  return root;
 }
 
-function salicLaw(view, variant) {
+function salicLaw(view, variant, revealed) {
   const root = el('div', 'layout salic-law');
-  const queens = el('div', 'queens', { 'aria-label': 'the queens (they never move)' });
+  const names = (view.fixed || []).map(cardLabel).join(' ');
+  const queens = el('div', 'queens', { role: 'img', 'aria-label': `${t('pile.queens')}: ${names}` });
   for (const q of view.fixed || []) {
     const c = faceUp(q);
     c.classList.add('fixed');
     queens.append(c);
   }
-  const action = variant.id === 'picture-gallery' ? 'deal a card, or redeal when empty' : 'deal a card';
   const top = el('div', 'top-row');
   top.append(
-    group('stock-group', [stockPile(view, { action })], 'Stock'),
-    group('foundations', foundations(view, view.foundations.map(() => 'A')), 'Foundations (A to J, any suit)'),
+    group('stock-group', [stockPile(view, { action: t('stock.deal'), revealed })], stockLabel(view, t('group.stock'))),
+    group('foundations', foundations(view, view.foundations.map(() => 'A')), t('group.foundations-any')),
   );
   const side = el('div', 'salic-side');
   side.append(queens, top);
   root.append(side, columns(view, 8));
-  return { root, across: 9, side: 0 };
+  return root;
 }
 
-function captives(view) {
+function captives(view, variant, revealed) {
   const root = el('div', 'layout captives');
   const slots = [];
   for (let i = 0; i < 8; i++) {
     const cards = (view.foundations[i] && view.foundations[i].cards) || [];
     const slot = el('div', 'king-slot');
     const done = cards.length >= 13;
+    const name = t('pile.slot', { n: i + 1 });
     const pileNode = done
-      ? pile(`f${i + 1}`, ['??'], { kind: 'foundation done', badge: false, label: 'K' })
-      : pile(`f${i + 1}`, cards, { kind: 'foundation', label: 'K' });
-    if (done) pileNode.setAttribute('aria-label', `slot ${i + 1}: complete, turned over`);
+      ? pile(`f${i + 1}`, ['??'], { kind: 'foundation done', badge: false, label: 'K', name })
+      : pile(`f${i + 1}`, cards, { kind: 'foundation', label: 'K', name });
+    if (done) pileNode.setAttribute('aria-label', t('pile.slot-done', { n: i + 1 }));
     slot.append(pileNode);
     if (i < 7) {
       const captive = (view.captives || [])[i];
       const c = el('div', 'pile captive', { 'data-pile': `c${i + 1}` });
-      if (captive === '??') {
+      const shown = captive === '??' && revealed && revealed.captives[i];
+      if (shown) {
+        c.append(revealedCard(shown));
+        c.setAttribute('aria-label', t('pile.captive-up', { n: i + 1, card: cardLabel(shown) }));
+      } else if (captive === '??') {
         c.append(faceDown());
-        c.setAttribute('aria-label', `captive ${i + 1}: face down`);
+        c.setAttribute('aria-label', t('pile.captive-down', { n: i + 1 }));
       } else if (captive) {
         const card = faceUp(captive);
         card.dataset.pos = '0';
         card.classList.add('top');
         c.append(card);
         c.classList.add('released');
-        c.setAttribute('aria-label', `captive ${i + 1}: released`);
+        c.setAttribute('aria-label', t('pile.captive-up', { n: i + 1, card: cardLabel(captive) }));
       } else {
         c.classList.add('gone');
       }
@@ -160,98 +189,230 @@ function captives(view) {
     }
     slots.push(slot);
   }
-  const kingRow = group('king-row', slots, 'King row');
+  const kingRow = group('king-row', slots, t('group.king-row'));
   kingRow.dataset.pile = 'k';
   const stockWaste = group(
     'stock-waste',
-    [stockPile(view, { action: 'turn a card' }), pile('w', view.waste || [], { fan: 'right', kind: 'waste', label: '' })],
-    'Stock and waste',
+    [
+      stockPile(view, { action: t('stock.turn'), revealed }),
+      pile('w', view.waste || [], { fan: 'right', kind: 'waste', name: t('pile.waste') }),
+    ],
+    stockLabel(view, t('group.stock-waste')),
   );
   const top = el('div', 'top-row');
   top.append(kingRow, stockWaste);
   root.append(top, columns(view, 8));
-  return { root, across: 8, side: 3 };
+  return root;
 }
 
-function sultan(view) {
+function sultan(view, variant, revealed) {
   const root = el('div', 'layout sultan');
   const f = foundations(view);
   const sultanCard = faceUp((view.fixed || ['KH'])[0]);
   sultanCard.classList.add('fixed');
-  const throne = el('div', 'pile sultan-card', { 'aria-label': 'the sultan' });
+  const throne = el('div', 'pile sultan-card', { role: 'img', 'aria-label': `${t('pile.sultan')}: ${cardLabel(sultanCard.dataset.card)}` });
   throne.append(sultanCard);
   // The square: the AH above the sultan, the seven kings around them.
   const order = [f[0], f[7], f[1], f[2], throne, f[3], f[4], f[5], f[6]];
   const square = el('div', 'square');
   square.append(...order);
-  const cells = view.cells.map((c, i) => pile(`r${i + 1}`, c ? [c] : [], { kind: 'cell' }));
+  const cells = view.cells.map((c, i) => pile(`r${i + 1}`, c ? [c] : [], { kind: 'cell', name: t('pile.side', { n: i + 1 }) }));
   const half = Math.ceil(cells.length / 2);
   const left = el('div', 'side left');
   left.append(...cells.slice(0, half));
   const right = el('div', 'side right');
   right.append(...cells.slice(half));
   const court = el('div', 'court');
-  court.style.setProperty('--side', String(half));
   court.append(left, square, right);
   const stockWaste = group(
     'stock-waste',
-    [stockPile(view, { action: 'turn a card' }), pile('w', view.waste || [], { fan: 'right', kind: 'waste' })],
-    'Stock and waste',
+    [
+      stockPile(view, { action: t('stock.turn'), revealed }),
+      pile('w', view.waste || [], { fan: 'right', kind: 'waste', name: t('pile.waste') }),
+    ],
+    stockLabel(view, t('group.stock-waste')),
   );
   root.append(court, stockWaste);
-  return { root, across: 5, side: 3, rows: Math.max(3, half) };
+  return root;
 }
 
 const FAMILIES = { 'king-chain': kingChain, 'salic-law': salicLaw, captives, sultan };
 
-/** Draw ``view`` into ``table``; returns the layout's sizing hints. */
-export function drawTable(table, variant, view) {
+/** Draw ``view`` into ``table`` (``revealed``: the hidden cards, once the game is over) and fit it to the screen. */
+export function drawTable(table, variant, view, revealed = null) {
   const draw = FAMILIES[variant.family] || kingChain;
-  const layout = draw(view, variant);
-  table.replaceChildren(layout.root);
+  table.replaceChildren(draw(view, variant, revealed));
   table.dataset.family = variant.family;
   table.dataset.variant = variant.id;
-  fit(table, layout);
-  return layout;
+  fit(table);
 }
 
-/** Card size from the room there is; column fans squeezed so that long columns still fit on screen. */
-export function fit(table, layout) {
-  const width = table.clientWidth || window.innerWidth;
-  const wide = width >= 900;
-  table.classList.toggle('wide', wide);
-  table.classList.toggle('narrow', !wide);
-  const family = table.dataset.family;
-  let units = layout.across + (wide ? layout.side : 0);
-  if (family === 'salic-law') units = wide ? 12 : 9;
-  if (family === 'captives') units = wide ? 11 : 8;
-  if (family === 'sultan') units = wide ? 8 : 5;
-  const gap = wide ? 12 : 4;
-  let cw = Math.floor((width - gap * (units + 1)) / (units + (wide ? 0.5 : 0.1)));
-  const rows = layout.rows || 3;
-  // Salic Law's columns grow long (every card of the stock lands on the newest one): smaller cards there.
-  const caps = { sultan: wide ? Math.floor((window.innerHeight - 150) / (rows * 1.4 + 0.5)) : 90, 'salic-law': 78 };
-  const cap = caps[family] ?? 96;
-  cw = Math.max(28, Math.min(cw, cap));
-  table.style.setProperty('--cw', `${cw}px`);
-  table.style.setProperty('--cw-small', `${Math.round(cw * 0.55)}px`);
-  table.style.setProperty('--gap', `${gap}px`);
-  fitColumns(table);
+// ------------------------------------------------------------------------------------------------ fitting
+
+const MAX_CW = { 'king-chain': 96, 'salic-law': 84, captives: 96, sultan: 96 };
+const MIN_CW = 24;
+/** The fan below which a card's corner (rank and suit) would be cut: fans stop there and the cards shrink. */
+const fanFloor = (cw) => Math.max(cw * 0.3, 9);
+const fanDefault = (cw) => cw * 0.38;
+
+/**
+ * The room the table has: the layout viewport (a phone zoomed out would report a taller window), less a margin.
+ */
+function room() {
+  const doc = document.documentElement;
+  return { width: doc.clientWidth, bottom: doc.clientHeight - 6 };
 }
 
-export function fitColumns(table) {
-  const cw = parseFloat(table.style.getPropertyValue('--cw')) || 70;
+/** Fans for card width ``cw``: each column as open as the room below it allows, never under the floor. */
+function setFans(table, cw, bottom) {
   const ch = cw * 1.4;
-  const bottom = Math.max(window.innerHeight - 30, 480); // the table's bottom padding stays on screen
   const columns = [...table.querySelectorAll('.pile.fan-down')];
-  // Read every position first, then write: one layout instead of one per column.
   const tops = columns.map((col) => col.getBoundingClientRect().top + window.scrollY);
   columns.forEach((col, i) => {
     const n = col.querySelectorAll('.card').length;
-    const room = bottom - tops[i];
-    let fan = ch * 0.27;
-    if (n > 1) fan = Math.min(fan, (room - ch) / (n - 1));
-    fan = Math.max(fan, cw * 0.19);
-    col.style.setProperty('--fan', `${fan.toFixed(1)}px`);
+    let fan = fanDefault(cw);
+    if (n > 1) fan = Math.min(fan, (bottom - tops[i] - ch) / (n - 1));
+    col.style.setProperty('--fan', `${Math.max(fan, fanFloor(cw)).toFixed(2)}px`);
   });
+}
+
+function apply(table, cw) {
+  table.style.setProperty('--cw', `${cw}px`);
+  table.style.setProperty('--cw-small', `${Math.round(cw * 0.55)}px`);
+}
+
+/** Whether every pile lies inside the window (nothing cut off at either side, nothing below the bottom). */
+function fits(table, width, bottom) {
+  for (const p of table.querySelectorAll('.pile, .group-label, .queens')) {
+    const r = p.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    if (r.left < -0.5 || r.right > width + 0.5 || r.bottom + window.scrollY > bottom + 0.5) return false;
+  }
+  return true;
+}
+
+const PLACES = '.pile, .group-label, .queens';
+
+/** Where every pile lies at card width ``cw`` (fans at their floor), in page coordinates. */
+function measure(table, cw) {
+  apply(table, cw);
+  for (const col of table.querySelectorAll('.pile.fan-down')) col.style.setProperty('--fan', `${fanFloor(cw).toFixed(2)}px`);
+  return [...table.querySelectorAll(PLACES)].map((node) => {
+    const r = node.getBoundingClientRect();
+    return {
+      left: r.left,
+      right: r.right,
+      top: r.top + window.scrollY,
+      bottom: r.bottom + window.scrollY,
+      empty: r.width === 0 && r.height === 0,
+    };
+  });
+}
+
+/**
+ * Every place on the table is an affine function of the card width (gaps are fixed, the rest scales), so two
+ * layouts give each pile's edges at any width. The model holds while the table keeps its shape (the same piles,
+ * labels and window), so a move costs one layout, not three.
+ */
+const models = new Map();
+const SAVED_MODELS = 'patience.fit';
+let styleHash = null;
+
+/** A short hash of the page's style sheets: a kept model is only trusted under the styles that made it. */
+function stylesVersion() {
+  if (styleHash === null) {
+    let h = 0;
+    for (const sheet of document.styleSheets) {
+      for (const rule of sheet.cssRules) for (const ch of rule.cssText) h = (h * 31 + ch.charCodeAt(0)) | 0;
+    }
+    styleHash = String(h >>> 0);
+  }
+  return styleHash;
+}
+
+/** Models kept in the browser between visits (a reopened game is fitted with one layout). */
+function savedModels() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SAVED_MODELS) || '{}');
+    return saved && saved.version === stylesVersion() ? saved.models : {};
+  } catch (err) {
+    return {};
+  }
+}
+
+function keepModel(key, m) {
+  const kept = savedModels();
+  kept[key] = m;
+  const keys = Object.keys(kept);
+  for (const old of keys.slice(0, Math.max(0, keys.length - 24))) delete kept[old];
+  try {
+    localStorage.setItem(SAVED_MODELS, JSON.stringify({ version: stylesVersion(), models: kept }));
+  } catch (err) {
+    // No room: the model is made again next time.
+  }
+}
+
+const MARKS = / (selected|target|hint|dragging)\b/g;
+
+function model(table, width, bottom, fresh = false) {
+  const nodes = [...table.querySelectorAll(PLACES)];
+  const shape = nodes.map((n) => `${n.className.replace(MARKS, '')}:${n.dataset.pile || n.textContent}`).join(',');
+  const key = `${table.className}|${table.dataset.family}|${width}x${bottom}|${shape}`;
+  let m = fresh ? null : models.get(key) || savedModels()[key];
+  if (!m || m.A.length !== nodes.length) {
+    const hi = MAX_CW[table.dataset.family] || 96;
+    const lo = Math.round(hi / 2);
+    m = { hi, lo, A: measure(table, hi), B: measure(table, lo) };
+    keepModel(key, m);
+  }
+  if (models.size > 40) models.clear();
+  models.set(key, m);
+  const counts = nodes.map((n) => (n.classList.contains('fan-down') ? n.querySelectorAll('.card').length : -1));
+  return { m, counts };
+}
+
+/** The largest card width at which the model says everything fits. */
+function widest({ m, counts }, width, bottom) {
+  const { hi, lo, A, B } = m;
+  const at = (a, b, cw) => b + ((a - b) * (cw - lo)) / (hi - lo);
+  const ok = (cw) =>
+    A.every((p, i) => {
+      const q = B[i];
+      if (p.empty && q.empty) return true;
+      if (at(p.left, q.left, cw) < -0.5 || at(p.right, q.right, cw) > width + 0.5) return false;
+      if (counts[i] < 0) return at(p.bottom, q.bottom, cw) <= bottom + 0.5;
+      const top = at(p.top, q.top, cw);
+      return top + cw * 1.4 + Math.max(counts[i] - 1, 0) * fanFloor(cw) <= bottom + 0.5;
+    });
+  let cw = hi;
+  while (cw > MIN_CW && !ok(cw)) cw -= 1;
+  return cw;
+}
+
+/**
+ * The largest card width at which the whole table fits the window: fans compress first (down to the floor
+ * where a card's corner still reads), then the cards shrink. The width is found on the model, then laid out and
+ * checked, and stepped down in the rare case the model was off (a row that wraps).
+ */
+export function fit(table) {
+  const { width } = room();
+  const wide = width >= 900;
+  table.classList.toggle('wide', wide);
+  table.classList.toggle('narrow', !wide);
+  table.style.setProperty('--gap', `${wide ? 12 : 4}px`);
+  const { bottom } = room();
+  let cw = widest(model(table, width, bottom), width, bottom);
+  apply(table, cw);
+  setFans(table, cw, bottom);
+  if (!fits(table, width, bottom)) {
+    // A model kept from another visit may be off (the styles or fonts changed): measure again, once.
+    cw = Math.min(cw, widest(model(table, width, bottom, true), width, bottom));
+    for (;;) {
+      apply(table, cw);
+      setFans(table, cw, bottom);
+      if (cw <= MIN_CW || fits(table, width, bottom)) break;
+      cw -= 1;
+    }
+  }
+  table.dataset.cw = table.style.getPropertyValue('--cw');
 }

@@ -1,0 +1,97 @@
+"""Time from page load to a playable table, in Debian's headless Chromium against a live server.
+
+    .venv/bin/python bench/web_load.py [--loads 15] [--json OUT]
+
+"Playable" is the page's own mark ``patience-ready``: the variants read, the game dealt or reopened, the table
+drawn and fitted, its legal moves fetched (app.js sets it once all of that is done). Two ways in, at 1280x800
+and at 390x844 (touch): reopening a saved game by its URL (``/?game=ID``, the usual visit) and dealing a new one
+from a link (``/?variant=ID``). Each load is a fresh page. Reported per case, as medians over the loads: the
+wall-clock time to the mark, and the main thread's CPU time by then (Chrome's TaskDuration, with its script,
+style and layout parts), which a busy machine disturbs much less than the wall clock.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+import httpx  # noqa: E402
+import redis_support  # noqa: E402
+from http_support import live_server  # noqa: E402
+from web_support import DESKTOP, PHONE, launch  # noqa: E402
+
+#: the longest king-chain deal of the first seeds, a mid-sized Salic Law one, and a Sultan
+GAMES = ("royal-retinue", "tribunal", "sultan-52")
+METRICS = ("TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration")
+
+
+def _load(context: Any, url: str) -> dict[str, float]:
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true]", timeout=60_000)
+    ready = page.evaluate("performance.getEntriesByName('patience-ready')[0].startTime")
+    metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+    page.close()
+    return {"ready_ms": ready, **{name: metrics.get(name, 0.0) * 1000 for name in METRICS}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--loads", type=int, default=15)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    rows: list[dict[str, Any]] = []
+    with (
+        redis_support.redis_server() as url,
+        tempfile.TemporaryDirectory() as keys,
+        live_server(url, Path(keys)) as server,
+        sync_playwright() as p,
+        httpx.Client(base_url=server.base_url) as api,
+    ):
+        browser = launch(p)
+        for size, viewport in (("1280x800", DESKTOP), ("390x844", PHONE)):
+            touch = {"has_touch": True, "is_mobile": True} if viewport is PHONE else {}
+            for variant in GAMES:
+                server.seeds.push(hashlib.sha256(f"load {variant}".encode()).digest())
+                dealt = api.post("/v1/games", json={"variant": variant}).json()
+                gid, token = dealt["game"]["gameId"], dealt["gameToken"]
+                record = json.dumps({gid: {"token": token, "variant": variant, "dealt": 0}})
+                context = browser.new_context(viewport=viewport, reduced_motion="reduce", **touch)
+                context.add_init_script(f"localStorage.setItem('patience.games', {json.dumps(record)})")
+                cases = {"reopen": f"{server.base_url}/?game={gid}", "deal": f"{server.base_url}/?variant={variant}"}
+                for how, link in cases.items():
+                    _load(context, link)  # a first load warms the browser's caches, as a returning player's are
+                    samples = [_load(context, link) for _ in range(args.loads)]
+                    row = {"size": size, "variant": variant, "how": how, "loads": len(samples)}
+                    for key in ("ready_ms", *METRICS):
+                        row[key] = round(statistics.median(s[key] for s in samples), 1)
+                    rows.append(row)
+                    print(
+                        f"{size:>8} {variant:<14} {how:<6} ready {row['ready_ms']:7.1f} ms  main thread "
+                        f"{row['TaskDuration']:6.1f} ms (script {row['ScriptDuration']:.1f}, style "
+                        f"{row['RecalcStyleDuration']:.1f}, layout {row['LayoutDuration']:.1f})",
+                        file=sys.stderr,
+                    )
+                context.close()
+        browser.close()
+    result = {"rows": rows, "load_average": os.getloadavg(), "cpus": os.cpu_count()}
+    if args.json:
+        args.json.write_text(json.dumps(result, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+// What the browser keeps between visits, in localStorage: the key (token) of each game, so that its URL
+// reopens it; the layout shown at the deal and the server's prepared commitment, to check the deal once the
+// seed is revealed; a won game's certificate; and the player's statistics per game. Nothing here is secret to
+// the player, and the server never depends on it.
+
+const GAMES = 'patience.games';
+const LAST = 'patience.last';
+const STATS = 'patience.stats';
+const VARIANT = 'patience.variant';
+const KEEP = 60; // games kept; the oldest without a certificate go first
+
+function read(key, fallback) {
+  try {
+    const value = JSON.parse(localStorage.getItem(key) || 'null');
+    return value ?? fallback;
+  } catch (err) {
+    return fallback;
+  }
+}
+
+function write(key, value) {
+  try {
+    localStorage.setItem(key, JSON.stringify(value));
+  } catch (err) {
+    // Storage full or switched off: the game goes on, only the memory of it is lost.
+  }
+}
+
+/** Every kept game: {id: {token, variant, dealt, firstView?, serverCommitment?, certificate?, counted?}}. */
+export function games() {
+  const all = read(GAMES, {});
+  return all && typeof all === 'object' ? all : {};
+}
+
+export function game(id) {
+  return games()[id] || null;
+}
+
+/** Merge ``fields`` into game ``id``'s record and make it the last game. */
+export function keepGame(id, fields) {
+  const all = games();
+  all[id] = { ...(all[id] || { dealt: Date.now() }), ...fields };
+  const ids = Object.keys(all);
+  if (ids.length > KEEP) {
+    const order = ids.sort((a, b) => Boolean(all[a].certificate) - Boolean(all[b].certificate) || all[a].dealt - all[b].dealt);
+    for (const old of order.slice(0, ids.length - KEEP)) if (old !== id) delete all[old];
+  }
+  write(GAMES, all);
+  localStorage.setItem(LAST, id);
+  return all[id];
+}
+
+export function forgetGame(id) {
+  const all = games();
+  delete all[id];
+  write(GAMES, all);
+  if (localStorage.getItem(LAST) === id) localStorage.removeItem(LAST);
+}
+
+export function lastGameId() {
+  return localStorage.getItem(LAST);
+}
+
+export function lastVariant() {
+  return localStorage.getItem(VARIANT);
+}
+
+export function keepVariant(id) {
+  localStorage.setItem(VARIANT, id);
+}
+
+/** Won games that kept a certificate, newest first. */
+export function certificates() {
+  return Object.entries(games())
+    .filter(([, g]) => g.certificate)
+    .map(([id, g]) => ({ id, ...g }))
+    .sort((a, b) => (b.finished || b.dealt) - (a.finished || a.dealt));
+}
+
+// ------------------------------------------------------------------------------------------------ statistics
+
+const EMPTY = { played: 0, won: 0, streak: 0, bestStreak: 0, bestTime: null, bestMoves: null, open: null };
+
+export function stats() {
+  const all = read(STATS, {});
+  return all && typeof all === 'object' ? all : {};
+}
+
+function update(variant, change) {
+  const all = stats();
+  const entry = { ...EMPTY, ...(all[variant] || {}) };
+  change(entry);
+  all[variant] = entry;
+  write(STATS, all);
+  return entry;
+}
+
+/** A new game of ``variant`` was dealt: one more played; an unfinished previous game breaks the streak. */
+export function countDeal(variant, id) {
+  const entry = update(variant, (s) => {
+    if (s.open && s.open !== id) s.streak = 0;
+    s.played += 1;
+    s.open = id;
+  });
+  keepGame(id, { played: true });
+  return entry;
+}
+
+/**
+ * Game ``id`` ended (once per game: the record remembers it was counted). Returns the entry and whether the
+ * win set a best time or a best move count.
+ */
+export function countEnd(variant, id, { won, seconds, moves }) {
+  const record = game(id);
+  if (record && record.counted) return { entry: { ...EMPTY, ...(stats()[variant] || {}) }, best: false };
+  let best = false;
+  const entry = update(variant, (s) => {
+    if (s.open === id) s.open = null;
+    if (!(record && record.played)) s.played += 1; // a game dealt elsewhere and opened here by its URL
+    if (!won) {
+      s.streak = 0;
+      return;
+    }
+    s.won += 1;
+    s.streak += 1;
+    s.bestStreak = Math.max(s.bestStreak, s.streak);
+    if (s.bestTime === null || seconds < s.bestTime) {
+      s.bestTime = seconds;
+      best = true;
+    }
+    if (s.bestMoves === null || moves < s.bestMoves) {
+      s.bestMoves = moves;
+      best = true;
+    }
+  });
+  if (record) keepGame(id, { counted: true });
+  return { entry, best };
+}
