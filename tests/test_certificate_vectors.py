@@ -45,6 +45,7 @@ WEB_DEVIATIONS = {
     "integer-as-float": [True, ""],
     "integer-too-large": [True, ""],
     "result-not-won": [True, ""],
+    "unknown-type-not-canonical": [False, "unsupported-type"],
     "seed-short": [False, "malformed"],
 }
 

@@ -268,6 +268,12 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
         "unsupported-type",
     )
     add(
+        "unknown-type-not-canonical",
+        "type patience-certificate/v2 in a payload not in canonical form (re-signed): the form is checked first",
+        envelope(signer, payload.replace(b'"type":"patience-certificate/v1"', b'"type": "patience-certificate/v2"')),
+        "malformed",
+    )
+    add(
         "deal-v1",
         "the withdrawn deal-v1 (re-signed)",
         signed({**fields, "deal": "deal-v1"}),
