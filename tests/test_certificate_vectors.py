@@ -230,3 +230,16 @@ def test_the_web_clients_verifier_agrees_but_for_its_listed_leniencies() -> None
     names = [c["name"] for c in tampered()]
     expected = {c["name"]: WEB_DEVIATIONS.get(c["name"], [c["reason"] == "", c["reason"]]) for c in tampered()}
     assert dict(zip(names, verdicts, strict=True)) == expected
+
+
+def test_javascript_writes_strings_as_canonical_json_does() -> None:
+    """The reference verifier re-serialises with JSON.stringify: it must escape exactly as the signer does."""
+    script = f"""
+import {{ readFileSync }} from "node:fs";
+const cases = JSON.parse(readFileSync({json.dumps(str(VECTORS / "canonical-json.json"))}, "utf8"));
+const hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+console.log(JSON.stringify(cases.map((c) => hex(new TextEncoder().encode(JSON.stringify(c.text))))));
+"""
+    done = subprocess.run([node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [c["canonical_hex"] for c in load("canonical-json.json")]
