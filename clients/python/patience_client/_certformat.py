@@ -136,14 +136,14 @@ def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         raise DecodeError(f"the payload is not JSON: {exc}"[:200]) from exc
     if not isinstance(data, dict):
         raise DecodeError("the payload is a JSON object")
-    if data.get("type") != CERTIFICATE_TYPE:
-        raise DecodeError(f"certificate type {str(data.get('type'))[:60]!r} is not supported", "unsupported-type")
     try:
         canonical = canonical_json(data) == payload
     except ValueError:
         canonical = False
-    if not canonical:
+    if not canonical:  # before the type, as the service checks (docs/certificates.md, "Verifying")
         raise DecodeError("the payload is not in canonical form")
+    if data.get("type") != CERTIFICATE_TYPE:
+        raise DecodeError(f"certificate type {str(data.get('type'))[:60]!r} is not supported", "unsupported-type")
     played = data.get("played")
     if played is not None and played not in PLAYED:
         raise DecodeError('played is "moves" or "submitted"')

@@ -44,7 +44,7 @@ from .errors import PatienceClientError, ServiceError, VersionConflict
 MAX_FILE_BYTES = 8 * 1024 * 1024
 
 PLAY_HELP = """\
-Type a move in the notation of RULES.md, or several separated by spaces:
+Type a move in the notation of docs/rules.md, or several separated by spaces:
   3-7  3-7/4  3-r  3-r2  3,5,5-r  3-f  r2-f  w-f2  f1-f4/3  c3-f5  3-k  d  s  rd
 Commands:
   ?            list the legal moves          u, undo    take back the last move
@@ -514,7 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
     new_args(s)
     s = cmd("show", cmd_show, "draw the current game")
     s.add_argument("--moves", action="store_true", help="also list the moves played")
-    s = cmd("move", cmd_move, "play one or more moves (RULES.md notation)")
+    s = cmd("move", cmd_move, "play one or more moves (docs/rules.md notation)")
     s.add_argument("moves", nargs="+", metavar="MOVE")
     cmd("undo", cmd_undo, "take back the last move")
     cmd("legal", cmd_legal, "list the legal moves")

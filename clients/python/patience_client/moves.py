@@ -1,6 +1,6 @@
 """Moves between the engine's value type and the API's structured form.
 
-The API takes a move as text (RULES.md notation) or as a structured ``Move``;
+The API takes a move as text (docs/rules.md notation) or as a structured ``Move``;
 both convert without loss, so a client may keep engine ``Move`` values and send
 either form.
 """

@@ -1,6 +1,6 @@
 """Solve a full-information game with Freecell Solver, from what the player sees.
 
-``cats-tail`` and ``royal-retinue`` show every card (RULES.md), so the view is
+``cats-tail`` and ``royal-retinue`` show every card (docs/rules.md), so the view is
 the whole position: :func:`state_from_view` rebuilds the engine's state from
 it, ``engine.fcs`` writes fc-solve's board and reads its solution back, and the
 engine replays the solution here before anything is sent. Where to find

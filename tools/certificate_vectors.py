@@ -1,0 +1,438 @@
+"""Write the shared certificate test vectors of docs/certificate-vectors/ (deterministic: same bytes every run).
+
+    .venv/bin/python tools/certificate_vectors.py            # rewrite the files
+    .venv/bin/python tools/certificate_vectors.py --check    # exit 1 if a file is not what this tool writes
+
+The certificate is a real win (a Freecell Solver solution of cats-tail, tests/data/fcs) signed with a test key
+derived from a published text: its private half is in the vectors on purpose, so that anyone can re-sign tampered
+payloads. No service ever signs with it. tests/test_certificate_vectors.py checks every verifier in the repository
+against these files, and that they are fresh.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from google.protobuf import json_format
+from patience.v1 import patience_pb2 as pb
+
+from engine import get_game
+from engine.catalogue import GAME_CLASSES, variant_index
+from engine.encoding import encode_state, state_hash
+from engine.game import Game, format_option
+from engine.moves import split_moves
+from engine.state import State
+from engine.verify import replay
+from service.certificates import CertificateContents, KeyRing, canonical_json, key_id_of, raw_public_key
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "docs" / "certificate-vectors"
+FIXTURE = ROOT / "tests/data/fcs/cats-tail-257c14e06afb0502d3246a7228c26c637cd570a3e4a0b73ab45b7714b074c0be.txt"
+VARIANT = "cats-tail"
+SEED = bytes.fromhex(FIXTURE.stem.removeprefix(VARIANT + "-"))
+
+#: The published test keys: private halves derived from these texts (SHA-256), never used by any service.
+TEST_KEY_TEXT = "patience certificate test vectors: PUBLISHED TEST KEY, never sign a real game with it"
+FOREIGN_KEY_TEXT = "patience certificate test vectors: a second published test key, not in signing-keys.json"
+
+
+def test_key(text: str) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(hashlib.sha256(text.encode()).digest())
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def envelope(key: Ed25519PrivateKey, payload: bytes, *, key_id: str | None = None) -> bytes:
+    """A certificate over exactly ``payload``, genuinely signed by ``key``."""
+    return canonical_json(
+        {"key_id": key_id or key_id_of(key), "payload": b64(payload), "signature": b64(key.sign(payload))}
+    )
+
+
+def the_win() -> tuple[Game, State, CertificateContents]:
+    game = get_game(VARIANT)
+    result = replay(game, game.deal(SEED), split_moves(FIXTURE.read_text()))
+    assert result.verdict.outcome.value == "won", result.verdict.describe()
+    contents = CertificateContents(
+        game_id="vector-game-1",
+        variant=VARIANT,
+        options={name: format_option(value) for name, value in game.options.items()},
+        seed=SEED,
+        commitment=hashlib.sha256(SEED).digest(),
+        moves=tuple(m.text() for m in result.moves),
+        move_count=len(result.moves),
+        undo_count=0,
+        started_at=1_767_225_600_000,  # 2026-01-01T00:00:00Z
+        finished_at=1_767_226_512_345,
+        ticket_id="",
+        final_state_hash=state_hash(game, result.state),
+        played="moves",
+    )
+    return game, result.state, contents
+
+
+def layout(game: Game, state: State) -> list[str]:
+    """The encoding cut into its fields: "hex  meaning" rows, in order (docs/certificates.md, "The position")."""
+    opts = game.options_text().encode("ascii")
+    rows = [
+        ["5031", "magic 'P1'"],
+        [f"{variant_index(game.id):02x}", f"variant index {variant_index(game.id)} ({game.id})"],
+        [f"{len(opts):02x}" + opts.hex(), f"options text {game.options_text()!r} (length byte, ASCII)"],
+        [f"{state.redeals:02x}", "redeals used"],
+        [f"{int(state.fresh):02x}", "fresh flag"],
+    ]
+
+    def pile(cards: tuple[int, ...]) -> str:
+        return f"{len(cards):02x}" + bytes(255 if c < 0 else c for c in cards).hex()
+
+    for name, group in (("columns", state.columns), ("foundations", state.foundations)):
+        rows.append([f"{len(group):02x}", f"{name}: {len(group)} piles"])
+        rows += [[pile(p), f"{name}[{i}]: {len(p)} cards"] for i, p in enumerate(group)]
+    for name, flat in (
+        ("cells", state.cells),
+        ("stock", state.stock),
+        ("waste", state.waste),
+        ("captives", state.captives),
+        ("fixed", state.fixed),
+    ):
+        rows.append([pile(flat), f"{name}: {len(flat)} entries"])
+    assert "".join(r[0] for r in rows) == encode_state(game, state).hex()
+    return [f"{h}  {meaning}" for h, meaning in rows]
+
+
+def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: bytes) -> list[dict[str, Any]]:
+    """Certificates that must be refused, one fault each, with the reason code every verifier must give."""
+    env = json.loads(genuine)
+    payload = base64.b64decode(env["payload"])
+    fields = json.loads(payload)
+    kid = key_id_of(signer)
+    out: list[dict[str, Any]] = []
+
+    def add(name: str, what: str, cert: bytes, reason: str, replay_reason: str | None = None) -> None:
+        out.append(
+            {
+                "name": name,
+                "what": what,
+                "certificate": cert.decode("utf-8", errors="surrogateescape") if cert.isascii() else b64(cert),
+                "certificate_is_base64": not cert.isascii(),
+                "reason": reason,
+                "reason_with_replay": reason if replay_reason is None else replay_reason,
+            }
+        )
+
+    def signed(what: dict[str, Any]) -> bytes:
+        return envelope(signer, canonical_json(what))
+
+    def without(name: str) -> dict[str, Any]:
+        return {k: v for k, v in fields.items() if k != name}
+
+    add("genuine", "the certificate as issued", genuine, "")
+    add(
+        "no-played",
+        "signed without the optional played field (certificates from before it existed)",
+        signed(without("played")),
+        "",
+    )
+    flipped = bytearray(payload)
+    flipped[payload.index(b'"undo_count":0') + len('"undo_count":')] = ord("1")
+    add(
+        "payload-changed",
+        "undo_count 0 -> 1 in the payload, the original signature kept",
+        canonical_json({**env, "payload": b64(bytes(flipped))}),
+        "bad-signature",
+    )
+    sig = bytearray(base64.b64decode(env["signature"]))
+    sig[0] ^= 1
+    add(
+        "signature-changed",
+        "one bit of the signature flipped",
+        canonical_json({**env, "signature": b64(bytes(sig))}),
+        "bad-signature",
+    )
+    add(
+        "foreign-key",
+        "genuinely signed by a key that is not published",
+        envelope(foreign, payload, key_id=key_id_of(foreign)),
+        "unknown-key",
+    )
+    add(
+        "key-id-changed",
+        "the envelope's key_id replaced by an unknown id",
+        canonical_json({**env, "key_id": "0" * 16}),
+        "unknown-key",
+    )
+    add(
+        "key-mismatch",
+        "the payload names another key than the envelope (re-signed)",
+        signed({**fields, "key_id": key_id_of(foreign)}),
+        "key-mismatch",
+    )
+    add("not-json", "not JSON", b"{key_id:", "malformed")
+    add("envelope-extra-field", "the envelope has a fourth field", canonical_json({**env, "note": "x"}), "malformed")
+    add(
+        "envelope-missing-field",
+        "the envelope lacks its signature",
+        canonical_json({"key_id": env["key_id"], "payload": env["payload"]}),
+        "malformed",
+    )
+    add(
+        "payload-not-base64",
+        "the payload is not base64",
+        canonical_json({**env, "payload": "*" + env["payload"]}),
+        "malformed",
+    )
+    add(
+        "signature-base64-unpadded",
+        "the signature's base64 without its '==' padding",
+        canonical_json({**env, "signature": env["signature"].rstrip("=")}),
+        "malformed",
+    )
+    url = env["signature"].replace("+", "-").replace("/", "_")
+    assert url != env["signature"], "the signature has no '+' or '/' to turn URL-safe"
+    add(
+        "signature-base64url",
+        "the signature in the URL-safe base64 alphabet ('-' and '_' for '+' and '/')",
+        canonical_json({**env, "signature": url}),
+        "malformed",
+    )
+    add(
+        "payload-not-canonical",
+        "the payload with a space after a colon (re-signed)",
+        envelope(signer, payload.replace(b'"result":"won"', b'"result": "won"')),
+        "malformed",
+    )
+    add(
+        "payload-escaped",
+        "a string written with a needless \\u escape (re-signed)",
+        envelope(signer, payload.replace(b'"result":"won"', b'"result":"\\u0077on"')),
+        "malformed",
+    )
+    add(
+        "payload-lone-surrogate",
+        "game_id as the escape of a lone surrogate, which has no UTF-8 form (re-signed)",
+        envelope(signer, payload.replace(b'"game_id":"vector-game-1"', b'"game_id":"\\ud800"')),
+        "malformed",
+    )
+    add(
+        "payload-key-order",
+        "the payload's first two keys swapped (re-signed)",
+        envelope(signer, _swap_first_keys(payload)),
+        "malformed",
+    )
+    add(
+        "unknown-field",
+        "the payload has a field v1 does not define (re-signed)",
+        signed({**fields, "extra": "x"}),
+        "malformed",
+    )
+    add("missing-field", "the payload lacks ticket_id (re-signed)", signed(without("ticket_id")), "malformed")
+    add(
+        "field-type",
+        "move_count as text (re-signed)",
+        signed({**fields, "move_count": str(fields["move_count"])}),
+        "malformed",
+    )
+    add(
+        "integer-as-float",
+        "undo_count written 0.0 (re-signed)",
+        envelope(signer, payload.replace(b'"undo_count":0', b'"undo_count":0.0')),
+        "malformed",
+    )
+    add(
+        "integer-too-large",
+        "started_at beyond 2**53-1 (re-signed)",
+        signed({**fields, "started_at": 1 << 53}),
+        "malformed",
+    )
+    add("result-not-won", "result 'lost' (re-signed)", signed({**fields, "result": "lost"}), "malformed")
+    add("played-unknown", "played 'solved' (re-signed)", signed({**fields, "played": "solved"}), "malformed")
+    add(
+        "seed-uppercase",
+        "the seed in upper-case hex (re-signed)",
+        signed({**fields, "seed": fields["seed"].upper(), "commitment": fields["commitment"]}),
+        "malformed",
+    )
+    add("seed-short", "a 31-byte seed (re-signed)", signed({**fields, "seed": fields["seed"][:62]}), "malformed")
+    add(
+        "unknown-type",
+        "type patience-certificate/v2 (re-signed)",
+        signed({**fields, "type": "patience-certificate/v2"}),
+        "unsupported-type",
+    )
+    add(
+        "unknown-type-not-canonical",
+        "type patience-certificate/v2 in a payload not in canonical form (re-signed): the form is checked first",
+        envelope(signer, payload.replace(b'"type":"patience-certificate/v1"', b'"type": "patience-certificate/v2"')),
+        "malformed",
+    )
+    add(
+        "deal-v1",
+        "the withdrawn deal-v1 (re-signed)",
+        signed({**fields, "deal": "deal-v1"}),
+        "unsupported-deal-algorithm",
+    )
+    add(
+        "deal-unknown",
+        "a deal algorithm nobody knows (re-signed)",
+        signed({**fields, "deal": "deal-v9"}),
+        "unsupported-deal-algorithm",
+    )
+    add(
+        "commitment-mismatch",
+        "the commitment of another seed (re-signed)",
+        signed({**fields, "commitment": hashlib.sha256(bytes(32)).hexdigest()}),
+        "commitment-mismatch",
+    )
+    add(
+        "count-mismatch",
+        "move_count one more than the moves (re-signed)",
+        signed({**fields, "move_count": fields["move_count"] + 1}),
+        "count-mismatch",
+    )
+    short = fields["moves"][:-1]
+    add(
+        "not-won",
+        "the last move dropped, move_count to match (re-signed): valid unless replayed",
+        signed({**fields, "moves": short, "move_count": len(short)}),
+        "",
+        "not-won",
+    )
+    add(
+        "final-hash-mismatch",
+        "final_state_hash of another position (re-signed): valid unless replayed",
+        signed({**fields, "final_state_hash": hashlib.sha256(b"another position").hexdigest()}),
+        "",
+        "replay-mismatch",
+    )
+    assert kid == fields["key_id"]
+    return out
+
+
+def _swap_first_keys(payload: bytes) -> bytes:
+    """The payload with its first two members swapped (still valid JSON, no longer sorted)."""
+    data = json.loads(payload)
+    keys = list(data)
+    order = [keys[1], keys[0], *keys[2:]]
+    return b"{" + b",".join(canonical_json(k) + b":" + canonical_json(data[k]) for k in order) + b"}"
+
+
+#: Strings and their canonical JSON (what canonical_json writes): the escaping a verifier must reproduce.
+ESCAPES = [
+    "plain",
+    'quote " and backslash \\',
+    "slash / stays",
+    "\b\f\n\r\t",
+    "\x00\x01\x1f",
+    "\x7f",
+    "é",
+    "Пасьянс",
+    "€",
+    "\u2028\u2029",
+    "🂡",
+]
+
+
+def positions() -> list[dict[str, Any]]:
+    """Every variant's opening position for one seed: its encoding and hash."""
+    seed = bytes(range(32))
+    out = []
+    for cls in GAME_CLASSES:
+        game = get_game(cls.info.id)
+        state = game.deal(seed)
+        out.append(
+            {
+                "variant": game.id,
+                "variant_index": variant_index(game.id),
+                "options": game.options_text(),
+                "seed": seed.hex(),
+                "encoding_hex": encode_state(game, state).hex(),
+                "state_hash": state_hash(game, state),
+            }
+        )
+    return out
+
+
+def build() -> dict[str, bytes]:
+    """Every vector file by name, as bytes."""
+    signer, foreign = test_key(TEST_KEY_TEXT), test_key(FOREIGN_KEY_TEXT)
+    game, final, contents = the_win()
+    ring = KeyRing(signer)
+    genuine = ring.sign(contents)
+    payload = contents.payload(key_id_of(signer))
+    kid = key_id_of(signer)
+
+    def text(value: object) -> bytes:
+        return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
+
+    rest = json_format.MessageToDict(pb.Certificate(encoded=genuine, key_id=kid), preserving_proto_field_name=False)
+    files = {
+        "certificate.json": genuine,
+        "certificate.rest.json": text(rest),
+        "payload.json": payload,
+        "decoded.json": text(json.loads(payload)),
+        "signing-keys.json": text(
+            {
+                "keys": [
+                    {
+                        "keyId": kid,
+                        "algorithm": "Ed25519",
+                        "publicKey": b64(raw_public_key(signer.public_key())),
+                        "active": True,
+                    }
+                ]
+            }
+        ),
+        "TEST-ONLY-private-keys.json": text(
+            {
+                "warning": "published test keys: never trust anything signed with them",
+                "keys": [
+                    {
+                        "derived_from": "SHA-256 of this text: " + source,
+                        "key_id": key_id_of(key),
+                        "private_key_hex": hashlib.sha256(source.encode()).hexdigest(),
+                        "public_key_base64": b64(raw_public_key(key.public_key())),
+                    }
+                    for source, key in ((TEST_KEY_TEXT, signer), (FOREIGN_KEY_TEXT, foreign))
+                ],
+            }
+        ),
+        "final-state.json": text(
+            {
+                "variant": game.id,
+                "encoding_hex": encode_state(game, final).hex(),
+                "state_hash": state_hash(game, final),
+                "layout": layout(game, final),
+            }
+        ),
+        "positions.json": text(positions()),
+        "canonical-json.json": text([{"text": s, "canonical_hex": canonical_json(s).hex()} for s in ESCAPES]),
+        "tampered.json": text(tampered(signer, foreign, genuine)),
+    }
+    return files
+
+
+def main(argv: list[str]) -> int:
+    files = build()
+    if "--check" in argv:
+        stale = [
+            name for name, data in files.items() if not (OUT / name).is_file() or (OUT / name).read_bytes() != data
+        ]
+        for name in stale:
+            print(f"stale: docs/certificate-vectors/{name}", file=sys.stderr)
+        return 1 if stale else 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (OUT / name).write_bytes(data)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
