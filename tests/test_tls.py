@@ -7,11 +7,9 @@ Python's ssl module, a byte-copying TCP proxy that records the traffic, and real
 
 from __future__ import annotations
 
-import contextlib
 import json
 import socket
 import ssl
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -25,7 +23,7 @@ from grpc_status import rpc_status
 from http_support import OPERATOR_KEY, LiveServer, live_server
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
-from tls_support import Authority, Pair, client_context, served_certificate, write_pair
+from tls_support import Authority, Pair, RecordingProxy, client_context, served_certificate, write_pair
 
 from service.config import Settings
 from service.errors import error_info
@@ -263,48 +261,6 @@ def test_settings_that_cannot_work_together_are_refused() -> None:
 
 
 # --------------------------------------------------------------------------- what crosses the wire
-
-
-class RecordingProxy:
-    """A TCP proxy on loopback that copies bytes both ways and keeps every byte it saw."""
-
-    def __init__(self, upstream_port: int) -> None:
-        self.upstream = upstream_port
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = int(self.listener.getsockname()[1])
-        self.seen = bytearray()
-        self._lock = threading.Lock()
-        self._sockets: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                client, _ = self.listener.accept()
-            except OSError:
-                return
-            upstream = socket.create_connection(("127.0.0.1", self.upstream))
-            self._sockets += [client, upstream]
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
-
-    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
-        try:
-            while chunk := source.recv(65536):
-                with self._lock:
-                    self.seen += chunk
-                sink.sendall(chunk)
-        except OSError:
-            pass
-        finally:
-            for s in (source, sink):
-                with contextlib.suppress(OSError):
-                    s.shutdown(socket.SHUT_RDWR)
-
-    def close(self) -> None:
-        self.listener.close()
-        for s in self._sockets:
-            s.close()
 
 
 def play_over(port: int, roots: bytes | None) -> tuple[str, str]:

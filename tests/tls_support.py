@@ -8,11 +8,13 @@ so the server's change detection is tested as it runs in production.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import ipaddress
 import os
 import socket
 import ssl
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -157,3 +159,45 @@ def client_context(ca: bytes | None, client: Pair | None = None, tmp: Path | Non
         write_pair(client, cert, key)
         context.load_cert_chain(cert, key)
     return context
+
+
+class RecordingProxy:
+    """A TCP proxy on loopback that copies bytes both ways and keeps every byte it saw."""
+
+    def __init__(self, upstream_port: int, upstream_host: str = "127.0.0.1") -> None:
+        self.upstream = (upstream_host, upstream_port)
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.seen = bytearray()
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.upstream)
+            self._sockets += [client, upstream]
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source: socket.socket, sink: socket.socket) -> None:
+        try:
+            while chunk := source.recv(65536):
+                with self._lock:
+                    self.seen += chunk
+                sink.sendall(chunk)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self.listener.close()
+        for s in self._sockets:
+            s.close()
