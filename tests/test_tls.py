@@ -8,8 +8,11 @@ Python's ssl module, a byte-copying TCP proxy that records the traffic, and real
 from __future__ import annotations
 
 import json
+import os
 import socket
 import ssl
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -327,3 +330,31 @@ def test_the_same_calls_over_plain_text_show_the_token(redis_db: str, tmp_path: 
             finally:
                 proxy.close()
             assert token.encode() in bytes(proxy.seen), kind
+
+
+# ------------------------------------------------------------------------------------- health check
+
+
+def healthcheck(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_")}
+    return subprocess.run(
+        [sys.executable, "-m", "service.healthcheck", "--timeout", "5"],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+
+
+def test_the_container_health_check_follows_the_server_into_tls(tls_server: LiveServer, files: TlsFiles) -> None:
+    listen = f"0.0.0.0:{tls_server.grpc_port}"
+    served = healthcheck({"PATIENCE_LISTEN": listen, "PATIENCE_TLS_CERT_FILE": str(files.cert)})
+    assert served.returncode == 0, served.stderr
+    plain = healthcheck({"PATIENCE_LISTEN": listen})
+    assert plain.returncode == 1  # a plain-text probe cannot speak to a TLS port
+    # a certificate the server does not serve is not trusted: the probe checks whom it talks to
+    other = files.cert.with_name("other.crt")
+    other.write_bytes(Authority("elsewhere").server_pair().cert)
+    refused = healthcheck({"PATIENCE_LISTEN": listen, "PATIENCE_TLS_CERT_FILE": str(other)})
+    assert refused.returncode == 1
