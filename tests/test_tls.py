@@ -358,3 +358,29 @@ def test_the_container_health_check_follows_the_server_into_tls(tls_server: Live
     other.write_bytes(Authority("elsewhere").server_pair().cert)
     refused = healthcheck({"PATIENCE_LISTEN": listen, "PATIENCE_TLS_CERT_FILE": str(other)})
     assert refused.returncode == 1
+
+
+# ------------------------------------------------------------------------------ development certificates
+
+
+def test_development_certificates_serve_players_and_operators(redis_db: str, tmp_path: Path) -> None:
+    from service import dev_certificates
+
+    out = tmp_path / "tls"
+    assert dev_certificates.main(["--out", str(out)]) == 0
+    assert dev_certificates.main(["--out", str(out)]) == 1  # never overwrites
+    assert oct(os.stat(out / "tls.key").st_mode & 0o777) == "0o600"
+    operator = Pair((out / "operator.crt").read_bytes(), (out / "operator.key").read_bytes())
+    ca = (out / "ca.crt").read_bytes()
+    with live_server(
+        redis_db,
+        tmp_path / "keys",
+        tls_cert_file=out / "tls.crt",
+        tls_key_file=out / "tls.key",
+        tls_client_ca_file=out / "ca.crt",
+        operator_listen="127.0.0.1:0",
+    ) as server:
+        with channel(server.grpc_port, ca) as ch:
+            assert list_variants(ch).variants
+        with channel(server.server.operator_port, ca, operator) as ch:
+            assert mint(ch).deal_ticket
