@@ -1,8 +1,9 @@
 """The web client over HTTPS, same origin, in a real headless Chromium against the service's own TLS.
 
-The browser trusts exactly the server's key (Chromium's ``--ignore-certificate-errors-spki-list`` pin, the
-way to trust one throwaway certificate without touching a system store), and a browser without the pin is
-refused: so the page below really was fetched over a verified TLS connection.
+Operators' mutual TLS is on, so the REST port asks every client for a certificate; the browser holds none and
+plays all the same. The browser trusts exactly the server's key (Chromium's
+``--ignore-certificate-errors-spki-list`` pin: trust in one throwaway certificate without touching a system
+store), and a browser without the pin is refused: so the page really was fetched over a verified connection.
 """
 
 from __future__ import annotations
@@ -35,9 +36,14 @@ def pair() -> Pair:
 @pytest.fixture(scope="module")
 def server(redis_url: str, tmp_path_factory: pytest.TempPathFactory, pair: Pair) -> Iterator[LiveServer]:
     directory = tmp_path_factory.mktemp("tls")
-    cert, key = directory / "tls.crt", directory / "tls.key"
+    cert, key, operators = directory / "tls.crt", directory / "tls.key", directory / "operators-ca.crt"
     write_pair(pair, cert, key)
-    with live_server(redis_url, directory / "keys", tls_cert_file=cert, tls_key_file=key) as live:
+    operators.write_bytes(Authority("operators CA").cert_pem)
+    # Mutual TLS for operators on: the REST port then asks every client for a certificate, and a player's browser,
+    # holding none, must still play without a prompt or an error.
+    with live_server(
+        redis_url, directory / "keys", tls_cert_file=cert, tls_key_file=key, tls_client_ca_file=operators
+    ) as live:
         yield live
 
 
