@@ -168,3 +168,60 @@ def test_the_control_a_plain_redis_link_shows_the_game(redis_db: str, tmp_path: 
     finally:
         proxy.close()
     assert game_id.encode() in bytes(proxy.seen)
+
+
+def test_redis_cluster_over_tls(tmp_path: Path) -> None:
+    """Three TLS-only masters (cluster bus over TLS too), joined by redis-cli over TLS; the service reaches them
+    with ``rediss+cluster://`` and the Redis CA."""
+    server, cli = shutil.which("redis-server"), shutil.which("redis-cli")
+    assert server and cli, "redis-server and redis-cli are needed (deploy/setup.sh installs them)"
+    ca = Authority("redis cluster CA")
+    cert, key, ca_file = tmp_path / "node.crt", tmp_path / "node.key", tmp_path / "ca.crt"
+    write_pair(ca.peer_pair(), cert, key)  # the nodes also dial each other with it (the bus over TLS)
+    ca_file.write_bytes(ca.cert_pem)
+    tls_args = ["--tls-cert-file", str(cert), "--tls-key-file", str(key), "--tls-ca-cert-file", str(ca_file)]
+    procs: list[subprocess.Popen[bytes]] = []
+    ports = [free_port(with_bus=True) for _ in range(3)]
+    try:
+        for port in ports:
+            directory = tmp_path / str(port)
+            directory.mkdir()
+            args = [
+                server, "--port", "0", "--tls-port", str(port), "--bind", "127.0.0.1", *tls_args,
+                "--tls-auth-clients", "no", "--tls-cluster", "yes", "--cluster-enabled", "yes",
+                "--cluster-config-file", str(directory / "nodes.conf"), "--dir", str(directory),
+                "--save", "", "--appendonly", "no", "--logfile", str(directory / "redis.log"),
+            ]  # fmt: skip
+            procs.append(subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for port in ports:
+            deadline = time.monotonic() + 15
+            while True:
+                try:
+                    with redis.Redis(host="127.0.0.1", port=port, ssl=True, ssl_ca_certs=str(ca_file)) as r:
+                        r.ping()
+                    break
+                except redis.RedisError:
+                    assert time.monotonic() < deadline, f"TLS node {port} did not start"
+                    time.sleep(0.05)
+        created = subprocess.run(
+            [cli, "--tls", "--cacert", str(ca_file), "--cluster", "create",
+             *(f"127.0.0.1:{p}" for p in ports), "--cluster-replicas", "0", "--cluster-yes"],
+            capture_output=True, text=True, timeout=60, check=False,
+        )  # fmt: skip
+        assert created.returncode == 0, created.stdout[-2000:] + created.stderr[-2000:]
+        deadline = time.monotonic() + 30
+        while True:
+            with redis.Redis(host="127.0.0.1", port=ports[0], ssl=True, ssl_ca_certs=str(ca_file)) as r:
+                if "cluster_state:ok" in r.execute_command("CLUSTER", "INFO").decode():
+                    break
+            assert time.monotonic() < deadline, "the TLS cluster did not settle"
+            time.sleep(0.2)
+        url = f"rediss+cluster://127.0.0.1:{ports[0]}"
+        with live_server(url, tmp_path / "keys", redis_ca_file=ca_file) as live:
+            game_id = new_game(live.grpc_port)
+        assert game_id
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(10)

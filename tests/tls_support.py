@@ -87,7 +87,7 @@ class Authority:
         self.cert_pem = cert.public_bytes(serialization.Encoding.PEM)
         self._cert = cert
 
-    def _issue(self, common: str, usage: x509.ObjectIdentifier, names: tuple[str, ...]) -> Pair:
+    def _issue(self, common: str, usage: tuple[x509.ObjectIdentifier, ...], names: tuple[str, ...]) -> Pair:
         key = ec.generate_private_key(ec.SECP256R1())
         now = datetime.datetime.now(datetime.UTC)
         builder = (
@@ -99,7 +99,7 @@ class Authority:
             .not_valid_before(now - datetime.timedelta(minutes=5))
             .not_valid_after(now + datetime.timedelta(hours=1))
             .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
-            .add_extension(x509.ExtendedKeyUsage([usage]), critical=False)
+            .add_extension(x509.ExtendedKeyUsage(list(usage)), critical=False)
             .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(self.key.public_key()), critical=False)
         )
         if names:
@@ -114,10 +114,14 @@ class Authority:
         return Pair(cert.public_bytes(serialization.Encoding.PEM), _key_pem(key))
 
     def server_pair(self, names: tuple[str, ...] = LOOPBACK_NAMES) -> Pair:
-        return self._issue(names[0], ExtendedKeyUsageOID.SERVER_AUTH, names)
+        return self._issue(names[0], (ExtendedKeyUsageOID.SERVER_AUTH,), names)
 
     def client_pair(self, common: str = "operator") -> Pair:
-        return self._issue(common, ExtendedKeyUsageOID.CLIENT_AUTH, ())
+        return self._issue(common, (ExtendedKeyUsageOID.CLIENT_AUTH,), ())
+
+    def peer_pair(self, names: tuple[str, ...] = LOOPBACK_NAMES) -> Pair:
+        """For a server that also connects to its peers with it (Redis Cluster's bus)."""
+        return self._issue(names[0], (ExtendedKeyUsageOID.SERVER_AUTH, ExtendedKeyUsageOID.CLIENT_AUTH), names)
 
 
 def replace_file(path: Path, data: bytes) -> None:
