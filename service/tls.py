@@ -71,9 +71,8 @@ class CertificateFiles:
         self.paths = tuple(p for p in (cert_file, key_file, client_ca_file) if p is not None)
         self.cert_file, self.key_file, self.client_ca_file = cert_file, key_file, client_ca_file
         self._lock = threading.Lock()  # grpc calls the fetcher from its own threads
-        self._refused: _Signature | None = None
-        signature = self._signature()
-        self._signature_seen = signature
+        self._unreadable = False  # logged once per episode, not at every handshake
+        self._signature_seen = self._signature()
         self._material = self._read(1)  # the first reading must be good: the server does not start otherwise
 
     def _signature(self) -> _Signature:
@@ -103,20 +102,21 @@ class CertificateFiles:
         try:
             signature = self._signature()
         except TlsError as exc:  # a file briefly missing during a rename: keep serving what we have
-            log.warning("TLS files unreadable, keeping the current certificate: %s", exc)
+            if not self._unreadable:
+                self._unreadable = True
+                log.warning("TLS files unreadable, keeping the current certificate: %s", exc)
             return self._material
+        self._unreadable = False
         if signature == self._signature_seen:
             return self._material
         with self._lock:
             if signature == self._signature_seen:
                 return self._material
-            self._signature_seen = signature
+            self._signature_seen = signature  # a refused pair is not tried again until a file changes once more
             try:
                 material = self._read(self._material.version + 1)
             except TlsError as exc:
-                if self._refused != signature:
-                    log.warning("new TLS files refused, keeping the current certificate: %s", exc)
-                    self._refused = signature
+                log.warning("new TLS files refused, keeping the current certificate: %s", exc)
                 return self._material
             self._material = material
             log.info("TLS certificate reloaded", extra={"tls_version": material.version})

@@ -162,6 +162,20 @@ def test_a_half_written_rotation_keeps_the_old_certificate_until_the_pair_matche
     assert served_certificate(tls_server.http_port, alpn="http/1.1") == rotated.serial
 
 
+def test_a_file_missing_for_a_moment_keeps_the_old_certificate_serving(
+    tls_server: LiveServer, files: TlsFiles, caplog: pytest.LogCaptureFixture
+) -> None:
+    old_serial = served_certificate(tls_server.grpc_port)
+    key = files.key.read_bytes()
+    files.key.unlink()  # say, between the two steps of a careless copy
+    for _ in range(3):
+        assert served_certificate(tls_server.grpc_port) == old_serial
+        assert served_certificate(tls_server.http_port, alpn="http/1.1") == old_serial
+    assert sum("unreadable" in r.getMessage() for r in caplog.records) == 1  # once, not at every handshake
+    files.key.write_bytes(key)
+    assert served_certificate(tls_server.grpc_port) == old_serial
+
+
 def test_a_server_with_unusable_tls_files_does_not_start(redis_db: str, tmp_path: Path, files: TlsFiles) -> None:
     from service.tls import TlsError
 
