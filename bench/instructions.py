@@ -119,8 +119,8 @@ def main() -> None:
             pem = [str(tmp / "tls" / name) for name in ("tls.crt", "tls.key")]
             listen = ["--port", "0", "--tls-port", str(redis_port), "--tls-auth-clients", "no",
                       "--tls-cert-file", pem[0], "--tls-key-file", pem[1]]  # fmt: skip
-            # valgrind slows the server's TLS handshakes with Redis fifty-fold, past redis-py's connect timeout
-            redis_url = f"rediss://127.0.0.1:{redis_port}/0?socket_connect_timeout=120"
+            # valgrind slows the TLS work fifty-fold, past redis-py's connect and read timeouts
+            redis_url = f"rediss://127.0.0.1:{redis_port}/0?socket_connect_timeout=120&socket_timeout=120"
         redis = subprocess.Popen(
             ["redis-server", *listen, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp)],
             stdout=subprocess.DEVNULL,
