@@ -110,6 +110,8 @@ def new_game(port: int) -> str:
 def test_the_service_stores_games_over_tls_with_the_configured_ca(tls_redis: TlsRedis, tmp_path: Path) -> None:
     with live_server(tls_redis.url(), tmp_path / "keys", redis_ca_file=tls_redis.ca_file) as server:
         game_id = new_game(server.grpc_port)
+        pipe = server.server.store.pipe  # the moves' fast path speaks TLS too, not only redis-py
+        assert pipe is not None and pipe.ssl_context is not None
     with tls_redis.client() as r:
         assert any(game_id.encode() in key for key in r.keys("*")), "the game went to the TLS Redis"
 
