@@ -3,6 +3,8 @@ else the machine is running, so it shows one change's effect where calls/s on a 
 
     python bench/instructions.py --server service      # ApplyMove on sultan-52 (as bench/service_bench.py)
     python bench/instructions.py --server echo         # the benchmark's echo server, same client work
+    python bench/instructions.py --server service --tls   # ApplyMove over the service's own TLS
+    python bench/instructions.py --server service --redis-tls   # ... with the service speaking TLS to Redis
 
 The server runs under ``valgrind --tool=callgrind`` (about fifty times slower, so the clients always find it
 busy), gets ``--warm`` calls, has its counters zeroed with ``callgrind_control -z``, serves ``--calls`` calls
@@ -30,13 +32,15 @@ import service_bench as sb  # the benchmark's own servers and helpers
 ROOT = Path(__file__).resolve().parent.parent
 
 
-async def drive(server: str, address: str, concurrency: int, calls: int, reply: bytes | None = None) -> None:
+async def drive(
+    server: str, address: str, concurrency: int, calls: int, reply: bytes | None = None, roots: bytes | None = None
+) -> None:
     """``calls`` calls spread over ``concurrency`` coroutines: ApplyMove on sultan-52 games (a fresh game when one
     runs out of turns), or echo calls carrying the same request, metadata and response."""
     from patience.v1 import patience_pb2 as pb
     from patience.v1 import patience_pb2_grpc as pb_grpc
 
-    chans = sb.channels(address, min(sb.CHANNELS, concurrency))
+    chans = sb.channels(address, min(sb.CHANNELS, concurrency), roots)
     if server == "echo":
         invokers = [
             c.unary_unary(  # type: ignore[attr-defined]
@@ -94,7 +98,11 @@ def main() -> None:
     parser.add_argument("--warm", type=int, default=256)
     parser.add_argument("--log-level", default="WARNING", help="the service's; INFO writes an access line a call")
     parser.add_argument("--keep", type=Path, help="copy the callgrind dump here (for callgrind_annotate)")
+    parser.add_argument("--tls", action="store_true", help="the service serves TLS (a development certificate)")
+    parser.add_argument("--redis-tls", action="store_true", help="Redis listens on TLS only; rediss:// to it")
     args = parser.parse_args()
+    if (args.tls or args.redis_tls) and args.server != "service":
+        raise SystemExit("--tls and --redis-tls measure the service")
     for tool in ("valgrind", "callgrind_control", "redis-server"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is needed")
@@ -102,11 +110,21 @@ def main() -> None:
     redis_port, port = sb.free_port(), sb.free_port()
     procs: list[subprocess.Popen[bytes]] = []
     try:
+        from service import dev_certificates
+
+        dev_certificates.main(["--out", str(tmp / "tls")])
+        listen = ["--port", str(redis_port)]
+        redis_url = f"redis://127.0.0.1:{redis_port}/0"
+        if args.redis_tls:
+            pem = [str(tmp / "tls" / name) for name in ("tls.crt", "tls.key")]
+            listen = ["--port", "0", "--tls-port", str(redis_port), "--tls-auth-clients", "no",
+                      "--tls-cert-file", pem[0], "--tls-key-file", pem[1]]  # fmt: skip
+            # valgrind slows the TLS work fifty-fold, past redis-py's connect and read timeouts
+            redis_url = f"rediss://127.0.0.1:{redis_port}/0?socket_connect_timeout=120&socket_timeout=120"
         redis = subprocess.Popen(
-            ["redis-server", "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(tmp)],
+            ["redis-server", *listen, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp)],
             stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        )
         procs.append(redis)
         sb.wait_port(redis_port, redis)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
@@ -119,8 +137,14 @@ def main() -> None:
         else:
             env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                         "PATIENCE_LOG_LEVEL": args.log_level})  # fmt: skip
-            command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}",
-                       "--redis-url", f"redis://127.0.0.1:{redis_port}/0", "--rate-limits", "false"]  # fmt: skip
+            command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url,
+                       "--rate-limits", "false"]  # fmt: skip
+            if args.redis_tls:
+                command += ["--redis-ca-file", str(tmp / "tls" / "ca.crt")]
+        roots = None
+        if args.tls:
+            roots = (tmp / "tls" / "ca.crt").read_bytes()
+            command += ["--tls-cert-file", str(tmp / "tls" / "tls.crt"), "--tls-key-file", str(tmp / "tls" / "tls.key")]
         out = tmp / "callgrind.out"
         server = subprocess.Popen(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", *command],
@@ -133,10 +157,10 @@ def main() -> None:
         sb.wait_port(port, server, timeout=600)
         time.sleep(2)
         address = f"127.0.0.1:{port}"
-        asyncio.run(drive(args.server, address, args.concurrency, args.warm))
+        asyncio.run(drive(args.server, address, args.concurrency, args.warm, roots=roots))
         # valgrind runs the server as its own pid (exec), so the Popen pid is the one to control
         subprocess.run(["callgrind_control", "-z", str(server.pid)], check=True, capture_output=True)
-        asyncio.run(drive(args.server, address, args.concurrency, args.calls))
+        asyncio.run(drive(args.server, address, args.concurrency, args.calls, roots=roots))
         subprocess.run(["callgrind_control", "-d", str(server.pid)], check=True, capture_output=True)
         dumps: list[Path] = []
         for _ in range(60):
@@ -150,7 +174,8 @@ def main() -> None:
             shutil.copyfile(dumps[0], args.keep)
         calls = args.calls // args.concurrency * args.concurrency
         per_call = total / calls / 1e6
-        print(f"{args.server}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
+        what = args.server + (" over TLS" if args.tls else "") + (", rediss://" if args.redis_tls else "")
+        print(f"{what}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
     finally:
         for proc in reversed(procs):
             sb.stop(proc)

@@ -162,11 +162,18 @@ async def closed_loop(
 CHANNELS = 4  # connections per client process (--workers runs use more: see worker_runs)
 
 
-def channels(address: str, count: int) -> list[object]:
+def channels(address: str, count: int, roots: bytes | None = None) -> list[object]:
+    """``count`` channels to ``address``; over TLS trusting ``roots`` (PEM) when given."""
     import grpc
 
     # Distinct channel args so that grpc does not share one subchannel among them.
-    return [grpc.aio.insecure_channel(address, options=[("bench.channel", i)]) for i in range(count)]
+    if roots is None:
+        return [grpc.aio.insecure_channel(address, options=[("bench.channel", i)]) for i in range(count)]
+    credentials = grpc.ssl_channel_credentials(root_certificates=roots)
+    options = [("grpc.ssl_target_name_override", "localhost")]
+    return [
+        grpc.aio.secure_channel(address, credentials, options=[*options, ("bench.channel", i)]) for i in range(count)
+    ]
 
 
 async def bench_echo_raw(

@@ -55,6 +55,13 @@ class Settings:
     front_end_key: str | None = None
     durability: str = "primary"
     durability_timeout: float = 1.0
+    tls_cert_file: Path | None = None
+    tls_key_file: Path | None = None
+    tls_client_ca_file: Path | None = None
+    operator_listen: str | None = None
+    redis_ca_file: Path | None = None
+    redis_cert_file: Path | None = None
+    redis_key_file: Path | None = None
 
     def rate_limits_by_rpc(self) -> dict[str, str]:
         """RPC -> its limits (service.ratelimit), when rate limits are on."""
@@ -64,6 +71,32 @@ class Settings:
             "SubmitSolution": self.limit_submit_solution,
             "VerifyCertificate": self.limit_verify_certificate,
         }
+
+    def tls_problem(self) -> str | None:
+        """Why the TLS settings cannot work together, or None (checked at start, before anything listens)."""
+        if (self.tls_cert_file is None) != (self.tls_key_file is None):
+            return "--tls-cert-file and --tls-key-file go together"
+        if self.tls_client_ca_file is not None and self.tls_cert_file is None:
+            return "--tls-client-ca-file needs --tls-cert-file and --tls-key-file (client certificates need TLS)"
+        if self.operator_listen and self.tls_client_ca_file is None:
+            return "--operator-listen needs --tls-client-ca-file (the port exists for client certificates)"
+        if (self.redis_cert_file is None) != (self.redis_key_file is None):
+            return "--redis-cert-file and --redis-key-file go together"
+        redis_tls = self.redis_ca_file or self.redis_cert_file
+        if redis_tls and not (self.redis_url or "").lower().startswith(("rediss://", "rediss+cluster://")):
+            return "--redis-ca-file, --redis-cert-file and --redis-key-file need a rediss:// URL"
+        return None
+
+    def redis_tls_options(self) -> dict[str, str]:
+        """redis-py's TLS options for a ``rediss://`` URL (empty without them: redis-py then trusts the system's
+        roots)."""
+        options: dict[str, str] = {}
+        if self.redis_ca_file is not None:
+            options["ssl_ca_certs"] = str(self.redis_ca_file)
+        if self.redis_cert_file is not None and self.redis_key_file is not None:
+            options["ssl_certfile"] = str(self.redis_cert_file)
+            options["ssl_keyfile"] = str(self.redis_key_file)
+        return options
 
     def resolved_operator_key(self) -> str | None:
         """The operator key itself: given inline, or read from its file (stripped)."""
@@ -322,6 +355,39 @@ _SPECS: tuple[_Spec, ...] = (
         _positive(int),
         "N",
     ),
+    _Spec(
+        "tls_cert_file",
+        "--tls-cert-file",
+        "PEM certificate chain (server certificate first): gRPC and REST then speak TLS only; "
+        "re-read when the file changes",
+        Path,
+        "PATH",
+    ),
+    _Spec("tls_key_file", "--tls-key-file", "PEM private key of that certificate (unencrypted)", Path, "PATH"),
+    _Spec(
+        "tls_client_ca_file",
+        "--tls-client-ca-file",
+        "PEM CA certificates that sign operators' client certificates: MintDeal then needs one "
+        "(gRPC on --operator-listen; REST on its own port)",
+        Path,
+        "PATH",
+    ),
+    _Spec(
+        "operator_listen",
+        "--operator-listen",
+        "gRPC address HOST:PORT for operator calls, requiring a client certificate (mutual TLS)",
+        str,
+        "HOST:PORT",
+    ),
+    _Spec(
+        "redis_ca_file",
+        "--redis-ca-file",
+        "PEM CA certificates that sign the Redis server's certificate (rediss:// URLs)",
+        Path,
+        "PATH",
+    ),
+    _Spec("redis_cert_file", "--redis-cert-file", "PEM client certificate for Redis (rediss://)", Path, "PATH"),
+    _Spec("redis_key_file", "--redis-key-file", "PEM private key of the Redis client certificate", Path, "PATH"),
 )
 
 
@@ -361,4 +427,7 @@ def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     settings = dataclasses.replace(Settings(), **values)  # type: ignore[arg-type]
     if settings.reveal_retention < 1 or settings.idle_timeout < 1:
         p.error("timeouts must be positive")
+    problem = settings.tls_problem()
+    if problem:
+        p.error(problem)
     return settings

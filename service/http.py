@@ -20,6 +20,7 @@ import json
 import logging
 import re
 import socket
+import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ from service.errors import ServiceError
 from service.games import GameService
 from service.logs import request_id
 
+from . import tls
 from .http_openapi import load_comments, openapi_document
 from .http_routes import Router, routes_for_services
 from .http_transcode import TranscodeError, build_request, response_json, status_json
@@ -125,12 +127,16 @@ def _is_json(content_type: str) -> bool:
 class RestGateway:
     """The ``/v1/...`` routes: match, transcode, invoke, answer."""
 
-    def __init__(self, invoke: Invoker, *, max_body_bytes: int = 1 << 20) -> None:
+    def __init__(
+        self, invoke: Invoker, *, max_body_bytes: int = 1 << 20, client_certificate_rpcs: frozenset[str] = frozenset()
+    ) -> None:
         self.routes = routes_for_services(SERVICES)
         self.router = Router(self.routes)
         self.invoke = invoke
         self.max_body_bytes = max_body_bytes
         self._calls: dict[str, Calls] = {}  # per RPC (routes name only the RPCs of the proto)
+        #: RPCs served only over a connection with a verified client certificate (mutual TLS for operators).
+        self.client_certificate_rpcs = client_certificate_rpcs
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         request = Request(scope, receive)
@@ -155,6 +161,8 @@ class RestGateway:
         route = found.route
         rid = request_id_of(list(request.headers.items()))
         headers = {"x-request-id": rid, "cache-control": "no-store"}
+        if route.rpc_name in self.client_certificate_rpcs and not tls.scope_has_client_certificate(request.scope):
+            return _service_error(tls.client_certificate_required(route.rpc_name), headers)
         try:
             body = await _read_body(request, self.max_body_bytes)
         except _BodyTooLarge:
@@ -243,12 +251,15 @@ def create_app(
     max_body_bytes: int = 1 << 20,
     web_dir: Path | None = WEB_DIR,
     cors_origins: Sequence[str] = (),
+    client_certificate_rpcs: frozenset[str] = frozenset(),
 ) -> ASGIApp:
     """The ASGI application: ``/v1/...`` (transcoded RPCs), ``/openapi.json``, the web client at ``/``.
 
     ``cors_origins`` lists the web origins (or ``*``) whose pages may call the API from a browser; by default
-    none may (the bundled web client is served from the same origin and needs no CORS)."""
-    gateway = RestGateway(invoke, max_body_bytes=max_body_bytes)
+    none may (the bundled web client is served from the same origin and needs no CORS). ``client_certificate_rpcs``
+    are refused (UNAUTHENTICATED ``CLIENT_CERTIFICATE_REQUIRED``) unless the connection carried a verified client
+    certificate."""
+    gateway = RestGateway(invoke, max_body_bytes=max_body_bytes, client_certificate_rpcs=client_certificate_rpcs)
     document = json.dumps(openapi_for(gateway), ensure_ascii=False).encode()
 
     async def openapi(request: Request) -> Response:
@@ -313,9 +324,18 @@ def _bind(listen: str, *, reuse_port: bool = False) -> socket.socket:
 class HttpServer:
     """uvicorn serving the app inside the running asyncio loop (the gRPC server's loop)."""
 
-    def __init__(self, app: ASGIApp, listen: str, *, grace: float = 5.0, reuse_port: bool = False) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        listen: str,
+        *,
+        grace: float = 5.0,
+        reuse_port: bool = False,
+        ssl_context: ssl.SSLContext | None = None,
+    ) -> None:
         self.app = app
         self.reuse_port = reuse_port
+        self.ssl_context = ssl_context
         self.listen = listen
         self.grace = grace
         self.port = 0
@@ -335,8 +355,11 @@ class HttpServer:
             proxy_headers=False,
             timeout_graceful_shutdown=max(int(self.grace), 1),
             h11_max_incomplete_event_size=64 * 1024,
+            http=tls.rest_protocol_class() if self.ssl_context is not None else "auto",
         )
         config.load()
+        if self.ssl_context is not None:
+            config.ssl = self.ssl_context  # service.tls's context, which follows the certificate files
         server = uvicorn.Server(config)
         server.lifespan = config.lifespan_class(config)
         # startup() without serve(): uvicorn then installs no signal handlers; serve() in server.py owns them.
@@ -362,15 +385,25 @@ async def start_http(
     *,
     web_dir: Path | None = WEB_DIR,
     max_body_bytes: int | None = None,
+    tls_files: tls.CertificateFiles | None = None,
 ) -> HttpServer:
-    """Serve REST + the web client on ``listen`` (``HOST:PORT``; port 0 picks one) over ``games``."""
+    """Serve REST + the web client on ``listen`` (``HOST:PORT``; port 0 picks one) over ``games``; over HTTPS
+    only with ``tls_files`` (operator calls then need a client certificate when the files include a client CA)."""
     settings = getattr(games, "settings", None)
     limit = max_body_bytes or int(getattr(settings, "max_message_bytes", 1 << 20))
     grace = float(getattr(settings, "grace", 5.0))
     origins = tuple(getattr(settings, "cors_origins", ()) or ())
-    app = create_app(game_service_invoker(games), max_body_bytes=limit, web_dir=web_dir, cors_origins=origins)
+    mutual = tls_files is not None and tls_files.client_ca_file is not None
+    app = create_app(
+        game_service_invoker(games),
+        max_body_bytes=limit,
+        web_dir=web_dir,
+        cors_origins=origins,
+        client_certificate_rpcs=tls.OPERATOR_RPCS if mutual else frozenset(),
+    )
     reuse_port = int(getattr(settings, "workers", 1) or 1) > 1
-    return await HttpServer(app, listen, grace=grace, reuse_port=reuse_port).start()
+    context = tls.rest_ssl_context(tls_files) if tls_files is not None else None
+    return await HttpServer(app, listen, grace=grace, reuse_port=reuse_port, ssl_context=context).start()
 
 
 __all__: Sequence[str] = (

@@ -13,8 +13,10 @@ connect and reply timeout unless told otherwise; reconnection on the next call a
 flight then fail with ConnectionError: their fate is unknown, as with redis-py, and the store's version check
 makes a retry safe). Nothing is retried here.
 
-Only what a plain single-node URL needs is spoken (TCP or a Unix socket, AUTH, SELECT); :meth:`from_url`
-returns None for anything else (TLS, cluster, RESP3, other client options), and the store then keeps redis-py.
+Only what a single-node URL needs is spoken (TCP, TLS for ``rediss://`` with the CA and client certificate
+options, or a Unix socket; AUTH, SELECT); :meth:`from_url` returns None for anything else (cluster, RESP3, other
+client options), and the store then keeps redis-py. TLS is verified as redis-py verifies it: the system's roots
+plus ``ssl_ca_certs``, the host name checked.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import ssl
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -80,6 +83,20 @@ __all__ = ["PipelinedRedis"]
 DEFAULT_TIMEOUT = 5.0
 #: The client options this connection honours; any other option keeps redis-py.
 SUPPORTED_OPTIONS = frozenset({"socket_timeout", "socket_connect_timeout"})
+#: The TLS options it honours for ``rediss://`` (redis-py's names).
+TLS_OPTIONS = frozenset({"ssl_ca_certs", "ssl_certfile", "ssl_keyfile"})
+
+
+def tls_context(
+    ssl_ca_certs: str | None = None, ssl_certfile: str | None = None, ssl_keyfile: str | None = None
+) -> ssl.SSLContext:
+    """The client context redis-py would build from these options: system roots plus the CA, host name checked."""
+    context = ssl.create_default_context()
+    if ssl_certfile or ssl_keyfile:
+        context.load_cert_chain(certfile=ssl_certfile or "", keyfile=ssl_keyfile)
+    if ssl_ca_certs:
+        context.load_verify_locations(cafile=ssl_ca_certs)
+    return context
 
 
 def _encode(value: Any) -> bytes:
@@ -234,7 +251,9 @@ class PipelinedRedis:
         password: str | None = None,
         socket_timeout: float | None = DEFAULT_TIMEOUT,
         socket_connect_timeout: float | None = DEFAULT_TIMEOUT,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        self.ssl_context = ssl_context
         self.host = host
         self.port = port
         self.path = path
@@ -249,9 +268,12 @@ class PipelinedRedis:
 
     @classmethod
     def from_url(cls, url: str, **options: Any) -> PipelinedRedis | None:
-        """For ``redis://`` and ``unix://`` URLs with nothing but a db, credentials and timeouts; else None."""
+        """For ``redis://``, ``rediss://`` and ``unix://`` URLs with nothing but a db, credentials, timeouts and (for
+        ``rediss://``) the CA and client certificate; else None."""
         scheme = urlsplit(url).scheme.lower()
-        if scheme not in ("redis", "unix") or set(options) - SUPPORTED_OPTIONS:
+        tls = scheme == "rediss"
+        allowed = SUPPORTED_OPTIONS | (TLS_OPTIONS if tls else frozenset())
+        if scheme not in ("redis", "unix", "rediss") or set(options) - allowed:
             return None
         from redis.asyncio.connection import parse_url
 
@@ -261,8 +283,10 @@ class PipelinedRedis:
             return None
         kwargs.pop("connection_class", None)
         kwargs.update(options)
-        if set(kwargs) - SUPPORTED_OPTIONS - {"host", "port", "path", "db", "username", "password"}:
+        if set(kwargs) - allowed - {"host", "port", "path", "db", "username", "password"}:
             return None
+        if tls:
+            kwargs["ssl_context"] = tls_context(**{k: kwargs.pop(k) for k in TLS_OPTIONS if k in kwargs})
         return cls(**kwargs)
 
     # -- commands ------------------------------------------------------------------------
@@ -376,9 +400,11 @@ class PipelinedRedis:
                 if self.path is not None:
                     _, conn = await loop.create_unix_connection(factory, self.path)
                 else:
-                    _, conn = await loop.create_connection(factory, self.host, self.port)
+                    _, conn = await loop.create_connection(factory, self.host, self.port, ssl=self.ssl_context)
         except TimeoutError as exc:  # the builtin (asyncio.timeout), not redis's
             raise RedisConnectionError(f"Timeout connecting to {self._where()}") from exc
+        except ssl.SSLError as exc:  # an OSError too: the handshake failed (an unknown CA, no client certificate)
+            raise RedisConnectionError(f"TLS handshake with {self._where()} failed: {exc}") from exc
         except OSError as exc:
             raise RedisConnectionError(f"Error {exc.errno} connecting to {self._where()}. {exc.strerror}.") from exc
         handshake = []

@@ -25,7 +25,7 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 from patience.v1 import patience_pb2
 
-from service import http, logs, metrics
+from service import http, logs, metrics, tls
 from service.certificates import KeyRing
 from service.config import Settings
 from service.games import GameService
@@ -54,6 +54,8 @@ class Server:
     settings: Settings
     http: Any = None
     http_port: int | None = None
+    operator_port: int | None = None
+    tls_files: tls.CertificateFiles | None = None
     health_interval: float = 5.0
     _stopped: bool = field(default=False, repr=False)
     _watcher: asyncio.Task[None] | None = field(default=None, repr=False)
@@ -62,7 +64,9 @@ class Server:
         """Start serving; health turns SERVING once the store answers."""
         await self.grpc.start()
         if self.settings.http_listen:
-            self.http = await _maybe_await(http.start_http(self.games, self.settings.http_listen))
+            self.http = await _maybe_await(
+                http.start_http(self.games, self.settings.http_listen, tls_files=self.tls_files)
+            )
             self.http_port = getattr(self.http, "port", None)
         await self._check_store()
         self._watcher = asyncio.get_running_loop().create_task(self._watch_store())
@@ -162,7 +166,17 @@ async def create_server(
     reuse_port: bool = False,
     health_interval: float = 5.0,
 ) -> tuple[Server, int]:
-    """Build the server bound to ``settings.listen`` (port 0: a free one); start it with ``await server.start()``."""
+    """Build the server bound to ``settings.listen`` (port 0: a free one); start it with ``await server.start()``.
+
+    With a TLS certificate every port speaks TLS only (``service.tls``); a client CA adds the operator port."""
+    problem = settings.tls_problem()
+    if problem:
+        raise ValueError(problem)
+    tls_files = (
+        tls.CertificateFiles(settings.tls_cert_file, settings.tls_key_file, settings.tls_client_ca_file)
+        if settings.tls_cert_file is not None and settings.tls_key_file is not None
+        else None
+    )
     if store is None:
         if not settings.redis_url:
             raise ValueError("no Redis URL (python -m service starts a local redis-server when none is given)")
@@ -174,6 +188,7 @@ async def create_server(
             key_prefix=settings.store_prefix,
             replicas=1 if settings.durability == "replica" else 0,
             replica_timeout_ms=max(1, round(settings.durability_timeout * 1000)),
+            **settings.redis_tls_options(),
         )
     key_ring, tickets = crypto if crypto is not None else load_crypto(settings)
     limiter = None
@@ -197,7 +212,10 @@ async def create_server(
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
     services = [
-        service_handler(patience_pb2.DESCRIPTOR.services_by_name["PatienceService"], PatienceServicer(games)),
+        service_handler(
+            patience_pb2.DESCRIPTOR.services_by_name["PatienceService"],
+            PatienceServicer(games, operator_needs_client_certificate=settings.tls_client_ca_file is not None),
+        ),
         service_handler(HEALTH, health),
     ]
     if settings.reflection:
@@ -205,7 +223,16 @@ async def create_server(
         services.append(service_handler(REFLECTION, reflection.aio.ReflectionServicer(names)))
     # One generic handler finds the method and wraps it once with metrics, the request id and the access line.
     server.add_generic_rpc_handlers((Operations(services),))
-    port = server.add_insecure_port(settings.listen)
+    operator_port: int | None = None
+    if tls_files is None:
+        port = server.add_insecure_port(settings.listen)
+    else:
+        port = server.add_secure_port(settings.listen, tls.grpc_server_credentials(tls_files))
+        if settings.operator_listen:
+            operator = tls.grpc_server_credentials(tls_files, require_client_certificate=True)
+            operator_port = server.add_secure_port(settings.operator_listen, operator)
+            if operator_port == 0:
+                raise OSError(f"cannot listen on {settings.operator_listen}")
     if port == 0:
         raise OSError(f"cannot listen on {settings.listen}")
     built = Server(
@@ -216,6 +243,8 @@ async def create_server(
         health=health,
         settings=settings,
         health_interval=health_interval,
+        operator_port=operator_port,
+        tls_files=tls_files,
     )
     return built, port
 
@@ -243,7 +272,16 @@ async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
     settle_garbage_collector()
     if settings.metrics_listen:
         metrics.start_http_server(settings.metrics_listen)
-    log.info("serving", extra={"listen": settings.listen, "port": port, "http_port": server.http_port})
+    log.info(
+        "serving",
+        extra={
+            "listen": settings.listen,
+            "port": port,
+            "http_port": server.http_port,
+            "operator_port": server.operator_port,
+            "tls": server.tls_files is not None,
+        },
+    )
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

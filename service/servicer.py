@@ -12,6 +12,7 @@ from typing import Any
 import grpc
 from patience.v1 import patience_pb2_grpc
 
+from service import tls
 from service.calls import failure
 from service.errors import abort
 from service.games import Credentials, GameService
@@ -82,8 +83,26 @@ _RPCS = {
 class PatienceServicer(patience_pb2_grpc.PatienceServiceServicer):  # type: ignore[misc]  # generated, untyped
     """``patience.v1.PatienceService`` over a :class:`GameService`."""
 
-    def __init__(self, games: GameService) -> None:
+    def __init__(self, games: GameService, *, operator_needs_client_certificate: bool = False) -> None:
         self.games = games
+        if operator_needs_client_certificate:  # only these methods pay for the check, and only when it is on
+            for name in tls.OPERATOR_RPCS:
+                setattr(self, name, _needs_client_certificate(name, getattr(self, name)))
+
+
+def _needs_client_certificate(
+    name: str, method: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
+) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
+    """Mutual TLS for an operator call: served only over a connection whose client certificate grpc verified
+    (the operator port's); on the players' port it is refused before the use case runs."""
+
+    async def guarded(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        if not tls.has_client_certificate(context.auth_context()):
+            await abort(context, tls.client_certificate_required(name))
+        return await method(request, context)
+
+    guarded.__name__ = name
+    return guarded
 
 
 for _rpc_name, _method in _RPCS.items():

@@ -86,7 +86,10 @@ def run(settings: Settings, serve_one: ServeOne) -> int:
     metrics_dir, made_dir = _prepare_metrics_dir()
     # Workers serve gRPC (and REST, which reads `workers` to share its port too); the parent serves the summed
     # /metrics on the configured address.
-    child_settings = dataclasses.replace(settings, listen=listen, http_listen=http_listen, metrics_listen=None)
+    operator_listen = fixed_listen(settings.operator_listen) if settings.operator_listen else None
+    child_settings = dataclasses.replace(
+        settings, listen=listen, http_listen=http_listen, operator_listen=operator_listen, metrics_listen=None
+    )
 
     sys.stdout.flush()
     sys.stderr.flush()

@@ -1,27 +1,19 @@
 """TLS settings, per-call deadlines and request limits, against the real service.
 
-The service itself listens in plain text (TLS ends at the deployment's proxy or
-ingress); here the test adds a TLS port with a freshly made self-signed
-certificate to a server built by ``create_server``, before it starts, so the
-client's TLS settings meet a real TLS handshake.
+The service serves TLS itself (``--tls-cert-file``, with mutual TLS for the operator calls), with a certificate
+from a throwaway CA made in the test, so the client's and patience-cli's TLS settings (PATIENCE_TLS,
+PATIENCE_CA_FILE, PATIENCE_CERT_FILE, PATIENCE_KEY_FILE) meet real handshakes.
 """
 
 from __future__ import annotations
 
-import asyncio
-import datetime
-import ipaddress
+import io
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-import grpc
 import pytest
-from client_harness import ServiceThread, service
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
+from client_harness import OPERATOR_KEY, ServiceThread, service
 from patience_client import (
     ClientSettings,
     DeadlineExceeded,
@@ -29,91 +21,71 @@ from patience_client import (
     PatienceClient,
     RetryPolicy,
     ServiceUnavailable,
+    cli,
 )
+from patience_client.errors import Unauthenticated
+from tls_support import Authority, write_pair
 
 __all__ = ["service"]
 
 
-def self_signed() -> tuple[bytes, bytes]:
-    """(certificate PEM, private key PEM) for localhost and 127.0.0.1."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "localhost")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(hours=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    key_pem = key.private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
-    )
-    return cert.public_bytes(serialization.Encoding.PEM), key_pem
+@dataclass
+class TlsService:
+    service: ServiceThread
+    ca_file: Path
+    operator_cert: Path
+    operator_key: Path
 
+    @property
+    def target(self) -> str:
+        return f"localhost:{self.service.port}"
 
-class TlsServiceThread(ServiceThread):
-    """The real service with an extra TLS port."""
-
-    def __init__(self, *args: Any, cert: bytes, key: bytes, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.cert, self.key = cert, key
-        self.tls_port = 0
-
-    def start(self) -> TlsServiceThread:
-        from service.server import create_server
-
-        self.thread.start()
-
-        async def boot() -> tuple[Any, int, int]:
-            server, port = await create_server(self.settings, seed_source=self.seeds)
-            creds = grpc.ssl_server_credentials([(self.key, self.cert)])
-            tls_port = server.grpc.add_secure_port("127.0.0.1:0", creds)
-            await server.start()
-            return server, port, tls_port
-
-        self.server, self.port, self.tls_port = asyncio.run_coroutine_threadsafe(boot(), self.loop).result(30)
-        return self
+    @property
+    def operator_target(self) -> str:
+        return f"localhost:{self.service.server.operator_port}"
 
 
 @pytest.fixture
-def tls_service(redis_db: str, tmp_path: Path) -> Iterator[TlsServiceThread]:
-    cert, key = self_signed()
-    server = TlsServiceThread(redis_db, tmp_path / "keys", cert=cert, key=key).start()
+def tls_service(redis_db: str, tmp_path: Path) -> Iterator[TlsService]:
+    ca, operators = Authority(), Authority("operators CA")
+    cert, key, ca_file, client_ca = (tmp_path / n for n in ("tls.crt", "tls.key", "ca.crt", "operators.crt"))
+    write_pair(ca.server_pair(), cert, key)
+    ca_file.write_bytes(ca.cert_pem)
+    client_ca.write_bytes(operators.cert_pem)
+    operator_cert, operator_key = tmp_path / "operator.crt", tmp_path / "operator.key"
+    write_pair(operators.client_pair(), operator_cert, operator_key)
+    server = ServiceThread(redis_db, tmp_path / "keys").with_settings(
+        tls_cert_file=cert,
+        tls_key_file=key,
+        tls_client_ca_file=client_ca,
+        operator_listen="127.0.0.1:0",
+    )
+    server.start()
     try:
-        yield server
+        yield TlsService(server, ca_file, operator_cert, operator_key)
     finally:
         server.stop()
 
 
-def test_tls_with_the_servers_root_certificate(tls_service: TlsServiceThread, tmp_path: Path) -> None:
-    target = f"localhost:{tls_service.tls_port}"
-    with PatienceClient(ClientSettings(target=target, tls=True, root_certificates=tls_service.cert)) as client:
+def test_tls_with_the_servers_ca(tls_service: TlsService) -> None:
+    roots = tls_service.ca_file.read_bytes()
+    with PatienceClient(ClientSettings(target=tls_service.target, tls=True, root_certificates=roots)) as client:
         gid = client.new_game("cats-tail").game.game_id
         assert client.get_game(gid).version == 1
     # the same from the environment, as patience-cli reads it
-    ca = tmp_path / "ca.pem"
-    ca.write_bytes(tls_service.cert)
-    settings = ClientSettings.from_env({"PATIENCE_TARGET": target, "PATIENCE_CA_FILE": str(ca)})
-    assert settings.tls and settings.root_certificates == tls_service.cert
+    settings = ClientSettings.from_env(
+        {"PATIENCE_TARGET": tls_service.target, "PATIENCE_CA_FILE": str(tls_service.ca_file)}
+    )
+    assert settings.tls and settings.root_certificates == roots
     with PatienceClient(settings) as client:
         assert client.list_variants()
 
 
-def test_tls_refuses_a_server_it_cannot_trust(tls_service: TlsServiceThread) -> None:
-    other_cert, _ = self_signed()
+def test_tls_refuses_a_server_it_cannot_trust(tls_service: TlsService) -> None:
     settings = ClientSettings(
-        target=f"localhost:{tls_service.tls_port}",
+        target=tls_service.target,
         tls=True,
-        root_certificates=other_cert,
+        root_certificates=Authority("another CA").cert_pem,
         retry=RetryPolicy(max_attempts=2, initial_backoff=0.01),
         timeout=5,
     )
@@ -121,9 +93,51 @@ def test_tls_refuses_a_server_it_cannot_trust(tls_service: TlsServiceThread) -> 
         client.list_variants()
     assert info.value.attempts == 2  # a read: retried, then given up
     # and a plain-text client cannot speak to the TLS port at all
-    plain = ClientSettings(target=f"127.0.0.1:{tls_service.tls_port}", retry=RetryPolicy(1))
+    plain = ClientSettings(target=f"127.0.0.1:{tls_service.service.port}", retry=RetryPolicy(1))
     with PatienceClient(plain) as client, pytest.raises(ServiceUnavailable):
         client.list_variants()
+
+
+def test_the_client_mints_with_its_certificate_on_the_operator_port(tls_service: TlsService) -> None:
+    env = {
+        "PATIENCE_CA_FILE": str(tls_service.ca_file),
+        "PATIENCE_CERT_FILE": str(tls_service.operator_cert),
+        "PATIENCE_KEY_FILE": str(tls_service.operator_key),
+        "PATIENCE_OPERATOR_KEY": OPERATOR_KEY,
+    }
+    operator = ClientSettings.from_env({**env, "PATIENCE_TARGET": tls_service.operator_target})
+    with PatienceClient(operator) as client:
+        assert client.mint_deal("cats-tail").deal_ticket
+    # the players' port refuses the operator call, certificate or not
+    player = ClientSettings.from_env({**env, "PATIENCE_TARGET": tls_service.target})
+    with PatienceClient(player) as client, pytest.raises(Unauthenticated) as info:
+        client.mint_deal("cats-tail")
+    assert info.value.reason == "CLIENT_CERTIFICATE_REQUIRED"
+
+
+def run_cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    code = cli.main(list(argv), out=out)
+    return code, out.getvalue()
+
+
+def test_patience_cli_plays_over_tls_and_mints_with_a_client_certificate(
+    tls_service: TlsService, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATIENCE_STATE_FILE", str(tmp_path / "state.json"))
+    ca = ("--ca-file", str(tls_service.ca_file))
+    code, out = run_cli("--target", tls_service.target, *ca, "new", "cats-tail")
+    assert code == 0 and "new game" in out
+    code, _ = run_cli("--target", tls_service.target, *ca, "show")
+    assert code == 0
+    mint = ("--operator-key", OPERATOR_KEY, "mint", "cats-tail")
+    code, out = run_cli("--target", tls_service.target, *ca, *mint)
+    assert code == 1 and "CLIENT_CERTIFICATE_REQUIRED" in out
+    code, _ = run_cli("--target", tls_service.operator_target, *ca, *mint)
+    assert code == 2 and "cannot reach" in capsys.readouterr().err  # no handshake without a certificate
+    pair = ("--cert-file", str(tls_service.operator_cert), "--key-file", str(tls_service.operator_key))
+    code, out = run_cli("--target", tls_service.operator_target, *ca, *pair, *mint)
+    assert code == 0 and out.strip()
 
 
 def test_a_deadline_too_short_is_deadline_exceeded_and_not_retried(service: ServiceThread) -> None:

@@ -143,7 +143,14 @@ def test_the_store_uses_the_pipe_only_where_it_speaks_for_redis_py(redis_db: str
     assert open_store(redis_db, idle_seconds=60).pipe is not None
     assert open_store(redis_db, idle_seconds=60, socket_timeout=1, socket_connect_timeout=1).pipe is not None
     assert open_store(redis_db, idle_seconds=60, max_connections=3).pipe is None
-    assert open_store(redis_db.replace("redis://", "rediss://"), idle_seconds=60).pipe is None
+    tls = open_store(redis_db.replace("redis://", "rediss://"), idle_seconds=60).pipe  # TLS: the pipe too
+    assert (
+        tls is not None
+        and tls.ssl_context is not None
+        and open_store(redis_db, idle_seconds=60).pipe.ssl_context is None
+    )
+    assert PipelinedRedis.from_url(redis_db.replace("redis://", "rediss://"), ssl_check_hostname=False) is None
+    assert PipelinedRedis.from_url(redis_db, ssl_ca_certs="ca.pem") is None  # TLS options without TLS: redis-py's call
     assert open_store(redis_cluster_db, idle_seconds=60).pipe is None
     assert PipelinedRedis.from_url(redis_db + "?protocol=3") is None
     pipe = PipelinedRedis.from_url("redis://127.0.0.1:1/0?socket_timeout=0.5")

@@ -2,7 +2,8 @@
 
 The server address and the game token come from options, else the
 environment (PATIENCE_TARGET, PATIENCE_TOKEN, PATIENCE_GAME, PATIENCE_TLS,
-PATIENCE_CA_FILE, PATIENCE_TIMEOUT, PATIENCE_OPERATOR_KEY), else the state file
+PATIENCE_CA_FILE, PATIENCE_CERT_FILE, PATIENCE_KEY_FILE, PATIENCE_TIMEOUT,
+PATIENCE_OPERATOR_KEY), else the state file
 that remembers the current game (PATIENCE_STATE_FILE, default
 ~/.config/patience/current.json), so ``patience-cli show`` after a break finds
 the game again. Exit codes: 0 done, 1 refused (an illegal move, a solution
@@ -487,6 +488,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--game", help="the game id (env PATIENCE_GAME; default: the current game)")
     p.add_argument("--tls", action="store_true", default=None, help="connect with TLS (env PATIENCE_TLS=1)")
     p.add_argument("--ca-file", help="PEM roots for TLS (env PATIENCE_CA_FILE)")
+    p.add_argument("--cert-file", help="PEM client certificate for mutual TLS, e.g. mint (env PATIENCE_CERT_FILE)")
+    p.add_argument("--key-file", help="PEM key of that client certificate (env PATIENCE_KEY_FILE)")
     p.add_argument("--timeout", type=float, help="deadline of each call in seconds (env PATIENCE_TIMEOUT)")
     p.add_argument("--operator-key", help="for mint (env PATIENCE_OPERATOR_KEY)")
     p.add_argument("--state-file", type=Path, help="where the current game is kept (env PATIENCE_STATE_FILE)")
@@ -562,11 +565,15 @@ def make_context(args: argparse.Namespace, out: TextIO) -> Context:
     current = statefile.load(state_path)
     target = args.target or os.environ.get("PATIENCE_TARGET") or (current.target if current else None)
     ca = Path(args.ca_file).read_bytes() if args.ca_file else None
+    cert = Path(args.cert_file).read_bytes() if args.cert_file else None
+    key = Path(args.key_file).read_bytes() if args.key_file else None
     settings = ClientSettings.from_env(
         target=target,
         token=args.token,
-        tls=True if (args.tls or ca) else None,
+        tls=True if (args.tls or ca or cert) else None,
         root_certificates=ca,
+        certificate_chain=cert,
+        private_key=key,
         timeout=args.timeout,
         operator_key=args.operator_key,
     )
