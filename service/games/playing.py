@@ -28,9 +28,13 @@ class Playing(Steps):
         if record.status == StoreStatus.WON and record.moves is None and self.key_ring is not None:
             record = await self._fetch(request.game_id, credentials, moves=True)  # the certificate needs the log
             game, state = self._decode(record)
-            return pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=False))
+            won = pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=False))
+            await self._keep_certificate(record, won.game.certificate)
+            return won
         game, state = self._decode(record)
-        return pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=request.include_moves))
+        response = pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=request.include_moves))
+        await self._keep_certificate(record, response.game.certificate)
+        return response
 
     async def apply_move(self, request: pb.ApplyMoveRequest, credentials: Credentials) -> pb.ApplyMoveResponse:
         self._check_version_arg(request.expected_version)
@@ -78,6 +82,8 @@ class Playing(Steps):
             self.recent.remember(updated, game, new_state, credentials.game_token)
         response = pb.ApplyMoveResponse()
         self._game_message(updated, game, new_state, into=response.game, status=status)
+        if won:
+            await self._keep_certificate(updated, response.game.certificate)
         response.applied.MergeFromString(convert.notated_bytes(explicit))
         return response
 

@@ -82,6 +82,7 @@ class Solutions(Steps):
             raise refusal(exc, game_id) from exc
         self.recent.forget(record.game_id)
         self._game_message(updated, game, result.state, into=response.game)
+        await self._keep_certificate(updated, response.game.certificate)
         response.certificate.CopyFrom(response.game.certificate)
         return response
 
@@ -115,4 +116,5 @@ class Solutions(Steps):
             except StoreError as exc:
                 raise refusal(exc, game_id) from exc
             response.certificate.CopyFrom(self._certificate(record, game, result.state))
+            await self._keep_certificate(record, response.certificate)
         return response

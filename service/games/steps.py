@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import hmac
+import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -41,6 +42,8 @@ from service.store import (
 )
 from service.tickets import Ticket, TicketError
 from service.tokens import token_hash
+
+log = logging.getLogger("service.games")
 
 #: Replays longer than this run in a worker thread so that the event loop keeps serving other calls.
 THREAD_REPLAY = 2000
@@ -262,6 +265,22 @@ class Steps:
             final_state_hash=state_hash(game, final),
             played=record.played,
         )
-        encoded = self.key_ring.sign(contents)
+        # The certificate as first issued, when the store keeps one: a key rotated since must not change its bytes.
+        encoded = record.certificate or self.key_ring.sign(contents)
         checked = self.key_ring.verify(encoded)
         return messages.certificate_message(encoded, contents, checked)
+
+    async def _keep_certificate(self, record: GameRecord, certificate: pb.Certificate) -> None:
+        """Keep the first certificate issued for a win (in the game's record), so that it keeps its bytes whatever
+        keys rotate later; when another replica kept one first, answer with that one."""
+        if record.certificate or not certificate.encoded:
+            return
+        try:
+            kept = await self.store.keep_certificate(record.game_id, certificate.encoded)
+        except StoreError as exc:  # the answer stands: until a key rotates, signing again gives the same bytes
+            log.warning("a certificate was not kept: %s", exc, extra={"game_id": record.game_id})
+            return
+        if kept != certificate.encoded and self.key_ring is not None:
+            checked = self.key_ring.verify(kept)
+            if checked.contents is not None:
+                certificate.CopyFrom(messages.certificate_message(kept, checked.contents, checked))

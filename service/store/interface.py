@@ -156,6 +156,7 @@ class GameRecord:
     now: int  # the server's clock when read (for ``expired``)
     moves: tuple[Move, ...] | None = None  # the log, first move first; None when not asked for
     played: str = ""  # Played, once won ("" for games won before the field was stored)
+    certificate: bytes = b""  # the won game's certificate as first issued (b"" until it is kept)
 
     @property
     def commitment(self) -> bytes:
@@ -241,6 +242,11 @@ class GameStore(ABC):
 
         NotFound, VersionConflict, GameClosed, GameExpired.
         """
+
+    @abstractmethod
+    async def keep_certificate(self, game_id: str, encoded: bytes) -> bytes:
+        """Keep a won game's certificate unless one is kept already; the kept one (the first issued, whatever keys
+        rotate later). NotFound."""
 
     @abstractmethod
     async def delete(self, game_id: str) -> bool:

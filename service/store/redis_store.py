@@ -186,6 +186,7 @@ class RedisGameStore(GameStore):
         self._undo = client.register_script(scripts.UNDO)
         self._replace = client.register_script(scripts.REPLACE)
         self._finish = client.register_script(scripts.FINISH)
+        self._keep_certificate = client.register_script(scripts.KEEP_CERTIFICATE)
 
     @property
     def is_cluster(self) -> bool:
@@ -307,6 +308,14 @@ class RedisGameStore(GameStore):
         arg = "" if expected_version is None else self._version_arg(expected_version)
         reply = await self._write(self._finish, game_id, [arg, status])
         return self._record(game_id, reply[1], reply[2], reply[3] or b"")
+
+    async def keep_certificate(self, game_id: str, encoded: bytes) -> bytes:
+        if not _check_game_id(game_id):
+            raise NotFound(game_id)
+        reply = await self._script(self._keep_certificate, self.keys(game_id), [encoded], durable=True)
+        if reply[0] == -1:
+            raise NotFound(game_id)
+        return bytes(reply[1])
 
     async def delete(self, game_id: str) -> bool:
         if not _check_game_id(game_id):
@@ -435,6 +444,7 @@ class RedisGameStore(GameStore):
             now=int(now),
             moves=moves,
             played=m.get(_B_PLAYED, b"").decode(),
+            certificate=m.get(b"ct", b""),
         )
 
 

@@ -168,6 +168,16 @@ return {1, redis.call('HGETALL', KEYS[1]), now, undone}
 )
 
 # ARGV[5] = status
+# ARGV[1] = the certificate: kept once (HSETNX), so it keeps the bytes it was first issued with.
+KEEP_CERTIFICATE = (
+    _WRITES
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return {-1} end
+redis.call('HSETNX', KEYS[1], 'ct', ARGV[1])
+return {1, redis.call('HGET', KEYS[1], 'ct')}
+"""
+)
+
 FINISH = (
     _WRITES
     + _GUARD
