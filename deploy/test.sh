@@ -6,6 +6,7 @@ cd "$ROOT"
 bash deploy/setup.sh
 export FC_SOLVE=${FC_SOLVE:-$HOME/.cache/fc-solve/bin/fc-solve}
 .venv/bin/ruff check .
+.venv/bin/ruff format --check .
 .venv/bin/mypy
 .venv/bin/python tools/check_proto.py
 exec .venv/bin/pytest -q "$@"

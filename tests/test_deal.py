@@ -72,11 +72,7 @@ def expected_pull(seed: bytes, variant: str) -> tuple[int, int, int, int]:
     size = get_game(variant).info.deck_size
     cards, rnd = shuffle(seed, variant, size)
     sets, single = SINGLE[variant]
-    where = [
-        i
-        for i, c in enumerate(cards)
-        if RANK[c] not in sets and (RANK[c] == KING if single == "K" else c == AH)
-    ]
+    where = [i for i, c in enumerate(cards) if RANK[c] not in sets and (RANK[c] == KING if single == "K" else c == AH)]
     k = rnd.uniform(len(where))
     return len(where), k, cards[where[k]], where[k]
 

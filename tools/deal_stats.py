@@ -70,8 +70,10 @@ def main() -> None:
         slots = len(game.deal(seed_of(0)).cells)
         dealt = game.info.deck_size - 9
         print(f"\n{variant}, {n:,} deals: the AH left in the deal, among {dealt} cards (0 = first side slot)\n")
-        print(f"| rule | in a side slot | mean position |\n|---|---|---|\n| any card | {slots / dealt:.2%} | "
-              f"{(dealt - 1) / 2:.1f} |")
+        print(
+            f"| rule | in a side slot | mean position |\n|---|---|---|\n| any card | {slots / dealt:.2%} | "
+            f"{(dealt - 1) / 2:.1f} |"
+        )
         for rule, (share, mean) in sultan(variant, n).items():
             print(f"| {rule} | {share:.2%} | {mean:.1f} |")
     print(f"\n({time.process_time() - started:.0f} s CPU)")

@@ -380,9 +380,7 @@ class RedisGameStore(GameStore):
             raise NothingToUndo(int(reply[1]))
         raise StoreError(f"unexpected reply {reply!r:.200}")
 
-    async def _script(
-        self, script: AsyncScript, keys: list[str], args: Sequence[Any], *, durable: bool = False
-    ) -> Any:
+    async def _script(self, script: AsyncScript, keys: list[str], args: Sequence[Any], *, durable: bool = False) -> Any:
         """Run one of the registered scripts (``script.sha``/``script.script``) on the pipe, else via redis-py;
         a ``durable`` one (a write) is confirmed by ``self.replicas`` replicas first when the setting asks."""
         if durable and self.replicas:
