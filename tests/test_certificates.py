@@ -350,7 +350,7 @@ def test_the_javascript_webcrypto_verifier_agrees(ring: KeyRing, contents: Certi
         path = tmp_path / f"{name}.cert"
         path.write_bytes(cert)
         done = subprocess.run(
-            [node, str(ROOT / "docs" / "verify-certificate.mjs"), str(path), key_arg],
+            [node, str(ROOT / "clients" / "web" / "certificate.js"), str(path), key_arg],
             capture_output=True,
             text=True,
             timeout=60,

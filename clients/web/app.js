@@ -534,7 +534,7 @@ function addField(list, name, value) {
   list.append(dt, dd);
 }
 
-/** The envelope's text (what verify-certificate.mjs and the API's VerifyCertificate take). */
+/** The envelope's text (what certificate.js and the API's VerifyCertificate take). */
 function certificateText(cert) {
   return new TextDecoder().decode(fromBase64(cert.encoded));
 }

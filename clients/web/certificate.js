@@ -1,18 +1,33 @@
-// Checking a win certificate in the browser with WebCrypto Ed25519 against the published keys
-// (GetSigningKeys). The format is docs/certificates.md: a canonical JSON envelope
-// {"key_id", "payload": base64(canonical JSON), "signature": base64(Ed25519(payload))}; the signature is
-// checked over the exact payload bytes first, and only then are the fields read
-// (the same steps as the reference verifier docs/verify-certificate.mjs).
+// Checking win certificates (docs/certificates.md) with WebCrypto Ed25519 against the published keys
+// (GetSigningKeys): the project's one JavaScript verifier, for the web page and for Node.js >= 20, checked
+// against the shared vectors in docs/certificate-vectors by the tests. The format is a canonical JSON envelope
+// {"key_id", "payload": base64(canonical JSON), "signature": base64(Ed25519(payload))}; the signature is checked
+// over the exact payload bytes first, and only then are the fields read, in the service's order.
+//
+//   import { verifyCertificate } from "./certificate.js";
+//   const { valid, reason, contents } = await verifyCertificate(certificateText, keys);
+//
+// Command line: node clients/web/certificate.js CERTIFICATE_FILE KEY_ID=BASE64_PUBLIC_KEY ...
+//   prints {"valid":..,"reason":..} and exits 0 only for a valid certificate.
 
 const TYPE = 'patience-certificate/v1';
 const DEAL = 'deal-v2'; // the one deal algorithm (docs/deal-v2.md); deal-v1 was withdrawn before release
 
+/** Base64 as the API sends bytes (standard or URL-safe alphabet, padding optional). */
 export function fromBase64(text) {
   if (typeof text !== 'string') throw new Error('not base64');
   const std = text.replace(/-/g, '+').replace(/_/g, '/');
   const padded = std + '='.repeat((4 - (std.length % 4)) % 4);
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(padded)) throw new Error('not base64');
   return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
+}
+
+/** Base64 inside a certificate: standard alphabet, padded (docs/certificates.md), nothing else. */
+function strictBase64(text) {
+  if (typeof text !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
+    throw new Error('not base64');
+  }
+  return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
 }
 
 export function hex(bytes) {
@@ -23,60 +38,131 @@ export async function sha256Hex(bytes) {
   return hex(await crypto.subtle.digest('SHA-256', bytes));
 }
 
+// The payload's fields and their JSON types ("played" is optional: certificates signed before it existed lack it).
+const FIELDS = {
+  type: "string", key_id: "string", game_id: "string", variant: "string", options: "object", deal: "string",
+  seed: "string", commitment: "string", moves: "array", move_count: "integer", undo_count: "integer",
+  started_at: "integer", finished_at: "integer", ticket_id: "string", final_state_hash: "string", result: "string",
+};
+const MAX_INT = 2 ** 53 - 1;
+
+// Code-point order (Python's sort of str), not JavaScript's default UTF-16 order: they differ only beyond U+FFFF.
+function byCodePoint(a, b) {
+  const x = Array.from(a, (c) => c.codePointAt(0));
+  const y = Array.from(b, (c) => c.codePointAt(0));
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i] - y[i];
+  return x.length - y.length;
+}
+
+// The canonical JSON text of a parsed value (docs/certificates.md, "Canonical JSON"): keys sorted, no
+// whitespace; JSON.stringify escapes strings exactly as the signer does.
+function canonical(value) {
+  if (Array.isArray(value)) return "[" + value.map(canonical).join(",") + "]";
+  if (value !== null && typeof value === "object") {
+    return "{" + Object.keys(value).sort(byCodePoint).map((k) => JSON.stringify(k) + ":" + canonical(value[k])).join(",") + "}";
+  }
+  return JSON.stringify(value);
+}
+
+function sameBytes(a, b) {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function kind(value) {
+  if (Array.isArray(value)) return "array";
+  if (Number.isInteger(value)) return "integer";
+  return value === null ? "null" : typeof value;
+}
+
+// The payload's own checks, in the service's order; "" when they pass.
+function checkPayload(payload, envelopeKeyId) {
+  let contents, text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(payload);
+    contents = JSON.parse(text);
+  } catch {
+    return "malformed";
+  }
+  if (kind(contents) !== "object") return "malformed";
+  const again = canonical(contents);
+  // A lone surrogate (\ud800) has no UTF-8 form: the signer cannot have written it.
+  if (/\\ud[89a-f][0-9a-f]{2}/.test(again) || !sameBytes(new TextEncoder().encode(again), payload)) return "malformed";
+  if (contents.type !== TYPE) return "unsupported-type";
+  if ("played" in contents && contents.played !== "moves" && contents.played !== "submitted") return "malformed";
+  const names = Object.keys(contents).filter((k) => k !== "played").sort().join(",");
+  if (names !== Object.keys(FIELDS).sort().join(",")) return "malformed";
+  for (const [name, type] of Object.entries(FIELDS)) {
+    const value = contents[name];
+    if (kind(value) !== type) return "malformed";
+    if (type === "integer" && !(value >= 0 && value <= MAX_INT)) return "malformed";
+  }
+  if (contents.result !== "won") return "malformed";
+  if (!Object.values(contents.options).every((v) => typeof v === "string")) return "malformed";
+  if (!contents.moves.every((m) => typeof m === "string")) return "malformed";
+  if (!/^[0-9a-f]{64}$/.test(contents.seed) || !/^[0-9a-f]{64}$/.test(contents.commitment)) return "malformed";
+  if (contents.key_id !== envelopeKeyId) return "key-mismatch";
+  if (contents.deal !== DEAL) return "unsupported-deal-algorithm";
+  return "";
+}
+
+/** The raw public key for ``keyId``: from GetSigningKeys' list ({keyId, publicKey: base64}) or a map of raw keys. */
+function publicKeyOf(keys, keyId) {
+  if (Array.isArray(keys)) {
+    const published = keys.find((k) => k.keyId === keyId);
+    return published ? fromBase64(published.publicKey) : undefined;
+  }
+  return Object.hasOwn(keys, keyId) ? keys[keyId] : undefined;
+}
+
 /**
- * @param {Uint8Array} encoded  Certificate.encoded (the API's bytes field, already decoded from base64)
- * @param {Array<{keyId: string, publicKey: string}>} keys  GetSigningKeys().keys (public keys in base64)
+ * @param {string | Uint8Array} encoded  the certificate (Certificate.encoded: its text, or its bytes)
+ * @param {Array<{keyId: string, publicKey: string}> | Record<string, Uint8Array>} keys  GetSigningKeys().keys, or
+ *   raw 32-byte Ed25519 public keys by key id
  * @returns {Promise<{valid: boolean, reason: string, keyId?: string, contents?: object}>}
  */
 export async function verifyCertificate(encoded, keys) {
   if (!globalThis.crypto || !crypto.subtle) return { valid: false, reason: 'no-webcrypto' };
-  let envelope;
-  let payload;
-  let signature;
+  let envelope, payload, signature;
   try {
-    envelope = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(encoded));
+    const text = typeof encoded === 'string' ? encoded : new TextDecoder('utf-8', { fatal: true }).decode(encoded);
+    envelope = JSON.parse(text);
     const names = Object.keys(envelope ?? {}).sort().join(',');
-    if (names !== 'key_id,payload,signature' || typeof envelope.key_id !== 'string') throw new Error('envelope');
-    payload = fromBase64(envelope.payload);
-    signature = fromBase64(envelope.signature);
-  } catch (err) {
+    if (kind(envelope) !== 'object' || names !== 'key_id,payload,signature' || typeof envelope.key_id !== 'string') {
+      throw new Error('envelope');
+    }
+    payload = strictBase64(envelope.payload);
+    signature = strictBase64(envelope.signature);
+  } catch {
     return { valid: false, reason: 'malformed' };
   }
-  const published = keys.find((k) => k.keyId === envelope.key_id);
-  if (!published) return { valid: false, reason: 'unknown-key', keyId: envelope.key_id };
+  const keyId = envelope.key_id;
+  let raw;
+  try {
+    raw = publicKeyOf(keys, keyId);
+  } catch {
+    raw = undefined;
+  }
+  if (!raw) return { valid: false, reason: 'unknown-key', keyId };
   let key;
   try {
-    key = await crypto.subtle.importKey('raw', fromBase64(published.publicKey), { name: 'Ed25519' }, false, ['verify']);
-  } catch (err) {
-    return { valid: false, reason: 'no-ed25519', keyId: envelope.key_id };
+    key = await crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify']);
+  } catch {
+    return { valid: false, reason: 'no-ed25519', keyId };
   }
+  // 1. The signature, over the exact payload bytes ...
   if (!(await crypto.subtle.verify({ name: 'Ed25519' }, key, signature, payload))) {
-    return { valid: false, reason: 'bad-signature', keyId: envelope.key_id };
+    return { valid: false, reason: 'bad-signature', keyId };
   }
-  let contents;
-  try {
-    contents = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
-  } catch (err) {
-    return { valid: false, reason: 'malformed', keyId: envelope.key_id };
-  }
-  if (contents?.type !== TYPE) return { valid: false, reason: 'unsupported-type', keyId: envelope.key_id };
-  if (contents.key_id !== envelope.key_id) return { valid: false, reason: 'key-mismatch', keyId: envelope.key_id };
-  if (contents.deal !== DEAL) return { valid: false, reason: 'unsupported-deal-algorithm', keyId: envelope.key_id, contents };
-  if (typeof contents.seed !== 'string' || !/^[0-9a-f]{64}$/.test(contents.seed)) {
-    return { valid: false, reason: 'malformed', keyId: envelope.key_id };
-  }
+  // 2. ... and only then the fields.
+  const problem = checkPayload(payload, keyId);
+  const contents = problem === '' || problem === 'unsupported-deal-algorithm' ? JSON.parse(new TextDecoder().decode(payload)) : undefined;
+  if (problem) return { valid: false, reason: problem, keyId, contents };
   const seed = Uint8Array.from(contents.seed.match(/../g), (h) => parseInt(h, 16));
   if ((await sha256Hex(seed)) !== contents.commitment) {
-    return { valid: false, reason: 'commitment-mismatch', keyId: envelope.key_id, contents };
+    return { valid: false, reason: 'commitment-mismatch', keyId, contents };
   }
-  // Optional (certificates signed before it existed have none): how the win was played.
-  if ('played' in contents && contents.played !== 'moves' && contents.played !== 'submitted') {
-    return { valid: false, reason: 'malformed', keyId: envelope.key_id };
-  }
-  if (!Array.isArray(contents.moves) || contents.moves.length !== contents.move_count) {
-    return { valid: false, reason: 'count-mismatch', keyId: envelope.key_id, contents };
-  }
-  return { valid: true, reason: '', keyId: envelope.key_id, contents };
+  if (contents.moves.length !== contents.move_count) return { valid: false, reason: 'count-mismatch', keyId, contents };
+  return { valid: true, reason: '', keyId, contents };
 }
 
 /**
@@ -102,4 +188,14 @@ export async function checkCommitment(seedBase64, commitmentBase64) {
   const seed = fromBase64(seedBase64);
   const commitment = hex(fromBase64(commitmentBase64));
   return { ok: seed.length === 32 && (await sha256Hex(seed)) === commitment, seedHex: hex(seed), commitment };
+}
+
+// Command line (Node.js only).
+if (typeof process !== 'undefined' && process.argv && import.meta.url === `file://${process.argv[1]}`) {
+  const { readFileSync } = await import('node:fs');
+  const [file, ...keyArgs] = process.argv.slice(2);
+  const keys = Object.fromEntries(keyArgs.map((a) => [a.split('=')[0], strictBase64(a.slice(a.indexOf('=') + 1))]));
+  const result = await verifyCertificate(readFileSync(file), keys);
+  console.log(JSON.stringify({ valid: result.valid, reason: result.reason }));
+  process.exit(result.valid ? 0 : 1);
 }
