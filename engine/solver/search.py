@@ -1,17 +1,20 @@
-"""Best-first search with a transposition table: the solver's core.
+"""The solver's core: two searches with transposition tables, taking turns (Freecell Solver's idea of
+several "scans" run side by side, each good at different deals).
 
-Each position popped from the frontier is expanded by every move the family's profile offers; each
-child is first settled by the safe automatic moves (``safe.autoplay``), then looked up by its canonical
-key, and only a position never seen before enters the frontier, ordered by the profile's score plus a
-small weight for the moves already made (a weighted A*: the weight keeps lines short without giving up
-the heuristic's speed). Moves that undo each other (``3-7`` then ``7-3``) need no rule of their own: the
-position they lead back to is in the table already.
+- Best-first: the frontier is ordered by the profile's score plus a small weight for the moves already
+  made (a weighted A*: the weight keeps lines short without giving up the heuristic's speed).
+- Depth-first: it follows the best-scored child first and backs up only when a line is exhausted; it
+  wins many deals in a few hundred positions where best-first wanders among look-alike positions.
 
-The answer is exact in two cases: a won position was reached (the line to it is the answer), or the
-frontier ran dry with no budget hit (every position reachable from the start was seen: no win exists).
-Safe moves and the folding of the key never lose a win, so that second answer is a proof. Otherwise the
-budget ran out: unknown. Ties in the frontier go to the position generated first, so a budget in states
-gives the same answer on every run.
+Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
+looked up; only a position never seen before by that search is kept. Moves that undo each other (``3-7``
+then ``7-3``) need no rule of their own: the position they lead back to is in the table already.
+
+The answer is exact in two cases: a won position was reached (the line to it is the answer), or one
+search ran out of positions with no budget hit (every position reachable from the start was seen: no
+win exists). Safe moves and the folding of the key never lose a win, so that answer is a proof.
+Otherwise the budget ran out: unknown. Ties go to the position generated first and the searches take
+turns in fixed slices, so a budget in states gives the same answer on every run.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import heapq
 import time
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 from ..game import Game
@@ -28,10 +31,12 @@ from ..state import State
 from .profiles import Profile, profile_for
 from .safe import autoplay
 
-#: The weight of each move already made, against the profile's score.
+#: The weight of each move already made, against the profile's score (best-first).
 DEPTH_WEIGHT = 1
-#: How many expansions between two looks at the clock.
-CLOCK_EVERY = 64
+#: Positions a search expands before the other takes its turn.
+SLICE = 128
+
+Line = tuple[Move, ...]
 
 
 class Outcome(StrEnum):
@@ -45,17 +50,102 @@ class Outcome(StrEnum):
 @dataclass(frozen=True)
 class Solution:
     """The solver's answer. ``moves`` is the winning line in explicit form (empty unless ``WON``); ``states``
-    counts the positions expanded, ``seconds`` the CPU time the search took in this thread."""
+    counts the positions expanded, ``seconds`` the CPU time the search took in this thread; ``budget_hit`` is
+    ``"states"`` or ``"seconds"`` when the answer is unknown for that reason."""
 
     outcome: Outcome
-    moves: tuple[Move, ...] = ()
+    moves: Line = ()
     states: int = 0
     seconds: float = 0.0
-    budget_hit: str = field(default="")
+    budget_hit: str = ""
 
     def texts(self) -> list[str]:
         """The winning line in RULES.md notation."""
         return [m.text() for m in self.moves]
+
+
+class _Exhausted(Exception):
+    """A search has seen every position reachable from the start."""
+
+
+class _BestFirst:
+    def __init__(self, game: Game, prof: Profile, root: State, depth_weight: int) -> None:
+        self.game, self.prof, self.weight = game, prof, depth_weight
+        key = prof.key(root)
+        # key -> (parent key, the moves from the parent's position to this one); the root has no parent
+        self.parents: dict[Hashable, tuple[Hashable, Line] | None] = {key: None}
+        self.frontier: list[tuple[int, int, int, State, Hashable]] = [(prof.score(root), 0, 0, root, key)]
+        self.counter = 0
+
+    def run(self, n: int) -> Line | None:
+        """Expand up to ``n`` positions; the line to a win if one was reached."""
+        game, key_of, score_of, moves_of = self.game, self.prof.key, self.prof.score, self.prof.moves
+        play, is_won, parents, frontier, weight = game.play, game.is_won, self.parents, self.frontier, self.weight
+        for _ in range(n):
+            if not frontier:
+                raise _Exhausted
+            _, _, depth, pos, pos_key = heapq.heappop(frontier)
+            depth += 1
+            for move in moves_of(pos):
+                child, explicit = play(pos, move)
+                child, settled = autoplay(game, child)
+                child_key = key_of(child)
+                if child_key in parents:
+                    continue
+                parents[child_key] = (pos_key, (explicit, *settled))
+                if is_won(child):
+                    return self._line(child_key)
+                self.counter += 1
+                heapq.heappush(frontier, (score_of(child) + weight * depth, self.counter, depth, child, child_key))
+        return None
+
+    def _line(self, key: Hashable) -> Line:
+        parts: list[Line] = []
+        link = self.parents[key]
+        while link is not None:
+            parent, moves = link
+            parts.append(moves)
+            link = self.parents[parent]
+        return tuple(m for part in reversed(parts) for m in part)
+
+
+class _DepthFirst:
+    def __init__(self, game: Game, prof: Profile, root: State) -> None:
+        self.game, self.prof = game, prof
+        self.seen: set[Hashable] = {prof.key(root)}
+        # each level: the position's children (best first, reversed for pop()) and the line to it
+        self.stack: list[list[tuple[int, int, State, Line]]] = [self._children(root)]
+        self.line: list[Line] = []
+
+    def _children(self, pos: State) -> list[tuple[int, int, State, Line]]:
+        game, key_of, score_of, seen = self.game, self.prof.key, self.prof.score, self.seen
+        out: list[tuple[int, int, State, Line]] = []
+        for move in self.prof.moves(pos):
+            child, explicit = game.play(pos, move)
+            child, settled = autoplay(game, child)
+            key = key_of(child)
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append((-score_of(child), -len(out), child, (explicit, *settled)))
+        out.sort()  # worst first: pop() takes the best, the first generated among equals
+        return out
+
+    def run(self, n: int) -> Line | None:
+        stack, line, is_won = self.stack, self.line, self.game.is_won
+        for _ in range(n):
+            while stack and not stack[-1]:
+                stack.pop()
+                if line:
+                    line.pop()
+            if not stack:
+                raise _Exhausted
+            _, _, child, moves = stack[-1].pop()
+            line.append(moves)
+            if is_won(child):
+                return tuple(m for part in line for m in part)
+            stack.append(self._children(child))
+        return None
 
 
 def solve(
@@ -69,60 +159,35 @@ def solve(
 ) -> Solution:
     """Search for a win from ``state`` with everything visible (the stock's order, the captives).
 
-    ``max_states`` bounds the positions expanded (deterministic); ``max_seconds`` the CPU time of the
-    calling thread. With neither, the search runs until it wins or proves there is no win, which on a
-    whole deal may take more memory than the machine has: give a budget.
+    ``max_states`` bounds the positions expanded, both searches together (deterministic); ``max_seconds``
+    the CPU time of the calling thread. With neither, the search runs until it wins or proves there is
+    no win, which on a whole deal may take more memory than the machine has: give a budget.
     """
     clock = time.thread_time
     started = clock()
     prof = profile or profile_for(game)
-    key_of, score_of, moves_of = prof.key, prof.score, prof.moves
-    play, is_won = game.play, game.is_won
     root, auto = autoplay(game, state)
-    if is_won(root):
+    if game.is_won(root):
         return Solution(Outcome.WON, tuple(auto), 0, clock() - started)
-    root_key = key_of(root)
-    # key -> (parent key, the moves from the parent's position to this one); the root has no parent
-    parents: dict[Hashable, tuple[Hashable, tuple[Move, ...]] | None] = {root_key: None}
-    frontier: list[tuple[int, int, int, State, Hashable]] = [(score_of(root), 0, 0, root, root_key)]
-    counter = 0
+    searches: list[_BestFirst | _DepthFirst] = [
+        _BestFirst(game, prof, root, depth_weight),
+        _DepthFirst(game, prof, root),
+    ]
     expanded = 0
     deadline = None if max_seconds is None else started + max_seconds
-    budget_hit = ""
-    while frontier:
+    turn = 0
+    while True:
         if max_states is not None and expanded >= max_states:
-            budget_hit = "states"
-            break
-        if deadline is not None and expanded % CLOCK_EVERY == 0 and clock() >= deadline:
-            budget_hit = "seconds"
-            break
-        _, _, depth, pos, pos_key = heapq.heappop(frontier)
-        expanded += 1
-        child_depth = depth + 1
-        for move in moves_of(pos):
-            child, explicit = play(pos, move)
-            child, settled = autoplay(game, child)
-            child_key = key_of(child)
-            if child_key in parents:
-                continue
-            parents[child_key] = (pos_key, (explicit, *settled))
-            if is_won(child):
-                line = _line(parents, child_key)
-                return Solution(Outcome.WON, (*auto, *line), expanded, clock() - started)
-            counter += 1
-            heapq.heappush(
-                frontier, (score_of(child) + depth_weight * child_depth, counter, child_depth, child, child_key)
-            )
-    outcome = Outcome.UNKNOWN if budget_hit else Outcome.NO_WIN
-    return Solution(outcome, (), expanded, clock() - started, budget_hit)
-
-
-def _line(parents: dict[Hashable, tuple[Hashable, tuple[Move, ...]] | None], key: Hashable) -> list[Move]:
-    """The moves from the root to ``key``, following the parents back."""
-    parts: list[tuple[Move, ...]] = []
-    link = parents[key]
-    while link is not None:
-        parent, moves = link
-        parts.append(moves)
-        link = parents[parent]
-    return [m for part in reversed(parts) for m in part]
+            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
+        if deadline is not None and clock() >= deadline:
+            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "seconds")
+        n = SLICE if max_states is None else min(SLICE, max_states - expanded)
+        search = searches[turn % len(searches)]
+        turn += 1
+        try:
+            line = search.run(n)
+        except _Exhausted:
+            return Solution(Outcome.NO_WIN, (), expanded, clock() - started)
+        expanded += n
+        if line is not None:
+            return Solution(Outcome.WON, (*auto, *line), expanded, clock() - started)
