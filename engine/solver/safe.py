@@ -118,7 +118,7 @@ def _captives(game: Captives, state: State) -> Move | None:
         r = RANK[c]
         if r == KING or (r != ACE and home[c - 1] < 2):
             continue
-        want = c - 12 if r == ACE else c - 1  # the top a slot needs for c: its king, or one rank lower
+        want = c + 12 if r == ACE else c - 1  # the top a slot needs for c: its king, or one rank lower
         fits = [i for i, f in enumerate(founds) if f and f[-1] == want]
         if not fits or (len(fits) > 1 and not all(free_slot[i] for i in fits)):
             continue
