@@ -76,6 +76,7 @@ class _BestFirst:
         self.parents: dict[Hashable, tuple[Hashable, Line] | None] = {key: None}
         self.frontier: list[tuple[int, int, int, State, Hashable]] = [(prof.score(root), 0, 0, root, key)]
         self.counter = 0
+        self.expanded = 0
 
     def run(self, n: int) -> Line | None:
         """Expand up to ``n`` positions; the line to a win if one was reached."""
@@ -85,6 +86,7 @@ class _BestFirst:
             if not frontier:
                 raise _Exhausted
             _, _, depth, pos, pos_key = heapq.heappop(frontier)
+            self.expanded += 1
             depth += 1
             for move in moves_of(pos):
                 child, explicit = play(pos, move)
@@ -116,6 +118,7 @@ class _DepthFirst:
         # each level: the position's children (best first, reversed for pop()) and the line to it
         self.stack: list[list[tuple[int, int, State, Line]]] = [self._children(root)]
         self.line: list[Line] = []
+        self.expanded = 0
 
     def _children(self, pos: State) -> list[tuple[int, int, State, Line]]:
         game, key_of, score_of, seen = self.game, self.prof.key, self.prof.score, self.seen
@@ -141,6 +144,7 @@ class _DepthFirst:
             if not stack:
                 raise _Exhausted
             _, _, child, moves = stack[-1].pop()
+            self.expanded += 1
             line.append(moves)
             if is_won(child):
                 return tuple(m for part in line for m in part)
@@ -173,10 +177,10 @@ def solve(
         _BestFirst(game, prof, root, depth_weight),
         _DepthFirst(game, prof, root),
     ]
-    expanded = 0
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
     while True:
+        expanded = sum(s.expanded for s in searches)
         if max_states is not None and expanded >= max_states:
             return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
         if deadline is not None and clock() >= deadline:
@@ -187,7 +191,6 @@ def solve(
         try:
             line = search.run(n)
         except _Exhausted:
-            return Solution(Outcome.NO_WIN, (), expanded, clock() - started)
-        expanded += n
+            return Solution(Outcome.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
         if line is not None:
-            return Solution(Outcome.WON, (*auto, *line), expanded, clock() - started)
+            return Solution(Outcome.WON, (*auto, *line), sum(s.expanded for s in searches), clock() - started)
