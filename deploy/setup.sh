@@ -4,14 +4,6 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
-# The project brief's shared/ folder (RULES.md, tools/): beside the clone (CI lays it there), else /work/shared.
-SHARED=${PATIENCE_SHARED_DIR:-}
-if [ -z "$SHARED" ]; then
-  for candidate in "$(cd "$ROOT/.." && pwd)/shared" /work/shared; do
-    if [ -d "$candidate/tools" ]; then SHARED=$candidate; break; fi
-  done
-fi
-
 retry() { for i in 1 2 3; do "$@" && return 0; sleep $((i * 5)); done; return 1; }
 
 if [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
@@ -20,6 +12,8 @@ if [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   for p in redis-server redis-tools python3-venv chromium; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
+  # Node.js runs the web client's deal module and the reference certificate verifier in the tests.
+  command -v node >/dev/null || need+=(nodejs)
   if [ ${#need[@]} -gt 0 ]; then
     export DEBIAN_FRONTEND=noninteractive
     retry $SUDO apt-get -o DPkg::Lock::Timeout=300 update -qq
@@ -27,12 +21,12 @@ if [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   fi
 fi
 
-# Freecell Solver with room for 104-card columns: the tests' independent oracle.
+# Freecell Solver with room for 104-card columns: the tests' independent oracle (tools/build-fc-solve.sh).
 if [ -z "${FC_SOLVE:-}" ] && [ ! -x "$HOME/.cache/fc-solve/bin/fc-solve" ]; then
-  if [ -n "$SHARED" ] && [ -f "$SHARED/tools/build-fc-solve.sh" ]; then
-    bash "$SHARED/tools/build-fc-solve.sh" >/dev/null
+  if [ "${PATIENCE_SKIP_APT:-0}" = 1 ]; then
+    echo "setup.sh: no fc-solve, and PATIENCE_SKIP_APT=1 forbids building it (run tools/build-fc-solve.sh)" >&2
   else
-    echo "setup.sh: shared/tools/build-fc-solve.sh not found (set PATIENCE_SHARED_DIR): no fc-solve" >&2
+    bash tools/build-fc-solve.sh >/dev/null
   fi
 fi
 

@@ -8,6 +8,7 @@
 //   prints {"valid":..,"reason":..} and exits 0 only for a valid certificate.
 
 const TYPE = "patience-certificate/v1";
+const DEAL = "deal-v2"; // the one deal algorithm (docs/deal-v2.md); deal-v1 was withdrawn before release
 
 function fromBase64(text) {
   if (typeof text !== "string" || !/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
@@ -53,6 +54,7 @@ export async function verifyCertificate(encoded, publicKeys) {
   }
   if (contents?.type !== TYPE) return { valid: false, reason: "unsupported-type" };
   if (contents.key_id !== envelope.key_id) return { valid: false, reason: "key-mismatch" };
+  if (contents.deal !== DEAL) return { valid: false, reason: "unsupported-deal-algorithm" };
   if (typeof contents.seed !== "string" || !/^[0-9a-f]{64}$/.test(contents.seed)) {
     return { valid: false, reason: "malformed" };
   }

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .cards import NO_CARD, TEXT, cards_text
 from .catalogue import get_game, variants
-from .deal import parse_seed, shuffled_deck
+from .deal import ALGORITHM, parse_seed, shuffle
 from .errors import PatienceError
 from .game import Game, format_option
 from .moves import split_moves
@@ -124,14 +124,23 @@ def cmd_variants(args: argparse.Namespace) -> int:
 def cmd_deal(args: argparse.Namespace) -> int:
     game = get_game(args.variant, _options(args.option))
     seed = parse_seed(args.seed)
-    state = game.deal(seed)
+    shuffled = shuffle(seed, game.id, game.info.deck_size)
+    pulled: dict[str, int] = {}
+
+    def pick(m: int) -> int:
+        """Deal step 7 as ``Game.deal`` does it, noting m and k for the output."""
+        pulled.update(m=m, k=shuffled.random.uniform(m))
+        return pulled["k"]
+
+    state = game.deal_from(list(shuffled.cards), pick)
     if args.json:
         doc = {
             "variant": game.id,
             "options": game.options,
             "seed": seed.hex(),
-            "algorithm": "deal-v1",
-            "shuffled": [TEXT[c] for c in shuffled_deck(seed, game.id, game.info.deck_size)],
+            "algorithm": ALGORITHM,
+            "shuffled": [TEXT[c] for c in shuffled.cards],
+            "pulled": pulled or None,
             "state": state_json(state),
         }
         print(json.dumps(doc, indent=2))

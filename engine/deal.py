@@ -1,9 +1,14 @@
-"""Algorithm ``deal-v1``: a deal as a pure function of (variant, seed).
+"""Algorithm ``deal-v2``: a deal as a pure function of (variant, seed).
 
 Every step is spelled out in RULES.md so that a client in any language can
 reproduce a deal: an HMAC-SHA256 counter stream, unbiased ``uniform(n)`` by
 rejection sampling, and a Fisher-Yates shuffle from the end of the canonical
 deck. Index 0 of the result is the top of the stock (dealt first).
+
+A variant that pulls out one card of several alike (one of 8 kings, one of 2
+AH) asks the same stream, where the shuffle stopped, which one (step 7): pulling
+"any" card this way is the same as pulling it out before the shuffle, where
+pulling the topmost one (the withdrawn deal-v1) skewed the layout.
 """
 
 from __future__ import annotations
@@ -11,13 +16,22 @@ from __future__ import annotations
 import hashlib
 import hmac
 import struct
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import NamedTuple
 
 from .cards import Card, canonical_deck
 
-ALGORITHM = "deal-v1"
+ALGORITHM = "deal-v2"
 SEED_BYTES = 32
 _TWO64 = 1 << 64
+
+#: Step 7's choice: given m candidates, the 0-based index of the one pulled out, counted from the top.
+Pick = Callable[[int], int]
+
+
+def topmost(m: int) -> int:
+    """The ``Pick`` for a hand-built deck: the topmost candidate (what a test that lays out a deck expects)."""
+    return 0
 
 
 def _stream(key: bytes) -> Iterator[int]:
@@ -30,7 +44,7 @@ def _stream(key: bytes) -> Iterator[int]:
 
 
 class DealRandom:
-    """The ``deal-v1`` random source for one (seed, variant)."""
+    """The ``deal-v2`` random source for one (seed, variant)."""
 
     def __init__(self, seed: bytes, variant_id: str) -> None:
         if len(seed) != SEED_BYTES:
@@ -47,14 +61,38 @@ class DealRandom:
                 return x % n
 
 
-def shuffled_deck(seed: bytes, variant_id: str, size: int) -> list[Card]:
-    """The whole shuffled double deck, index 0 on top."""
+class Shuffled(NamedTuple):
+    """The shuffled list (step 6's stock, index 0 on top) and the stream where the shuffle stopped (step 7)."""
+
+    cards: list[Card]
+    random: DealRandom
+
+
+def shuffle(seed: bytes, variant_id: str, size: int) -> Shuffled:
+    """Steps 1-5: the whole double deck shuffled, and the stream left ready for step 7."""
     deck = canonical_deck(size)
     rnd = DealRandom(seed, variant_id)
     for i in range(len(deck) - 1, 0, -1):
         j = rnd.uniform(i + 1)
         deck[i], deck[j] = deck[j], deck[i]
-    return deck
+    return Shuffled(deck, rnd)
+
+
+def shuffled_deck(seed: bytes, variant_id: str, size: int) -> list[Card]:
+    """The whole shuffled double deck, index 0 on top."""
+    return shuffle(seed, variant_id, size).cards
+
+
+def pull_one(cards: list[Card], candidate: Callable[[Card], bool], pick: Pick) -> Card:
+    """Step 7: remove from ``cards`` (in place) the ``pick(m)``-th of its m candidates from the top; return it.
+
+    The other cards keep their order.
+    """
+    where = [i for i, c in enumerate(cards) if candidate(c)]
+    k = pick(len(where))
+    if not 0 <= k < len(where):
+        raise ValueError(f"pick {k} is not one of the {len(where)} candidates")
+    return cards.pop(where[k])
 
 
 def parse_seed(text: str) -> bytes:

@@ -5,7 +5,7 @@ alternate colours, unlimited sequence moves, emptied stacks never filled) and ``
 same with 8 stacks; any solution fc-solve finds for one of our deals must replay as a win in our
 engine. This module only turns text into text -- a position into fc-solve's board format, fc-solve's
 solution into our notation -- so it stays pure; running the solver is the caller's business
-(tests/test_fcs_oracle.py, bench/make_fcs_fixtures.py).
+(tests/test_fcs_oracle.py, tools/make_fcs_fixtures.py).
 
 fc-solve numbers stacks and free cells from 0 and writes a stack from its bottom (the card dealt first)
 to its top (the movable card): that is our column from its head to its free card.
@@ -13,6 +13,7 @@ to its top (the movable card): that is our column from its head to its free card
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
@@ -21,8 +22,8 @@ from .game import Game
 from .games.royal_retinue import RoyalRetinue
 from .state import State
 
-#: Where build-fc-solve.sh installs the solver (the env var FC_SOLVE overrides it).
-DEFAULT_FC_SOLVE = "/root/.cache/fc-solve/bin/fc-solve"
+#: Where tools/build-fc-solve.sh installs the solver by default (the env var FC_SOLVE overrides it).
+DEFAULT_FC_SOLVE = os.path.expanduser("~/.cache/fc-solve/bin/fc-solve")
 #: Always cap the search: an unbounded one can eat 20+ GB.
 DEFAULT_MAX_ITERATIONS = 2_000_000
 

@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import ClassVar
 
 from .cards import Card
-from .deal import shuffled_deck
+from .deal import Pick, shuffle, topmost
 from .errors import IllegalMoveError, Reason, VariantError
 from .moves import Move
 from .state import State
@@ -122,12 +122,17 @@ class Game(ABC):
     # -- the deal ---------------------------------------------------------------
 
     def deal(self, seed: bytes) -> State:
-        """The starting position for ``seed`` (algorithm deal-v1)."""
-        return self.deal_from(shuffled_deck(seed, self.id, self.info.deck_size))
+        """The starting position for ``seed`` (algorithm deal-v2)."""
+        shuffled = shuffle(seed, self.id, self.info.deck_size)
+        return self.deal_from(shuffled.cards, shuffled.random.uniform)
 
     @abstractmethod
-    def deal_from(self, deck: list[Card]) -> State:
-        """The starting position from the shuffled list (index 0 on top)."""
+    def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
+        """The starting position from the shuffled list (index 0 on top).
+
+        ``pick(m)`` chooses which of m alike cards a variant pulls out singly (deal step 7): the deal's own
+        stream in ``deal``; the topmost by default, for a hand-built deck.
+        """
 
     # -- moves ------------------------------------------------------------------
 

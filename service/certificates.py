@@ -34,6 +34,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from engine.deal import ALGORITHM
+
 __all__ = [
     "CERTIFICATE_TYPE",
     "CertificateContents",
@@ -48,7 +50,7 @@ __all__ = [
 ]
 
 CERTIFICATE_TYPE = "patience-certificate/v1"
-DEAL_ALGORITHM = "deal-v1"
+DEAL_ALGORITHM = ALGORITHM
 MAX_CERTIFICATE_BYTES = 4 << 20  # 100,000 moves fit; anything bigger is refused before parsing
 _MAX_INT = (1 << 53) - 1  # integers a JavaScript verifier reads exactly
 
@@ -63,6 +65,7 @@ class CertificateReason(StrEnum):
     KEY_MISMATCH = "key-mismatch"  # the payload names another key than the envelope
     COMMITMENT_MISMATCH = "commitment-mismatch"  # commitment != SHA-256(seed)
     COUNT_MISMATCH = "count-mismatch"  # move_count != number of moves
+    UNSUPPORTED_DEAL_ALGORITHM = "unsupported-deal-algorithm"  # a deal other than deal-v2 (deal-v1 was withdrawn)
     NOT_WON = "not-won"  # replay: the moves are illegal or do not win
     REPLAY_MISMATCH = "replay-mismatch"  # replay: a win, but not the certified final position
 
@@ -330,6 +333,8 @@ def verify_certificate(encoded: bytes | str, keyring: KeyRing, *, replay: bool =
     seen["contents"] = contents
     if data["key_id"] != key_id:
         return _refuse(CertificateReason.KEY_MISMATCH, "the payload names another key than the certificate", **seen)
+    if contents.deal_algorithm != DEAL_ALGORITHM:
+        return _refuse(CertificateReason.UNSUPPORTED_DEAL_ALGORITHM, _other_deal(contents.deal_algorithm), **seen)
     if hashlib.sha256(contents.seed).digest() != contents.commitment:
         return _refuse(CertificateReason.COMMITMENT_MISMATCH, "the commitment is not SHA-256 of the seed", **seen)
     if contents.move_count != len(contents.moves):
@@ -341,13 +346,17 @@ def verify_certificate(encoded: bytes | str, keyring: KeyRing, *, replay: bool =
     return Verification(True, "", "valid", **seen)
 
 
+def _other_deal(algorithm: str) -> str:
+    return f"the certificate's deal algorithm is {algorithm[:40]!r}; this service deals and checks {DEAL_ALGORITHM}"
+
+
 def replay_certificate(contents: CertificateContents) -> tuple[CertificateReason, str] | None:
     """Replay the certified moves with the engine: None for the certified win, else (reason, message)."""
     from engine.errors import VariantError
     from engine.verify import Outcome, verify
 
     if contents.deal_algorithm != DEAL_ALGORITHM:
-        return CertificateReason.MALFORMED, f"unknown deal algorithm {contents.deal_algorithm[:40]!r}"
+        return CertificateReason.UNSUPPORTED_DEAL_ALGORITHM, _other_deal(contents.deal_algorithm)
     try:
         verdict = verify(contents.variant, dict(contents.options), contents.seed, contents.moves)
     except (VariantError, ValueError) as exc:

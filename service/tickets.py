@@ -2,7 +2,7 @@
 
 An operator mints a ticket (MintDeal) for a daily deal, a tournament or a
 challenge link. The ticket carries a random ticket id, the variant, the options,
-its issue and expiry times and an optional label, authenticated with
+its issue and expiry times, an optional label and the deal algorithm, authenticated with
 HMAC-SHA256 under the server's ticket key. The seed is not in it, not even
 encrypted: the server derives it whenever it needs it::
 
@@ -37,6 +37,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from engine.deal import ALGORITHM as DEAL_ALGORITHM
+
 __all__ = [
     "TICKET_TYPE",
     "Ticket",
@@ -62,6 +64,7 @@ class TicketReason(StrEnum):
     UNSUPPORTED_TYPE = "unsupported-type"  # a later version, or another kind of token
     UNKNOWN_KEY = "unknown-key"  # minted under a key this server does not hold (another server, or dropped)
     BAD_SIGNATURE = "bad-signature"  # altered, or forged
+    UNSUPPORTED_DEAL_ALGORITHM = "unsupported-deal-algorithm"  # minted for another deal algorithm (deal-v1)
     EXPIRED = "expired"
     NOT_YET_VALID = "not-yet-valid"  # issued in the future (beyond the clock skew allowance)
 
@@ -86,6 +89,7 @@ class Ticket:
     expires_at: int
     label: str = ""
     key_id: str = ""
+    deal_algorithm: str = DEAL_ALGORITHM
 
 
 def _canonical(value: object) -> bytes:
@@ -127,7 +131,10 @@ _FIELDS: dict[str, type] = {
     "issued_at": int,
     "expires_at": int,
     "label": str,
+    "deal": str,
 }
+#: The deal algorithm of a ticket minted before tickets named theirs.
+_UNNAMED_DEAL = "deal-v1"
 
 
 @dataclass
@@ -190,6 +197,7 @@ class TicketMinter:
                 "issued_at": ticket.issued_at,
                 "expires_at": ticket.expires_at,
                 "label": ticket.label,
+                "deal": ticket.deal_algorithm,
             }
         )
         text = f"{PREFIX}.{_b64u(payload)}.{_b64u(_tag(self.key, payload))}"
@@ -239,6 +247,12 @@ def _read(data: dict[str, Any], payload: bytes) -> Ticket:
     """The fields of an authentic payload (the server wrote it, but check it as if it had not)."""
     if data.get("type") != TICKET_TYPE:
         raise TicketError(TicketReason.UNSUPPORTED_TYPE, "a token of another kind or version")
+    deal = data.get("deal", _UNNAMED_DEAL)
+    if deal != DEAL_ALGORITHM:
+        raise TicketError(
+            TicketReason.UNSUPPORTED_DEAL_ALGORITHM,
+            f"the deal ticket is for deal algorithm {str(deal)[:40]!r}; this server deals {DEAL_ALGORITHM}",
+        )
     if set(data) != set(_FIELDS) or _canonical(data) != payload:
         raise TicketError(TicketReason.MALFORMED, "a deal ticket with unexpected fields")
     for name, kind in _FIELDS.items():
@@ -255,4 +269,5 @@ def _read(data: dict[str, Any], payload: bytes) -> Ticket:
         expires_at=data["expires_at"],
         label=data["label"],
         key_id=data["kid"],
+        deal_algorithm=data["deal"],
     )

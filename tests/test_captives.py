@@ -132,7 +132,7 @@ def test_deal_by_hand_built_deck() -> None:
     assert s.stock == tuple(rest)
 
 
-def test_seeded_deal_is_deal_v1() -> None:
+def test_seeded_deal_is_deal_v2() -> None:
     seed = bytes(range(32))
     assert game.deal(seed) == game.deal_from(shuffled_deck(seed, "captives", 104))
     assert game.deal(seed) != game.deal(bytes(32))
@@ -456,6 +456,16 @@ def test_stock_may_be_turned_at_any_time() -> None:
     s = position(["KH", "9S", "8S"], stock="2D")
     assert any(m.target is not None for m in game.legal_moves(s))
     accept(s, "s")
+
+
+def test_waste_may_be_turned_over_at_any_time_once_the_stock_is_empty() -> None:
+    """Decision (RULES.md): "if everything that can be moved has been moved" is advice too: with tableau moves and
+    a waste move still open, ``rd`` is legal once the stock is empty; with a card left in the stock it is not."""
+    s = position(["KH", "9S", "8S"], waste="7S 2D")
+    assert {"1-k", "3-2/1", "w-4", "rd"} <= {m.text() for m in game.legal_moves(s)}
+    turned = accept(s, "rd")
+    assert texts(turned.stock) == "7S 2D" and turned.waste == () and turned.redeals == 1
+    refuse(position(["KH", "9S", "8S"], stock="AD", waste="7S 2D"), "rd", Reason.STOCK_NOT_EMPTY)
 
 
 # -- moves this game lacks -------------------------------------------------------------

@@ -30,16 +30,20 @@ from service.certificates import (
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = bytes(32)
-# A cats-tail win for seed 00..00 (found by a best-first search; 155 moves).
+# A cats-tail win for seed 00..00 (Freecell Solver's solution, replayed into explicit moves; 243 moves).
 WIN_TEXT = """
-5-f1 8-f2 8-f3 6-f3 4-f3 8-r1 8-f4 2-f4 4-r2 4-r3 4-f2 4-f4 5-9/1 5-1/1 5-f2 5-f1 9-f1 9-f2 2-f2 r1-f1 r2-f2
-3-f2 7-f2 5-f2 5-r1 5-r2 5-f5 5-f1 2-f1 2-f5 5-9/1 5-f4 7-8/1 7-f1 7-r4 7-f6 7-f2 7-5/1 7-r5 7-f1 r5-f1 2-r5
-2-r6 2-f7 6-f7 1-4/1 1-r7 1-r8 1-f4 6-3/1 r3-3 6-r3 6-f4 8-3/2 8-6/1 r4-1 8-r4 8-f2 8-f7 9-f2 6-9/2 r2-1 6-1/1
-6-r2 6-f5 r7-6 2-r7 2-4/1 2-f5 1-f5 2-3/1 2-4/1 2-f1 2-f4 2-f3 r5-f3 4-9/2 4-f1 r8-f1 3-r5 3-f4 r6-f4 3-2/1
-3-f4 2-3/2 2-r6 2-f8 7-f8 2-3/1 2-4/1 2-f4 2-r8 2-f6 2-f1 8-f6 r3-f6 7-f6 7-r3 7-f7 r3-f7 4-7/2 3-4/5 3-f4
-6-r3 6-f4 5-9/1 r5-4 5-r5 5-f8 5-f5 5-f8 3-f8 1-f8 3-f5 3-f2 4-f8 4-f5 5-f3 9-f8 4-f8 r5-f5 r8-f5 8-4/1 8-f3
-r1-f3 4-f3 8-f3 8-f7 8-f8 8-f6 1-f6 r2-f8 r3-f8 r6-f3 r7-f6 9-f6 4-f6 7-f6 7-f3 5-f3 4-8/1 4-f6 7-f6 8-4/2
-8-f7 1-f7 8-f8 r4-f7 9-f7 4-f7 9-f5 4-f5 9-f7 4-f7 9-f5
+8-r1 6-r2 6-r3 6-r4 6-8/1 r2-5 6-r5 6-r6 2-r7 2-r8 2-r2 2-6/1 r8-f1 r1-7 2-8/1 4-r8 4-r1 r3-4 r7-8 4-r3 4-r7
+r4-4 9-r4 9-2/2 3-5/1 2-3/3 r7-2 4-7/2 r5-2 5-2/3 5-r7 5-r5 5-8/1 r3-4 9-r3 3-9/4 3-6/1 7-6/4 r8-7 r4-3 7-r8
+7-r4 7-f2 6-f2 3-f2 r8-6 3-r8 3-5/1 r3-3 7-r3 7-f3 8-f3 3-4/3 r4-f3 7-r4 r7-7 r8-f3 7-r7 7-r8 7-2/1 8-2/4
+5-8/2 4-5/5 7-8/1 6-7/7 6-9/1 6-4/1 r8-9 r7-9 4-r8 4-r7 4-f2 4-f4 7-f4 2-f4 4-9/1 r4-4 7-r4 7-f4 7-f3 r2-f3
+r8-f3 5-f3 r4-9 3-r2 3-2/1 3-f1 3-f2 3-r8 3-r4 3-f2 3-f5 3-5/1 r8-7 3-r8 3-f4 3-f6 r4-2 r8-8 3-r4 3-r8 9-3/10
+9-f3 9-3/1 9-f7 2-f7 9-4/1 7-4/5 r4-9 r8-9 3-r4 3-f7 9-f7 4-f7 4-f4 r3-7 6-r8 6-r3 6-f1 6-f4 r2-7 4-r2 4-f4
+r7-4 8-r7 8-f4 8-f3 r2-4 6-r2 r7-6 2-r7 2-f1 r2-f1 2-r2 2-f7 2-f2 r6-f2 2-r6 2-f2 6-2/2 6-f6 r1-f1 4-f1 5-f1
+r3-8 r5-f1 8-f1 7-f1 8-r1 8-r3 8-r5 8-f6 r6-5 r5-6 r1-6 9-r6 9-r5 9-f7 5-f7 4-8/5 8-r1 8-f7 8-f2 8-f3 r3-f1
+r8-f2 8-f2 9-f2 4-r3 4-r8 4-8/1 4-2/1 4-f8 r5-4 8-r5 8-f1 r4-f8 6-r4 6-f3 r6-4 5-r6 5-f7 r7-f8 7-r7 7-f3 r3-f8
+4-f8 r8-f8 4-r3 4-r8 4-f6 4-f4 5-f4 r7-f4 6-f4 r4-5 r3-2 r8-f8 4-r7 4-r4 4-r3 4-r8 r5-4 3-r5 3-f6 2-f6 r3-f5
+r8-4 3-r3 3-f6 3-f8 r1-3 r7-4 2-r8 2-r1 2-f8 4-f8 5-f8 r1-f6 3-r7 3-f6 2-f6 4-f6 4-f8 r4-f5 2-r1 2-f6 2-f8
+4-f6 r5-f5 r1-5 r2-f5 r3-f5 r8-f5 r7-f5 r6-f5 3-f5 5-f5 3-f7 5-f7 3-f5 5-f5 3-f7
 """
 WIN = WIN_TEXT.split()
 
@@ -129,7 +133,7 @@ def test_the_encoding_is_canonical_and_deterministic(ring: KeyRing, contents: Ce
     payload = payload_of(encoded)
     assert payload["type"] == CERTIFICATE_TYPE
     assert payload["seed"] == SEED.hex() and payload["commitment"] == hashlib.sha256(SEED).hexdigest()
-    assert payload["moves"] == list(contents.moves) and payload["move_count"] == 155
+    assert payload["moves"] == list(contents.moves) and payload["move_count"] == 243
     assert payload["key_id"] == envelope(encoded)["key_id"]
 
 
@@ -162,11 +166,11 @@ TAMPERED_VALUES: dict[str, Any] = {
     "game_id": "game-2",
     "variant": "royal-retinue",
     "options": {"sequence_moves": "false"},
-    "deal": "deal-v2",
+    "deal": "deal-v1",
     "seed": "11" * 32,
     "commitment": "22" * 32,
     "moves": ["5-f1"],
-    "move_count": 154,
+    "move_count": 242,
     "undo_count": 0,
     "started_at": 1_764_000_000_001,
     "finished_at": 1_764_000_900_124,
@@ -236,8 +240,10 @@ def test_signed_contents_are_still_checked(ring: KeyRing, contents: CertificateC
     good = payload_of(ring.sign(contents))
     cases: list[tuple[dict[str, Any] | bytes, str]] = [
         ({**good, "key_id": "0123456789abcdef"}, "key-mismatch"),
+        ({**good, "deal": "deal-v1"}, "unsupported-deal-algorithm"),  # the withdrawn algorithm
+        ({**good, "deal": "deal-v3"}, "unsupported-deal-algorithm"),
         ({**good, "commitment": "22" * 32}, "commitment-mismatch"),
-        ({**good, "move_count": 154}, "count-mismatch"),
+        ({**good, "move_count": 242}, "count-mismatch"),
         ({**good, "type": "patience-certificate/v2"}, "unsupported-type"),
         ({**good, "result": "lost"}, "malformed"),
         ({k: v for k, v in good.items() if k != "undo_count"}, "malformed"),
@@ -268,6 +274,9 @@ def test_replay_refuses_a_signed_certificate_whose_moves_do_not_win(
     assert ring.verify(ring.sign(illegal), replay=True).reason == "not-won"
     wrong_end = replace(contents, final_state_hash="00" * 32)
     assert ring.verify(ring.sign(wrong_end), replay=True).reason == "replay-mismatch"
+    old_deal = replace(contents, deal_algorithm="deal-v1")
+    assert ring.verify(ring.sign(old_deal), replay=True).reason == "unsupported-deal-algorithm"
+    assert ring.verify(ring.sign(contents), replay=True).valid
     other_game = replace(contents, variant="no-such-game")
     assert ring.verify(ring.sign(other_game), replay=True).reason == "malformed"
 
@@ -324,8 +333,7 @@ def test_rotation_keeps_old_certificates_verifiable(contents: CertificateContent
 
 def test_the_javascript_webcrypto_verifier_agrees(ring: KeyRing, contents: CertificateContents, tmp_path: Path) -> None:
     node = shutil.which("node")
-    if node is None:
-        pytest.skip("node is not installed: the WebCrypto reference verifier cannot run")
+    assert node is not None, "node is not installed (deploy/setup.sh installs it): the WebCrypto verifier cannot run"
     encoded = ring.sign(contents)
     payload = payload_of(encoded)
     payload["undo_count"] = 0
@@ -334,6 +342,7 @@ def test_the_javascript_webcrypto_verifier_agrees(ring: KeyRing, contents: Certi
         "tampered": (with_payload(encoded, payload), 1, "bad-signature"),
         "foreign": (KeyRing.generate().sign(contents), 1, "unknown-key"),
         "count": (resign(ring, {**payload_of(encoded), "move_count": 1}), 1, "count-mismatch"),
+        "deal-v1": (resign(ring, {**payload_of(encoded), "deal": "deal-v1"}), 1, "unsupported-deal-algorithm"),
     }
     assert ring.signing_key is not None
     key_arg = f"{ring.active_key_id}={base64.b64encode(raw_public_key(ring.signing_key.public_key())).decode()}"
@@ -349,3 +358,35 @@ def test_the_javascript_webcrypto_verifier_agrees(ring: KeyRing, contents: Certi
         assert done.returncode == code, (name, done.stdout, done.stderr)
         result = json.loads(done.stdout)
         assert result["reason"] == ("" if reason == "''" else reason), name
+
+
+def test_the_web_clients_verifier_refuses_another_deal_algorithm(ring: KeyRing, contents: CertificateContents) -> None:
+    """clients/web/certificate.js (the page's own check, run here under node): a genuine certificate passes, the
+    same contents signed as deal-v1 are refused with unsupported-deal-algorithm, as by the service."""
+    node = shutil.which("node")
+    assert node is not None, "node is not installed (deploy/setup.sh installs it): the web client's verifier cannot run"
+    assert ring.signing_key is not None
+    public = base64.b64encode(raw_public_key(ring.signing_key.public_key())).decode()
+    keys = [{"keyId": ring.active_key_id, "publicKey": public}]
+    genuine = ring.sign(contents)
+    old = resign(ring, {**payload_of(genuine), "deal": "deal-v1"})
+    script = """
+import { verifyCertificate } from MODULE;
+let input = '';
+for await (const chunk of process.stdin) input += chunk;
+const { keys, certs } = JSON.parse(input);
+const out = [];
+for (const c of certs) out.push((await verifyCertificate(Uint8Array.from(atob(c), (x) => x.charCodeAt(0)), keys)));
+console.log(JSON.stringify(out.map((r) => [r.valid, r.reason])));
+""".replace("MODULE", json.dumps((ROOT / "clients" / "web" / "certificate.js").as_uri()))
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", script],
+        input=json.dumps({"keys": keys, "certs": [base64.b64encode(c).decode() for c in (genuine, old)]}),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[True, ""], [False, "unsupported-deal-algorithm"]]
+    assert ring.verify(old).reason == "unsupported-deal-algorithm"

@@ -55,7 +55,9 @@ async def _unary(channel: grpc.aio.Channel, rng: random.Random, game: tuple[str,
         lambda: stub.NewGame(pb.NewGameRequest(variant="cats-tail")),
         lambda: stub.GetGame(pb.GetGameRequest(game_id=game_id), metadata=bearer(token)),
         lambda: stub.LegalMoves(pb.LegalMovesRequest(game_id=game_id), metadata=bearer(token)),
-        lambda: stub.ApplyMove(pb.ApplyMoveRequest(game_id=game_id, expected_version=1, text="zz"), metadata=bearer(token)),
+        lambda: stub.ApplyMove(
+            pb.ApplyMoveRequest(game_id=game_id, expected_version=1, text="zz"), metadata=bearer(token)
+        ),
         lambda: stub.GetSigningKeys(pb.GetSigningKeysRequest()),
         lambda: stub.VerifyCertificate(pb.VerifyCertificateRequest(certificate=b"x")),
     ]

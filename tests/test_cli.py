@@ -12,7 +12,7 @@ import pytest
 
 from engine import VARIANT_IDS, get_game
 from engine.cards import TEXT
-from engine.deal import shuffled_deck
+from engine.deal import shuffle, shuffled_deck
 
 SEED = "ab" * 32
 EXE = shutil.which("patience", path=str(Path(sys.executable).parent))
@@ -40,6 +40,14 @@ def test_deal_json_holds_the_whole_shuffled_list_and_layout(variant: str) -> Non
     state = game.deal(bytes.fromhex(SEED))
     assert doc["state"]["columns"] == [[TEXT[c] for c in col] for col in state.columns]
     assert doc["state"]["stock"] == [TEXT[c] for c in state.stock]  # offline tool: hidden cards shown
+    assert doc["algorithm"] == "deal-v2"
+    shuffled = shuffle(bytes.fromhex(SEED), variant, game.info.deck_size)
+    if variant in ("royal-retinue", "royal-retinue-aces", "tribunal", "picture-gallery"):
+        assert doc["pulled"] == {"m": 8, "k": shuffled.random.uniform(8)}
+    elif variant.startswith("sultan"):
+        assert doc["pulled"] == {"m": 2, "k": shuffled.random.uniform(2)}
+    else:
+        assert doc["pulled"] is None
 
 
 def test_deal_text_shows_hidden_cards() -> None:

@@ -126,6 +126,10 @@ def cases(win: service_certs.CertificateContents, ring: service_certs.KeyRing) -
         "not canonical": (envelope(ring, win.payload(kid).replace(b",", b", ", 1)), "malformed"),
         "extra field": (envelope(ring, edited(win, kid, lambda d: d.__setitem__("extra", 1))), "malformed"),
         "key mismatch": (envelope(ring, win.payload("feedfacefeedface")), "key-mismatch"),
+        "deal-v1": (
+            envelope(ring, edited(win, kid, lambda d: d.__setitem__("deal", "deal-v1"))),
+            "unsupported-deal-algorithm",
+        ),
         "commitment": (
             envelope(ring, edited(win, kid, lambda d: d.__setitem__("commitment", "00" * 32))),
             "commitment-mismatch",

@@ -117,6 +117,27 @@ def healthcheck_command() -> list[str]:
     pytest.fail("the runtime stage has no HEALTHCHECK")
 
 
+#: Reaches outside the repository that no script, test or doc may make (spelled in pieces so this file passes).
+OUTSIDE = ("/" + "work/", "../" + "shared", "PATIENCE_" + "SHARED_DIR", "/" + "root/")
+_SKIP_DIRS = {".git", ".venv", "node_modules", ".mypy_cache", ".ruff_cache", ".hypothesis", "__pycache__"}
+
+
+def test_the_repository_reaches_nothing_outside_itself() -> None:
+    """The set-up, the tests and the docs work from a fresh clone alone: no machine path, no sibling folder."""
+    found = []
+    for path in ROOT.rglob("*"):
+        rel = path.relative_to(ROOT)
+        if not path.is_file() or _SKIP_DIRS & set(rel.parts) or rel.parts[0].endswith(".egg-info"):
+            continue
+        if path.suffix in {".jpg", ".png", ".svg"} or rel.parts[:3] == ("tests", "data", "fcs"):
+            continue
+        text = path.read_text(errors="replace")
+        found += [f"{rel}: {needle}" for needle in OUTSIDE if needle in text]
+    assert found == []
+    assert (ROOT / "tools" / "build-fc-solve.sh").is_file()
+    assert "tools/build-fc-solve.sh" in (DEPLOY / "setup.sh").read_text()
+
+
 def test_hadolint_passes() -> None:
     result = run(tool("hadolint"), "--config", str(ROOT / ".hadolint.yaml"), str(DOCKERFILE))
     assert result.returncode == 0, result.stdout + result.stderr

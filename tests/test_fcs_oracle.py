@@ -5,13 +5,12 @@ deals) as the same game with 8 stacks. Every solution it finds for one of our de
 win in our engine. The solver is a subprocess here, never in the engine.
 
 Locating the solver: env FC_SOLVE, else ~/.cache/fc-solve/bin/fc-solve (built by
-/work/shared/tools/build-fc-solve.sh, which deploy/setup.sh runs). A missing solver FAILS these tests
-unless PATIENCE_SKIP_FCS=1.
+tools/build-fc-solve.sh, which deploy/setup.sh runs). A missing solver FAILS these tests; outside CI
+PATIENCE_SKIP_FCS=1 skips them instead (CI=true ignores it).
 
-Measured with the iteration cap below (100,000; fc-solve is deterministic, so these do not vary):
-cats-tail 17 of 20, royal-retinue 19 of 20, royal-retinue-aces 10 of 10, royal-retinue-kings-last 8 of
-10, in about 3 s on 2 cores. With 2,000,000 iterations cats-tail reaches 18 and royal-retinue 20, but an
-unsolved deal then costs ~50 s. The thresholds leave one deal of slack for another fc-solve build.
+Measured on the deal-v2 deals with the iteration cap below (100,000; fc-solve is deterministic, so these
+do not vary): cats-tail 19 of 20, royal-retinue 16 of 20, royal-retinue-aces 10 of 10,
+royal-retinue-kings-last 7 of 10. The thresholds leave one deal of slack for another fc-solve build.
 """
 
 from __future__ import annotations
@@ -42,7 +41,7 @@ def oracle_seed(i: int) -> bytes:
 def find_fc_solve() -> str | None:
     """env FC_SOLVE if set (a wrong one is not papered over), else where build-fc-solve.sh puts it."""
     given = os.environ.get("FC_SOLVE")
-    for path in [given] if given else [os.path.expanduser("~/.cache/fc-solve/bin/fc-solve"), DEFAULT_FC_SOLVE]:
+    for path in [given] if given else [DEFAULT_FC_SOLVE]:
         if os.access(path, os.X_OK):
             return path
     return None
@@ -52,11 +51,11 @@ def find_fc_solve() -> str | None:
 def fc_solve() -> str:
     path = find_fc_solve()
     if path is None:
-        if os.environ.get("PATIENCE_SKIP_FCS") == "1":
+        if os.environ.get("PATIENCE_SKIP_FCS") == "1" and os.environ.get("CI", "") in ("", "false"):
             pytest.skip("fc-solve is missing and PATIENCE_SKIP_FCS=1")
         pytest.fail(
-            "fc-solve not found (env FC_SOLVE, ~/.cache/fc-solve/bin/fc-solve): run "
-            "/work/shared/tools/build-fc-solve.sh (deploy/setup.sh does), or set PATIENCE_SKIP_FCS=1 to skip"
+            "fc-solve not found (env FC_SOLVE, ~/.cache/fc-solve/bin/fc-solve): run tools/build-fc-solve.sh "
+            "(deploy/setup.sh does); outside CI, PATIENCE_SKIP_FCS=1 skips these tests"
         )
     return path
 
@@ -98,10 +97,10 @@ def oracle(fc_solve: str, variant: str, n: int) -> tuple[int, list[str]]:
 @pytest.mark.parametrize(
     ("variant", "n", "at_least"),
     [
-        ("cats-tail", 20, 16),
-        ("royal-retinue", 20, 18),
+        ("cats-tail", 20, 18),
+        ("royal-retinue", 20, 15),
         ("royal-retinue-aces", 10, 9),
-        ("royal-retinue-kings-last", 10, 7),
+        ("royal-retinue-kings-last", 10, 6),
     ],
 )
 def test_every_fc_solve_solution_replays_as_a_win(fc_solve: str, variant: str, n: int, at_least: int) -> None:

@@ -302,7 +302,7 @@ def test_list_variants(client: httpx.Client) -> None:
 def test_new_game_and_get_game(client: httpx.Client, server: LiveServer) -> None:
     data = new_game(client, server, "cats-tail", SEED)
     game, token = data["game"], data["gameToken"]
-    assert game["version"] == "1" and game["status"] == "GAME_STATUS_IN_PROGRESS" and game["dealAlgorithm"] == "deal-v1"
+    assert game["version"] == "1" and game["status"] == "GAME_STATUS_IN_PROGRESS" and game["dealAlgorithm"] == "deal-v2"
     assert base64.b64decode(game["commitment"]) == hashlib.sha256(SEED).digest()
     assert game["seed"] == ""  # not before the game is over
     expected = get_game("cats-tail").deal(SEED)

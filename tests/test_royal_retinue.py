@@ -79,7 +79,23 @@ def seeds(n: int) -> list[bytes]:
 EIGHT_KINGS = "3C KH KD KC KS KH KD KC 4C KS 5C"
 
 
-def test_royal_retinue_deal_pulls_the_topmost_king_and_each_king_starts_a_column() -> None:
+def test_royal_retinue_deal_pulls_the_king_step_7_chooses_and_each_king_starts_a_column() -> None:
+    asked: list[int] = []
+
+    def fourth(m: int) -> int:
+        asked.append(m)
+        return 3
+
+    s = RR.deal_from(deck_with(EIGHT_KINGS), fourth)  # the 4th king from the top, KS, heads column 1
+    assert asked == [8]
+    assert [text(c) for c in s.columns[:7]] == ["KS 3C", "KH", "KD", "KC", "KH", "KD", "KC 4C"]
+    assert text(s.columns[7][:3]) == "KS 5C AC"
+    for game in (RR, ACES):
+        with pytest.raises(ValueError):
+            game.deal_from(deck_with(EIGHT_KINGS), lambda m: m)  # no 9th king to choose
+
+
+def test_royal_retinue_hand_built_deck_pulls_the_topmost_king_by_default() -> None:
     s = RR.deal_from(deck_with(EIGHT_KINGS))
     assert [text(c) for c in s.columns[:7]] == ["KH 3C", "KD", "KC", "KS", "KH", "KD", "KC 4C"]
     assert text(s.columns[7][:3]) == "KS 5C AC"
@@ -96,6 +112,11 @@ def test_royal_retinue_deal_cards_before_the_first_king_go_on_it() -> None:
 
 
 def test_aces_deal_starts_the_foundations_with_the_eight_aces_in_deck_order() -> None:
+    asked: list[int] = []
+    last = ACES.deal_from(deck_with("AH AD " + EIGHT_KINGS), lambda m: asked.append(m) or m - 1)
+    assert asked == [8]  # the aces are out first (step 6); then one of the 8 kings is chosen (step 7)
+    assert [text(f) for f in last.foundations] == ["AH", "AD", "AC", "AS", "AC", "AD", "AH", "AS"]
+    assert text(last.columns[0][:2]) == "KS 3C"  # the 8th king from the top: the second KS, canonical order
     s = ACES.deal_from(deck_with("AH AD " + EIGHT_KINGS))
     assert [text(f) for f in s.foundations] == ["AH", "AD", "AC", "AS", "AC", "AD", "AH", "AS"]
     assert [text(c) for c in s.columns[:7]] == ["KH 3C", "KD", "KC", "KS", "KH", "KD", "KC 4C"]
@@ -213,20 +234,45 @@ def test_a_run_of_any_length_moves() -> None:
     assert text(new.columns[1]) == "KC " + run
 
 
-def test_sequence_moves_off_refuses_runs_but_not_single_cards() -> None:
-    s = pos("KC 5D 9S 8H 7C", "KD TD", "KS 8D", ncols=9)
-    refused(CATS_NO_RUNS, s, "1-2", Reason.SEQUENCE_MOVES_OFF)
-    refused(CATS_NO_RUNS, s, "1-2/3", Reason.SEQUENCE_MOVES_OFF)
-    assert play(CATS_NO_RUNS, s, "1-3")[1] == "1-3/1"
-    assert play(CATS, s, "1-2")[1] == "1-2/3"
-    assert {m.text() for m in CATS_NO_RUNS.legal_moves(s) if m.target and m.target.kind.value == ""} == {"1-3/1"}
-    assert "1-2/3" in {m.text() for m in CATS.legal_moves(s)}
+def test_a_run_goes_by_its_highest_card() -> None:
+    """RULES.md: "a run by its highest card" goes onto a free card one rank higher and of the other colour."""
+    s = pos("KC 8H 7C", "KD 9S", "KS 8D")
+    assert play(RR, s, "1-2")[1] == "1-2/2"  # 8H, the run's highest card, on 9S
+    assert play(RR, s, "1-3")[1] == "1-3/1"  # a run's tail is a run too: 7C alone on 8D
+    refused(RR, s, "1-3/2", Reason.DOES_NOT_FIT)  # the highest card, 8H, does not go on 8D
+    refused(RR, s, "1-2/1", Reason.DOES_NOT_FIT)  # 7C alone does not go on 9S
 
 
-def test_sequence_moves_is_an_option_of_cats_tail_only() -> None:
-    assert get_game("cats-tail", {"sequence_moves": "false"}).options == {"sequence_moves": False}
+@pytest.mark.parametrize("game", FAMILY, ids=lambda g: g.id)
+def test_sequence_moves_off_refuses_runs_but_not_single_cards(game: Game) -> None:
+    """RULES.md: the option exists in all four king-chain games; off, a run of 2+ cards between columns is refused
+    and its one-card neighbour accepted; on (the default), the run moves."""
+    no_runs = get_game(game.id, {"sequence_moves": False})
+    s = pos("KC 5D 9S 8H 7C", "KD TD", "KS 8D", ncols=len(game.deal(bytes(32)).columns))
+    refused(no_runs, s, "1-2", Reason.SEQUENCE_MOVES_OFF)
+    refused(no_runs, s, "1-2/3", Reason.SEQUENCE_MOVES_OFF)
+    assert play(no_runs, s, "1-3")[1] == "1-3/1"
+    assert play(game, s, "1-2")[1] == "1-2/3"
+    assert {m.text() for m in no_runs.legal_moves(s) if m.target and m.target.kind.value == ""} == {"1-3/1"}
+    assert "1-2/3" in {m.text() for m in game.legal_moves(s)}
+    assert "1-2/3" not in {m.text() for m in no_runs.legal_moves(s)}
+
+
+@pytest.mark.parametrize("variant", ["royal-retinue", "royal-retinue-aces", "royal-retinue-kings-last", "cats-tail"])
+def test_sequence_moves_is_an_option_of_the_four_king_chain_games(variant: str) -> None:
+    assert get_game(variant).options == {"sequence_moves": True}  # the default
+    off = get_game(variant, {"sequence_moves": "false"})
+    assert off.options == {"sequence_moves": False} and off.options_text() == "sequence_moves=false"
+    assert get_game(variant, {"sequence_moves": "true"}).options_text() == ""
     with pytest.raises(VariantError) as info:
-        get_game("royal-retinue", {"sequence_moves": False})
+        get_game(variant, {"sequence_moves": "sometimes"})
+    assert info.value.reason is Reason.BAD_OPTION
+
+
+@pytest.mark.parametrize("variant", ["tribunal", "picture-gallery", "captives", "sultan-36", "sultan-52"])
+def test_sequence_moves_is_no_option_of_the_other_games(variant: str) -> None:
+    with pytest.raises(VariantError) as info:
+        get_game(variant, {"sequence_moves": False})
     assert info.value.reason is Reason.BAD_OPTION
 
 

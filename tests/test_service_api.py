@@ -91,7 +91,7 @@ def test_new_game_deals_from_the_committed_seed_and_shows_no_secret(
     assert game.version == 1 and game.move_count == 0 and game.undo_count == 0
     assert game.status in (pb.GAME_STATUS_IN_PROGRESS, pb.GAME_STATUS_STUCK)
     assert game.commitment == hashlib.sha256(SEED).digest()
-    assert game.deal_algorithm == "deal-v1"
+    assert game.deal_algorithm == "deal-v2"
     assert not game.seed and not game.server_seed
     assert game.HasField("expires_at") and not game.HasField("finished_at")
     assert len(token) >= 40
@@ -101,8 +101,16 @@ def test_new_game_deals_from_the_committed_seed_and_shows_no_secret(
     assert_no_secret(game, engine_game, start, SEED)
 
 
+def test_the_four_king_chain_games_offer_sequence_moves(client: Client) -> None:
+    reply = client.ListVariants(pb.ListVariantsRequest())
+    with_option = {v.id for v in reply.variants if [o.name for o in v.options] == ["sequence_moves"]}
+    assert with_option == {"royal-retinue", "royal-retinue-aces", "royal-retinue-kings-last", "cats-tail"}
+
+
 def test_options_are_signed_into_the_game(client: Client, seeds: FixedSeeds) -> None:
     game, _ = new_game(client, seeds, "cats-tail", options={"sequence_moves": "false"})
+    assert dict(game.options) == {"sequence_moves": "false"}
+    game, _ = new_game(client, seeds, "royal-retinue", options={"sequence_moves": "false"})
     assert dict(game.options) == {"sequence_moves": "false"}
     game, _ = new_game(client, seeds, "picture-gallery")
     assert dict(game.options) == {"deals": "2"}
@@ -257,11 +265,11 @@ def test_apply_move_as_text_and_structured(client: Client, seeds: FixedSeeds) ->
 
 
 def test_applied_move_comes_back_explicit(client: Client, seeds: FixedSeeds) -> None:
-    game, token = new_game(client, seeds, "royal-retinue")
+    game, token = new_game(client, seeds, "cats-tail")
     legal = client.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=bearer(token))
     to_foundation = next((m for m in legal.moves if m.move.target.kind == pb.PILE_KIND_FOUNDATION), None)
     assert to_foundation is not None, "this seed's deal has a free ace"
-    implicit = to_foundation.text.rsplit("f", 1)[0] + "f"  # "5-f1" -> "5-f"
+    implicit = to_foundation.text.rsplit("f", 1)[0] + "f"  # "3-f1" -> "3-f"
     reply = client.ApplyMove(
         pb.ApplyMoveRequest(game_id=game.game_id, expected_version=1, text=implicit), metadata=bearer(token)
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
+import json
 import time
 from collections.abc import Iterator
 
@@ -79,6 +81,43 @@ def test_a_ticket_deals_the_same_game_to_everyone_and_hides_its_seed(client: Cli
         assert dict(g.options) == {"sequence_moves": "false"}
     game = get_game("cats-tail", {"sequence_moves": "false"})
     assert one.game.view == two.game.view == view_message(player_view(game, game.deal(seed)))
+
+
+@pytest.mark.parametrize("variant", ["royal-retinue", "royal-retinue-aces", "royal-retinue-kings-last"])
+def test_a_ticket_signs_sequence_moves_into_a_royal_retinue_deal(client: Client, variant: str) -> None:
+    minted = mint(client, variant, options={"sequence_moves": "false"})
+    game = client.NewGame(pb.NewGameRequest(deal_ticket=minted.deal_ticket)).game
+    assert game.variant == variant and dict(game.options) == {"sequence_moves": "false"}
+    r = refusal(lambda: mint(client, variant, options={"sequence_moves": "sometimes"}))
+    assert (r.code, r.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_OPTION")
+
+
+def test_a_deal_v1_ticket_is_refused_with_its_own_reason(client: Client) -> None:
+    """A ticket authenticated by our own key but naming the withdrawn deal-v1 (or, minted before tickets named their
+    algorithm, none) would deal another layout than it did: refused, never dealt."""
+    minted = mint(client)
+    data = json.loads(base64.urlsafe_b64decode(minted.deal_ticket.split(".")[1] + "=="))
+    assert data["deal"] == "deal-v2"
+    for old in ({**data, "deal": "deal-v1"}, {k: v for k, v in data.items() if k != "deal"}):
+        payload = json.dumps(old, sort_keys=True, separators=(",", ":")).encode()
+        tag = hmac.new(MINTER.key, b"ticket-auth|" + payload, hashlib.sha256).digest()
+        text = f"pt1.{b64u(payload)}.{b64u(tag)}"
+        r = refusal(lambda t=text: client.NewGame(pb.NewGameRequest(deal_ticket=t)))
+        assert (r.code, r.reason, r.metadata["why"]) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "BAD_TICKET",
+            "unsupported-deal-algorithm",
+        )
+        r = refusal(lambda t=text: client.SubmitSolution(pb.SubmitSolutionRequest(deal_ticket=t, moves=["s"])))
+        assert (r.code, r.reason, r.metadata["why"]) == (
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "BAD_TICKET",
+            "unsupported-deal-algorithm",
+        )
+
+
+def b64u(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
 def test_bad_tickets_are_refused(client: Client) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from engine import IllegalMoveError, Move, Reason, State, Status, get_game
 from engine.cards import NO_CARD, Card, canonical_deck, card_text, parse_card
-from engine.deal import shuffled_deck
+from engine.deal import shuffle
 from engine.games.sultan import Sultan36, Sultan52
 from engine.moves import PileKind
 from engine.verify import Outcome, replay
@@ -127,6 +127,26 @@ def test_deal_pulls_kings_and_topmost_ace_of_hearts(game: Sultan36, stock: int) 
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_deal_pulls_the_ace_of_hearts_that_deal_step_7_chooses(game: Sultan36) -> None:
+    """Of the two AH, the one the stream picks (k = 1: the lower one) goes to f8; the other keeps its place."""
+    d = deck_with(game, "7S KS AH 9D KH JC KC 8D AH 6C TS QH")
+    asked: list[int] = []
+
+    def lower(m: int) -> int:
+        asked.append(m)
+        return 1
+
+    s = game.deal_from(d, lower)
+    assert asked == [2]
+    assert s.foundations[-1] == cards("AH")
+    assert texts(s.cells[:6]) == "7S AH 9D JC 8D 6C"  # the upper AH stays in its place
+    rest = [c for c in d if card_text(c)[0] != "K"]
+    del rest[rest.index(parse_card("AH"), rest.index(parse_card("AH")) + 1)]
+    assert [*s.cells, *s.stock] == rest
+    assert texts(game.deal_from(d).cells[:6]) == "7S 9D JC 8D AH 6C"  # the default: the topmost one
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_foundation_order_does_not_depend_on_where_the_kings_were(game: Sultan36) -> None:
     a = game.deal_from(deck_with(game, "KS KS KH KH KD KD KC KC AH"))
     b = game.deal_from(deck_with(game, "AH KC KD KH KS"))
@@ -135,9 +155,10 @@ def test_foundation_order_does_not_depend_on_where_the_kings_were(game: Sultan36
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_seeded_deal_is_deal_v1(game: Sultan36) -> None:
+def test_seeded_deal_is_deal_v2(game: Sultan36) -> None:
     seed = bytes(range(32))
-    assert game.deal(seed) == game.deal_from(shuffled_deck(seed, game.id, game.info.deck_size))
+    shuffled = shuffle(seed, game.id, game.info.deck_size)
+    assert game.deal(seed) == game.deal_from(shuffled.cards, shuffled.random.uniform)
     assert game.deal(seed) != game.deal(bytes(32))
     assert Counter(game.deal(seed).all_cards()) == Counter(canonical_deck(game.info.deck_size))
 
@@ -319,6 +340,17 @@ def test_stock_may_be_turned_while_other_moves_exist(game: Sultan36) -> None:
     s = position(game, cells="AC", stock="7S", waste="AD")
     assert len(list(game.legal_moves(s))) == 4  # r1-f1, w-f3, w-r2, s
     accept(game, s, "s")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_waste_may_be_turned_over_whenever_the_stock_is_empty(game: Sultan36) -> None:
+    """Decision (RULES.md): "when the whole deck is open and there are no more moves" is advice: with a foundation
+    move still open, ``rd`` is legal once the stock is empty; with a card left in the stock it is not."""
+    s = position(game, cells="AC", waste="8S AD")
+    assert {m.text() for m in game.legal_moves(s)} >= {"r1-f1", "w-f3", "rd"}
+    turned = accept(game, s, "rd")
+    assert texts(turned.stock) == "8S AD" and turned.waste == () and turned.redeals == 1
+    refuse(game, position(game, cells="AC", stock="7S", waste="8S AD"), "rd", Reason.STOCK_NOT_EMPTY)
 
 
 # -- moves this game lacks ------------------------------------------------------------------

@@ -77,7 +77,7 @@ def test_the_seed_is_derived_server_side_and_never_in_the_ticket(minter: TicketM
     decoded = unb64u(text.split(".")[1]) + unb64u(tag)
     for form in (seed, seed.hex().encode(), b64u(seed).encode(), base64.b64encode(seed)):
         assert form not in decoded and form not in text.encode()
-    assert set(data) == {"type", "kid", "id", "variant", "options", "issued_at", "expires_at", "label"}
+    assert set(data) == {"type", "kid", "id", "variant", "options", "issued_at", "expires_at", "label", "deal"}
 
 
 TAMPERED: dict[str, Any] = {
@@ -88,6 +88,7 @@ TAMPERED: dict[str, Any] = {
     "issued_at": NOW - 1,
     "expires_at": NOW + 2 * DAY,
     "label": "daily 2025-11-25",
+    "deal": "deal-v3",
 }
 
 
@@ -174,6 +175,27 @@ def test_a_genuine_tag_over_bad_contents_is_still_refused(minter: TicketMinter) 
     with pytest.raises(TicketError) as err:
         minter.open(signed(json.dumps(good).encode()), now=NOW)  # authentic but not canonical
     assert err.value.reason == "malformed"
+
+
+def test_a_ticket_names_its_deal_algorithm_and_only_deal_v2_is_opened(minter: TicketMinter) -> None:
+    """The old id deal-v1, and a ticket minted before tickets named their algorithm (deal-v1 too), are refused
+    with their own reason: the same ticket would now deal another layout."""
+
+    def signed(payload: bytes) -> str:
+        return f"pt1.{b64u(payload)}.{b64u(hmac.new(KEY, b'ticket-auth|' + payload, hashlib.sha256).digest())}"
+
+    text, ticket = mint(minter)
+    good, _ = parts(text)
+    assert good["deal"] == "deal-v2" and ticket.deal_algorithm == "deal-v2"
+    assert minter.open(signed(canonical(good)), now=NOW) == ticket
+    for data in ({**good, "deal": "deal-v1"}, {k: v for k, v in good.items() if k != "deal"}, {**good, "deal": "v3"}):
+        with pytest.raises(TicketError) as err:
+            minter.open(signed(canonical(data)), now=NOW)
+        assert err.value.reason == "unsupported-deal-algorithm", data
+        assert "deal-v2" in err.value.message
+    with pytest.raises(TicketError) as err:
+        minter.open(signed(canonical({**good, "deal": 2})), now=NOW)
+    assert err.value.reason == "unsupported-deal-algorithm"
 
 
 @pytest.mark.parametrize(

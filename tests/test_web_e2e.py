@@ -204,7 +204,8 @@ def test_a_forged_certificate_is_refused_in_the_browser(table: Table, server: Li
 
 
 def test_a_resigned_deal_is_re_dealt_in_the_browser(table: Table, server: LiveServer) -> None:
-    """For every variant the page's own deal-v1 port rebuilds the first layout it was shown; a changed one fails."""
+    """For every variant the page's own deal-v2 module (clients/web/deal.js) rebuilds the first layout it was shown;
+    a changed one fails."""
     page = table.page
     page.on("dialog", lambda dialog: dialog.accept())
     with httpx.Client(base_url=server.base_url) as client:

@@ -519,7 +519,7 @@ async function showDealCheck(g) {
   status.dataset.ok = String(result.ok);
   status.className = result.ok ? 'cert-status ok' : result.ok === null ? 'cert-status' : 'cert-status bad';
   status.textContent = result.ok
-    ? '✔ Re-dealt in this browser with deal-v1 from the revealed seed: the same layout you were dealt.'
+    ? '✔ Re-dealt in this browser with deal-v2 from the revealed seed: the same layout you were dealt.'
     : result.ok === null
       ? 'The first layout of this game is not stored in this browser, so it cannot be re-dealt here.'
       : `✘ Re-dealing the revealed seed does NOT give the layout you were dealt (${result.reason}).`;

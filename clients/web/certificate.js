@@ -5,6 +5,7 @@
 // (the same steps as the reference verifier docs/verify-certificate.mjs).
 
 const TYPE = 'patience-certificate/v1';
+const DEAL = 'deal-v2'; // the one deal algorithm (docs/deal-v2.md); deal-v1 was withdrawn before release
 
 export function fromBase64(text) {
   if (typeof text !== 'string') throw new Error('not base64');
@@ -60,6 +61,7 @@ export async function verifyCertificate(encoded, keys) {
   }
   if (contents?.type !== TYPE) return { valid: false, reason: 'unsupported-type', keyId: envelope.key_id };
   if (contents.key_id !== envelope.key_id) return { valid: false, reason: 'key-mismatch', keyId: envelope.key_id };
+  if (contents.deal !== DEAL) return { valid: false, reason: 'unsupported-deal-algorithm', keyId: envelope.key_id, contents };
   if (typeof contents.seed !== 'string' || !/^[0-9a-f]{64}$/.test(contents.seed)) {
     return { valid: false, reason: 'malformed', keyId: envelope.key_id };
   }

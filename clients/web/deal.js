@@ -1,19 +1,43 @@
-// Re-dealing a finished game in the browser: algorithm deal-v1 (RULES.md, docs/deal-v1.md) with WebCrypto's
-// HMAC-SHA256, then each family's first layout, compared with the layout the page was shown when the game was
-// dealt. With the commitment check this shows the deal was neither chosen after the fact nor changed on the way.
-// (An independent port of docs/deal-v1.js; the browser tests check it against the Python engine.)
+// Algorithm deal-v2 (RULES.md "The deal", docs/deal-v2.md): the project's one JavaScript implementation, an ES
+// module that runs in a browser and in Node.js 18 or later (WebCrypto's HMAC-SHA256 in both).
+// The web client re-deals a finished game with it and compares each family's first layout with the layout the
+// page was shown when the game was dealt: with the commitment check this shows the deal was neither chosen after
+// the fact nor changed on the way. The test suite checks it under node against the published vectors.
+//
+//   import { dealCards } from './deal.js';
+//   const { shuffled, pulled, rest } = await dealCards(seedBytes, 'royal-retinue', 104);
 
 const RANKS_52 = 'A23456789TJQK'.split('');
 const RANKS_36 = 'A6789TJQK'.split('');
+const TWO64 = 1n << 64n;
+
+/**
+ * What each variant pulls out: `sets`, the ranks of which all 8 cards are removed after the shuffle (step 6);
+ * `single`, the card of which one of several alike is then chosen by the stream (step 7).
+ */
+export const PULLS = {
+  'royal-retinue': { sets: [], single: (c) => c[0] === 'K' },
+  'royal-retinue-aces': { sets: ['A'], single: (c) => c[0] === 'K' },
+  'royal-retinue-kings-last': { sets: [], single: null },
+  'cats-tail': { sets: [], single: null },
+  tribunal: { sets: ['Q'], single: (c) => c[0] === 'K' },
+  'picture-gallery': { sets: ['Q'], single: (c) => c[0] === 'K' },
+  captives: { sets: [], single: null },
+  'sultan-36': { sets: ['K'], single: (c) => c === 'AH' },
+  'sultan-52': { sets: ['K'], single: (c) => c === 'AH' },
+};
+
+// Browsers and Node.js >= 19 have WebCrypto as globalThis.crypto; Node.js 18 (Debian bookworm's) has it in node:crypto.
+const subtle = globalThis.crypto?.subtle ?? (await import('node:crypto')).webcrypto.subtle;
 
 async function hmac(key, data) {
-  const k = await crypto.subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  return new Uint8Array(await crypto.subtle.sign('HMAC', k, data));
+  const k = await subtle.importKey('raw', key, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return new Uint8Array(await subtle.sign('HMAC', k, data));
 }
 
-/** The whole shuffled list, index 0 on top (dealt first). */
-export async function shuffledDeck(seed, variant, size) {
-  const key = await hmac(seed, new TextEncoder().encode(`deal-v1|${variant}`));
+/** Steps 1-3: `uniform(n)` over the HMAC-SHA256 counter stream of (seed, variant). */
+export async function randomStream(seed, variant) {
+  const key = await hmac(seed, new TextEncoder().encode(`deal-v2|${variant}`));
   let buffer = new Uint8Array(0);
   let block = 0n;
   async function next64() {
@@ -30,45 +54,85 @@ export async function shuffledDeck(seed, variant, size) {
     buffer = buffer.subarray(8);
     return x;
   }
-  async function uniform(n) {
-    const N = BigInt(n);
-    const limit = (1n << 64n) - ((1n << 64n) % N);
-    for (;;) {
-      const x = await next64();
-      if (x < limit) return Number(x % N);
-    }
-  }
+  return {
+    async uniform(n) {
+      const N = BigInt(n);
+      const limit = TWO64 - (TWO64 % N);
+      for (;;) {
+        const x = await next64();
+        if (x < limit) return Number(x % N);
+      }
+    },
+  };
+}
+
+/** Steps 4-5: the whole shuffled list, index 0 on top, and the stream where the shuffle stopped. */
+export async function shuffle(seed, variant, size) {
+  const stream = await randomStream(seed, variant);
   const ranks = size === 104 ? RANKS_52 : RANKS_36;
-  const deck = [];
-  for (let copy = 0; copy < 2; copy++) for (const s of 'CDHS') for (const r of ranks) deck.push(r + s);
-  for (let i = deck.length - 1; i >= 1; i--) {
-    const j = await uniform(i + 1);
-    [deck[i], deck[j]] = [deck[j], deck[i]];
+  const cards = [];
+  for (let copy = 0; copy < 2; copy++) for (const s of 'CDHS') for (const r of ranks) cards.push(r + s);
+  for (let i = cards.length - 1; i >= 1; i--) {
+    const j = await stream.uniform(i + 1);
+    [cards[i], cards[j]] = [cards[j], cards[i]];
   }
-  return deck;
+  return { cards, stream };
+}
+
+/** The whole shuffled list, index 0 on top (dealt first). */
+export async function shuffledDeck(seed, variant, size) {
+  return (await shuffle(seed, variant, size)).cards;
+}
+
+/**
+ * Steps 1-7: `shuffled` (the whole list), `sets` (the cards of each whole set, in list order), `pulled` (the single
+ * card: `{ m, k, card, index }`, index in `shuffled`; null if the variant pulls none) and `rest`, the list without
+ * them in its order.
+ */
+export async function dealCards(seed, variant, size) {
+  const pulls = PULLS[variant];
+  if (!pulls) throw new Error(`no game ${variant}`);
+  const { cards, stream } = await shuffle(seed, variant, size);
+  const sets = {};
+  for (const r of pulls.sets) sets[r] = cards.filter((c) => c[0] === r);
+  const rest = [];
+  const at = [];
+  cards.forEach((c, i) => {
+    if (!pulls.sets.includes(c[0])) {
+      rest.push(c);
+      at.push(i);
+    }
+  });
+  let pulled = null;
+  if (pulls.single) {
+    const where = [];
+    rest.forEach((c, i) => pulls.single(c) && where.push(i));
+    const k = await stream.uniform(where.length);
+    const [card] = rest.splice(where[k], 1);
+    pulled = { m: where.length, k, card, index: at[where[k]] };
+  }
+  return { shuffled: cards, sets, pulled, rest };
 }
 
 const isKing = (c) => c[0] === 'K';
 
-/** What the player saw right after the deal, for each variant (the parts of the view a deal fixes). */
-export function firstLayout(variant, deck) {
-  const d = [...deck];
+/** What the player saw right after the deal (the parts of the view a deal fixes), from `dealCards`' result. */
+export function firstLayout(variant, dealt) {
+  const { shuffled, sets, pulled, rest } = dealt;
   switch (variant) {
     case 'royal-retinue':
     case 'royal-retinue-aces': {
-      const aces = variant === 'royal-retinue-aces' ? d.filter((c) => c[0] === 'A') : [];
-      const rest = variant === 'royal-retinue-aces' ? d.filter((c) => c[0] !== 'A') : d;
-      const columns = [[rest.splice(rest.findIndex(isKing), 1)[0]]];
+      const columns = [[pulled.card]];
       for (const c of rest) {
         if (isKing(c) && columns.length < 8) columns.push([c]);
         else columns[columns.length - 1].push(c);
       }
-      return { columns, foundations: aces.length ? aces.map((a) => [a]) : null };
+      return { columns, foundations: sets.A ? sets.A.map((a) => [a]) : null };
     }
     case 'royal-retinue-kings-last': {
       const columns = [[]];
       let last = null;
-      for (const c of d) {
+      for (const c of shuffled) {
         if (!isKing(c)) columns[columns.length - 1].push(c);
         else if (columns.length < 8) {
           columns[columns.length - 1].unshift(c);
@@ -80,34 +144,23 @@ export function firstLayout(variant, deck) {
     }
     case 'cats-tail': {
       const columns = [[]];
-      for (const c of d) {
+      for (const c of shuffled) {
         if (isKing(c)) columns.push([c]);
         else columns[columns.length - 1].push(c);
       }
       return { columns };
     }
     case 'tribunal':
-    case 'picture-gallery': {
-      const queens = d.filter((c) => c[0] === 'Q');
-      const rest = d.filter((c) => c[0] !== 'Q');
-      return { columns: [[rest.find(isKing)]], fixed: queens };
-    }
+    case 'picture-gallery':
+      return { columns: [[pulled.card]], fixed: sets.Q };
     case 'captives': {
-      const table = d.slice(7, 39);
+      const table = shuffled.slice(7, 39);
       const columns = [...Array(8).keys()].map((col) => table.filter((_, i) => i % 8 === col));
       return { columns };
     }
     case 'sultan-36':
-    case 'sultan-52': {
-      let aceOut = false;
-      const rest = [];
-      for (const c of d) {
-        if (isKing(c)) continue;
-        if (c === 'AH' && !aceOut) aceOut = true;
-        else rest.push(c);
-      }
+    case 'sultan-52':
       return { cells: rest.slice(0, variant === 'sultan-36' ? 6 : 8) };
-    }
     default:
       return null;
   }
@@ -115,8 +168,8 @@ export function firstLayout(variant, deck) {
 
 /** Compare the recomputed first layout with the view the page saved at the deal. */
 export async function checkDeal(seed, variant, size, firstView) {
-  const layout = firstLayout(variant, await shuffledDeck(seed, variant, size));
-  if (!layout) return { ok: false, reason: 'unknown-variant' };
+  if (!PULLS[variant]) return { ok: false, reason: 'unknown-variant' };
+  const layout = firstLayout(variant, await dealCards(seed, variant, size));
   if (!firstView) return { ok: null, reason: 'no-first-view' };
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   if (layout.columns && !same(layout.columns, firstView.columns.map((p) => p.cards || []))) {

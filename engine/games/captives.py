@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from ..cards import KING, NO_CARD, RANK, SUIT, TEXT, Card, canonical_deck
+from ..deal import Pick, topmost
 from ..errors import Reason
 from ..game import VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
@@ -67,8 +68,9 @@ class Captives(TurnsStock):
 
     # -- the deal ---------------------------------------------------------------
 
-    def deal_from(self, deck: list[Card]) -> State:
-        """7 captives, then 4 rows of 8 face up (row by row), then the stock of 65."""
+    def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
+        """7 captives, then 4 rows of 8 face up (row by row), then the stock of 65 (nothing is pulled out: ``pick``
+        is unused)."""
         if sorted(deck) != _FULL_DECK:
             raise ValueError(f"captives deals from two full decks ({self.info.deck_size} cards), not these {len(deck)}")
         captives = tuple(deck[:CAPTIVE_COUNT])

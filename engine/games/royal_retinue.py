@@ -16,8 +16,8 @@ Decisions for cases RULES.md leaves open (docs/rules-decisions.md, "Family 1", e
   refused with NOT_IN_THIS_GAME.
 - A foundation run needs a top card one rank below its lowest card, so it never goes onto an empty
   foundation (DOES_NOT_FIT), not even a whole pile from its ace.
-- ``sequence_moves=false`` forbids runs of more than one card between columns only; foundation runs and
-  multi-card reserve moves (single free cards each) stay legal.
+- ``sequence_moves=false`` (an option of all four games) forbids runs of more than one card between columns
+  only; foundation runs and multi-card reserve moves (single free cards each) stay legal.
 - ``3-k`` (the king-row move of Captives) is NOT_IN_THIS_GAME; any other pile this game lacks (``w``,
   ``c3``, ``k`` after a reserve or foundation, ``9`` in an 8-column game, ``r9``, ``f9``) is NO_SUCH_PILE.
 - Checks run in a fixed order so one move always gets one reason: game over, move kind, the piles
@@ -35,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 from ..cards import KING, NO_CARD, RANK, RED, SUIT, TEXT, Card, canonical_deck
+from ..deal import Pick, pull_one, topmost
 from ..errors import Reason
 from ..game import Game, OptionSpec, VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
@@ -114,9 +115,23 @@ def _run_length(col: tuple[Card, ...]) -> int:
     return k
 
 
+def _is_king(c: Card) -> bool:
+    return RANK[c] == KING
+
+
 def _check_deck(deck: list[Card]) -> None:
     if sorted(deck) != _FULL_DECK:
         raise ValueError("a king-chain game is dealt from the whole double deck of 104 cards")
+
+
+#: RULES.md, Family 1: "sequence_moves=false forbids run moves between columns", in all four games (seed 002 a;
+#: seed 002 b: Royal Retinue's "other rules are as in the previous variant").
+SEQUENCE_MOVES = OptionSpec(
+    name="sequence_moves",
+    default=True,
+    allowed=(True, False),
+    description="Whether a run of several cards may move as one move (some players forbid it).",
+)
 
 
 class RoyalRetinue(Game):
@@ -127,8 +142,10 @@ class RoyalRetinue(Game):
         name_en="Royal Retinue",
         name_ru="Королевская свита",
         family="king-chain",
-        summary="A king is pulled out to head column 1; each king that comes starts the next of 8 columns. " + _RULES,
+        summary="Any one of the 8 kings is pulled out to head column 1; each king that comes starts the next of "
+        "8 columns. " + _RULES,
         deck_size=104,
+        options=(SEQUENCE_MOVES,),
     )
 
     #: Number of columns of the layout.
@@ -140,14 +157,14 @@ class RoyalRetinue(Game):
 
     # -- the deal -------------------------------------------------------------------
 
-    def deal_from(self, deck: list[Card]) -> State:
+    def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
         _check_deck(deck)
-        return _state(self._layout(list(deck)), _EMPTY_CELLS, _NO_FOUNDATIONS)
+        return _state(self._layout(list(deck), pick), _EMPTY_CELLS, _NO_FOUNDATIONS)
 
-    def _layout(self, deck: list[Card]) -> tuple[tuple[Card, ...], ...]:
-        """The topmost king heads column 1; the rest goes on column 1 until a king starts the next column."""
-        first = next(i for i, c in enumerate(deck) if RANK[c] == KING)
-        columns = [[deck.pop(first)]]
+    def _layout(self, deck: list[Card], pick: Pick) -> tuple[tuple[Card, ...], ...]:
+        """The king ``pick`` chooses (deal step 7) heads column 1; the rest goes on column 1 until a king starts
+        the next column. ``deck`` is consumed."""
+        columns = [[pull_one(deck, _is_king, pick)]]
         for c in deck:
             if RANK[c] == KING and len(columns) < self.num_columns:
                 columns.append([c])
@@ -559,13 +576,15 @@ class RoyalRetinueAces(RoyalRetinue):
         family="king-chain",
         summary="Royal Retinue with all 8 aces pulled out first to start the foundations. " + _RULES,
         deck_size=104,
+        options=(SEQUENCE_MOVES,),
     )
 
-    def deal_from(self, deck: list[Card]) -> State:
-        """The aces, in the order they lie in the deck, start f1..f8; the rest is dealt as Royal Retinue."""
+    def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
+        """The aces, in the order they lie in the deck, start f1..f8 (deal step 6); then the king is chosen
+        (step 7) and the rest is dealt as Royal Retinue."""
         _check_deck(deck)
         aces = tuple((c,) for c in deck if RANK[c] == 1)
-        return _state(self._layout([c for c in deck if RANK[c] != 1]), _EMPTY_CELLS, aces)
+        return _state(self._layout([c for c in deck if RANK[c] != 1], pick), _EMPTY_CELLS, aces)
 
 
 class RoyalRetinueKingsLast(RoyalRetinue):
@@ -579,10 +598,12 @@ class RoyalRetinueKingsLast(RoyalRetinue):
         summary="No king is pulled out: each king closes its column and is then moved to its head; 8 columns. "
         + _RULES,
         deck_size=104,
+        options=(SEQUENCE_MOVES,),
     )
 
-    def _layout(self, deck: list[Card]) -> tuple[tuple[Card, ...], ...]:
-        """Kings 1-7 close their columns; the 8th does not: the rest follows on column 8, then it moves up."""
+    def _layout(self, deck: list[Card], pick: Pick) -> tuple[tuple[Card, ...], ...]:
+        """Kings 1-7 close their columns; the 8th does not: the rest follows on column 8, then it moves up.
+        No king is pulled out (``pick`` is unused)."""
         columns: list[list[Card]] = [[]]
         last_king = NO_CARD
         for c in deck:
@@ -608,20 +629,14 @@ class CatsTail(RoyalRetinue):
         summary="No king is pulled out: every king starts the next column, 9 columns, the first without a king. "
         + _RULES,
         deck_size=104,
-        options=(
-            OptionSpec(
-                name="sequence_moves",
-                default=True,
-                allowed=(True, False),
-                description="Whether a run of several cards may move as one move (some players forbid it).",
-            ),
-        ),
+        options=(SEQUENCE_MOVES,),
     )
 
     num_columns = 9
 
-    def _layout(self, deck: list[Card]) -> tuple[tuple[Card, ...], ...]:
-        """Column 1 takes the cards before the first king (none if the first card is a king: a dead column)."""
+    def _layout(self, deck: list[Card], pick: Pick) -> tuple[tuple[Card, ...], ...]:
+        """Column 1 takes the cards before the first king (none if the first card is a king: a dead column).
+        No king is pulled out (``pick`` is unused)."""
         columns: list[list[Card]] = [[]]
         for c in deck:
             if RANK[c] == KING:

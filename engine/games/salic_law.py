@@ -15,6 +15,7 @@ from itertools import chain
 from typing import ClassVar, Final
 
 from ..cards import ACE, JACK, KING, QUEEN, RANK, RANKS, TEXT, Card, canonical_deck, cards_text
+from ..deal import Pick, pull_one, topmost
 from ..errors import Reason
 from ..game import Game, OptionSpec, VariantInfo, illegal
 from ..moves import DEAL, REDEAL, Move, MoveKind, Pile, PileKind
@@ -66,14 +67,14 @@ class Tribunal(Game):
 
     # -- the deal -----------------------------------------------------------------
 
-    def deal_from(self, deck: list[Card]) -> State:
-        """Queens to the queen row, the topmost king heads column 1, the rest (in order) is the stock."""
+    def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
+        """Queens to the queen row (deal step 6), the king ``pick`` chooses (step 7) heads column 1, the rest
+        (in order) is the stock."""
         if sorted(deck) != _SORTED_DECK:
             raise ValueError(f"{self.id} is dealt from a whole double deck of 104 cards")
         queens = tuple(c for c in deck if RANK[c] == QUEEN)
         rest = [c for c in deck if RANK[c] != QUEEN]
-        king = next(i for i, c in enumerate(rest) if RANK[c] == KING)
-        head = rest.pop(king)
+        head = pull_one(rest, lambda c: RANK[c] == KING, pick)
         return State(
             columns=((head,),),
             foundations=_EMPTY_FOUNDATIONS,

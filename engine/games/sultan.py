@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import ClassVar, Final
 
 from ..cards import ACE, HEARTS, KING, NO_CARD, QUEEN, RANK, SUIT, TEXT, Card, canonical_deck, card
+from ..deal import Pick, pull_one, topmost
 from ..errors import Reason
 from ..game import VariantInfo, illegal
 from ..moves import Move, MoveKind, Pile, PileKind
@@ -66,21 +67,14 @@ class Sultan36(TurnsStock):
 
     # -- the deal ---------------------------------------------------------------
 
-    def deal_from(self, deck: list[Card]) -> State:
-        """Pull out the 8 kings and the topmost AH; fill the side slots from the top of the rest."""
+    def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
+        """Pull out the 8 kings (deal step 6), then the AH ``pick`` chooses of the two (step 7); fill the side
+        slots from the top of the rest."""
         size = self.info.deck_size
         if sorted(deck) != sorted(canonical_deck(size)):
             raise ValueError(f"{self.id} deals from two {size // 2}-card decks, not these {len(deck)} cards")
-        kings: list[Card] = []
-        rest: list[Card] = []
-        ace_out = False
-        for c in deck:
-            if RANK[c] == KING:
-                kings.append(c)
-            elif c == ACE_OF_HEARTS and not ace_out:
-                ace_out = True
-            else:
-                rest.append(c)
+        rest = [c for c in deck if RANK[c] != KING]
+        pull_one(rest, ACE_OF_HEARTS.__eq__, pick)
         n = self.side_slots
         return State(
             cells=tuple(rest[:n]),

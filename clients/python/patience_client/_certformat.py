@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 CERTIFICATE_TYPE = "patience-certificate/v1"
-DEAL_ALGORITHM = "deal-v1"
+DEAL_ALGORITHM = "deal-v2"
 MAX_CERTIFICATE_BYTES = 4 << 20
 _MAX_INT = (1 << 53) - 1
 
@@ -24,7 +24,7 @@ of the object ``{"key_id": K, "payload": base64(P), "signature": base64(S)}``, w
 (itself canonical JSON) and ``S`` the 64-byte Ed25519 signature of ``P``'s exact bytes by the key whose id is
 ``K`` (the first 16 hex digits of SHA-256 of the raw 32-byte public key). ``P`` holds exactly: ``type``
 ("patience-certificate/v1"), ``key_id`` (= K), ``game_id``, ``variant``, ``options`` (text values), ``deal``
-("deal-v1"), ``seed`` and ``commitment`` (64 lowercase hex digits; commitment = SHA-256(seed)), ``moves`` (the
+("deal-v2"), ``seed`` and ``commitment`` (64 lowercase hex digits; commitment = SHA-256(seed)), ``moves`` (the
 explicit text form), ``move_count`` (= the number of moves), ``undo_count``, ``started_at`` and ``finished_at``
 (Unix milliseconds), ``ticket_id``, ``final_state_hash`` (hex SHA-256 of the engine's encoding of the final
 position) and ``result`` ("won"). Check the signature over P's bytes first, then read the fields."""

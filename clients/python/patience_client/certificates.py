@@ -58,6 +58,7 @@ class CheckReason(StrEnum):
     KEY_MISMATCH = "key-mismatch"  # the payload names another key than the envelope
     COMMITMENT_MISMATCH = "commitment-mismatch"  # commitment != SHA-256(seed)
     COUNT_MISMATCH = "count-mismatch"  # move_count != the number of moves
+    UNSUPPORTED_DEAL_ALGORITHM = "unsupported-deal-algorithm"  # a deal other than deal-v2 (deal-v1 was withdrawn)
     NOT_WON = "not-won"  # replay: the moves are illegal or do not win
     REPLAY_MISMATCH = "replay-mismatch"  # replay: a win, but not the certified final position or move count
 
@@ -106,7 +107,7 @@ def verify_certificate(encoded: bytes | str, keys: PublicKeys, *, replay: bool =
     """Check ``encoded`` with ``keys`` (key id -> raw Ed25519 public key), as the service does, offline.
 
     Order: the envelope, the key, the Ed25519 signature over the payload's exact bytes, then the fields
-    (type, canonical form, key id, commitment = SHA-256(seed), move count); with ``replay`` the game is
+    (type, canonical form, key id, deal algorithm, commitment = SHA-256(seed), move count); with ``replay`` the game is
     dealt from the certified seed and the moves replayed through the engine (``engine.verify``): they
     must win, in the certified number of moves and final state.
     """
@@ -131,6 +132,8 @@ def verify_certificate(encoded: bytes | str, keys: PublicKeys, *, replay: bool =
     kid = envelope.key_id
     if contents.key_id != kid:
         return _refuse(CheckReason.KEY_MISMATCH, "the payload names another key than the certificate", kid, contents)
+    if contents.deal_algorithm != DEAL_ALGORITHM:
+        return _refuse(CheckReason.UNSUPPORTED_DEAL_ALGORITHM, _other_deal(contents.deal_algorithm), kid, contents)
     if hashlib.sha256(contents.seed).digest() != contents.commitment:
         return _refuse(CheckReason.COMMITMENT_MISMATCH, "the commitment is not SHA-256 of the seed", kid, contents)
     if contents.move_count != len(contents.moves):
@@ -146,10 +149,14 @@ def _refuse(
     return CertificateCheck(False, reason.value, message[:300], contents, key_id)
 
 
+def _other_deal(algorithm: str) -> str:
+    return f"the certificate's deal algorithm is {algorithm[:40]!r}; this client deals and checks {DEAL_ALGORITHM}"
+
+
 def _replay(contents: CertificateContents, key_id: str) -> CertificateCheck:
     """Deal from the certified seed and replay the certified moves: a win in the certified final state."""
     if contents.deal_algorithm != DEAL_ALGORITHM:
-        return _refuse(CheckReason.MALFORMED, f"unknown deal algorithm {contents.deal_algorithm[:40]!r}", key_id)
+        return _refuse(CheckReason.UNSUPPORTED_DEAL_ALGORITHM, _other_deal(contents.deal_algorithm), key_id, contents)
     try:
         verdict = verify(contents.variant, contents.options, contents.seed, contents.moves)
     except (PatienceError, ValueError) as exc:

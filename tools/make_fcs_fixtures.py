@@ -5,8 +5,9 @@ where fc-solve says which cell or how many cards, resolved by the engine where i
 foundations". The benchmark and the service tests replay them; tests/test_fcs_oracle.py checks each
 is a win. Seeds are sha256(b"fcs-fixture-<i>"), taking the first deals fc-solve solves.
 
-Usage: .venv/bin/python bench/make_fcs_fixtures.py [--cats-tail 5] [--royal-retinue 2]
-(fc-solve from env FC_SOLVE or ~/.cache/fc-solve/bin/fc-solve; see /work/shared/tools/build-fc-solve.sh).
+Usage: .venv/bin/python tools/make_fcs_fixtures.py [--cats-tail 5] [--royal-retinue 2]
+(fc-solve from env FC_SOLVE or ~/.cache/fc-solve/bin/fc-solve, which tools/build-fc-solve.sh builds).
+It removes the fixtures it replaces (every file of the variants it makes) first.
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ def fixture_seed(i: int) -> bytes:
 
 def fc_solve_path() -> str:
     given = os.environ.get("FC_SOLVE")
-    for path in [given] if given else [os.path.expanduser("~/.cache/fc-solve/bin/fc-solve"), DEFAULT_FC_SOLVE]:
+    for path in [given] if given else [DEFAULT_FC_SOLVE]:
         if os.access(path, os.X_OK):
             return path
-    sys.exit("fc-solve not found: run /work/shared/tools/build-fc-solve.sh or set FC_SOLVE")
+    sys.exit("fc-solve not found: run tools/build-fc-solve.sh or set FC_SOLVE")
 
 
 def make(variant: str, count: int, solver: str) -> list[Path]:
@@ -74,6 +75,8 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     solver = fc_solve_path()
     for variant, count in (("cats-tail", args.cats_tail), ("royal-retinue", args.royal_retinue)):
+        for old in OUT.glob(f"{variant}-*.txt"):
+            old.unlink()
         for path in make(variant, count, solver):
             print(f"{path.relative_to(OUT.parent.parent.parent)}: {len(path.read_text().split())} moves")
 
