@@ -22,8 +22,11 @@ from engine.verify import replay
 #: Every variant with every option set (the defaults, and each option's other values).
 CONFIGS: list[tuple[str, dict[str, object]]] = [
     ("royal-retinue", {}),
+    ("royal-retinue", {"sequence_moves": False}),
     ("royal-retinue-aces", {}),
+    ("royal-retinue-aces", {"sequence_moves": False}),
     ("royal-retinue-kings-last", {}),
+    ("royal-retinue-kings-last", {"sequence_moves": False}),
     ("cats-tail", {}),
     ("cats-tail", {"sequence_moves": False}),
     ("tribunal", {}),
@@ -133,7 +136,7 @@ def test_tribunal_win_with_a_lone_king_to_take_the_jack() -> None:
 def test_every_game_is_solved_on_some_deal_and_each_win_replays(variant: str, options: dict[str, object]) -> None:
     game = get_game(variant, options)
     wins = 0
-    for i in range(4):
+    for i in range(8):
         state = game.deal(seed(i))
         found = solve(game, state, max_states=3000)
         assert found.outcome is not Outcome.NO_WIN or found.states < 3000
@@ -142,7 +145,7 @@ def test_every_game_is_solved_on_some_deal_and_each_win_replays(variant: str, op
             assert_wins(game, state, found.moves)
         if wins:
             break
-    assert wins, f"no win in 4 deals of {variant} {options}"
+    assert wins, f"no win in 8 deals of {variant} {options}"
 
 
 @pytest.mark.parametrize("variant", ["cats-tail", "tribunal", "captives", "sultan-52"])
