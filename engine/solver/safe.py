@@ -24,7 +24,7 @@ from ..games.captives import COMPLETE, Captives
 from ..games.royal_retinue import RoyalRetinue
 from ..games.salic_law import Tribunal
 from ..games.sultan import Sultan36
-from ..moves import Move, Pile, PileKind
+from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 
 #: No safe chain is longer than the deck.
@@ -57,28 +57,37 @@ def autoplay(game: Game, state: State) -> tuple[State, list[Move]]:
 
 
 def _king_chain(game: Game, state: State) -> Move | None:
-    # home[suit][rank]: how many cards of that suit are home up to that rank (foundations hold A..top in suit)
+    """Looks at the free cards and the cells directly: this runs after every move the solver tries."""
     founds = state.foundations
-    top_by_suit: list[list[int]] = [[], [], [], []]
-    for f in founds:
+    level = [[0, 0], [0, 0], [0, 0], [0, 0]]  # the two foundation ranks of each suit, 0 = not started
+    started = [0, 0, 0, 0]
+    home: dict[int, int] = {}  # card -> the 1-based foundation it goes on (the first that fits)
+    for i in range(len(founds) - 1, -1, -1):
+        f = founds[i]
         if f:
-            top_by_suit[SUIT[f[-1]]].append(RANK[f[-1]])
-
-    def safe(c: int) -> bool:
-        r = RANK[c]
-        if r <= 2:
-            return True
-        other = (0, 3) if RED[c] else (1, 2)  # suits of the other colour: C, S for a red card; D, H for black
-        return all(sum(1 for t in top_by_suit[s] if t >= r - 1) == 2 for s in other)
-
-    for move in game.legal_moves(state):
-        src = move.sources[0]
-        if move.target is None or move.target.kind is not PileKind.FOUNDATION or src.kind is PileKind.FOUNDATION:
-            continue
-        assert src.index is not None
-        c = state.columns[src.index - 1][-1] if src.kind is PileKind.COLUMN else state.cells[src.index - 1]
-        if safe(c):
-            return move
+            top = f[-1]
+            s = SUIT[top]
+            level[s][started[s]] = RANK[top]
+            started[s] += 1
+            if RANK[top] != KING:
+                home[top + 1] = i + 1
+        else:
+            for ace in (0, 13, 26, 39):
+                home[ace] = i + 1
+    # the highest rank that is safe for a red card (the black suits' lowest level + 1), and for a black one
+    red_max = max(2, min(*level[0], *level[3]) + 1)
+    black_max = max(2, min(*level[1], *level[2]) + 1)
+    for i, col in enumerate(state.columns):
+        if col:
+            c = col[-1]
+            fi = home.get(c, 0)
+            if fi and RANK[c] <= (red_max if RED[c] else black_max):
+                return Move(MoveKind.TRANSFER, (Pile(PileKind.COLUMN, i + 1),), Pile(PileKind.FOUNDATION, fi))
+    for i, c in enumerate(state.cells):
+        if c != NO_CARD:
+            fi = home.get(c, 0)
+            if fi and RANK[c] <= (red_max if RED[c] else black_max):
+                return Move(MoveKind.TRANSFER, (Pile(PileKind.RESERVE, i + 1),), Pile(PileKind.FOUNDATION, fi))
     return None
 
 
