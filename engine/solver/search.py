@@ -20,6 +20,7 @@ turns in fixed slices, so a budget in states gives the same answer on every run.
 from __future__ import annotations
 
 import heapq
+import random
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
@@ -33,8 +34,11 @@ from .safe import autoplay
 
 #: The weight of each move already made, against the profile's score (best-first).
 DEPTH_WEIGHT = 1
-#: Positions a search expands before the other takes its turn.
+#: Positions a search expands before the next takes its turn.
 SLICE = 128
+#: Depth-first searches that blur the score with seeded noise, and by how much.
+RANDOM_SCANS = 2
+NOISE = 25
 
 Line = tuple[Move, ...]
 
@@ -112,8 +116,12 @@ class _BestFirst:
 
 
 class _DepthFirst:
-    def __init__(self, game: Game, prof: Profile, root: State) -> None:
+    def __init__(self, game: Game, prof: Profile, root: State, noise: int = 0, seed: int = 0) -> None:
         self.game, self.prof = game, prof
+        # noise > 0: each child's score is blurred by up to ``noise`` points from a seeded generator, so this
+        # search tries a different order among near-equals (Freecell Solver's random-dfs scans)
+        self.noise = noise
+        self.rng = random.Random(seed)
         self.seen: set[Hashable] = {prof.key(root)}
         # each level: the position's children (best first, reversed for pop()) and the line to it
         self.stack: list[list[tuple[int, int, State, Line]]] = [self._children(root)]
@@ -130,7 +138,10 @@ class _DepthFirst:
             if key in seen:
                 continue
             seen.add(key)
-            out.append((-score_of(child), -len(out), child, (explicit, *settled)))
+            score = score_of(child)
+            if self.noise:
+                score += self.rng.randrange(self.noise)
+            out.append((-score, -len(out), child, (explicit, *settled)))
         out.sort()  # worst first: pop() takes the best, the first generated among equals
         return out
 
@@ -176,6 +187,7 @@ def solve(
     searches: list[_BestFirst | _DepthFirst] = [
         _BestFirst(game, prof, root, depth_weight),
         _DepthFirst(game, prof, root),
+        *(_DepthFirst(game, prof, root, NOISE, seed) for seed in range(1, RANDOM_SCANS + 1)),
     ]
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
