@@ -8,7 +8,9 @@ Every win of either is replayed by the engine's verifier before it counts. Repor
 median CPU time per deal over the deals each solver won and over all deals (an unsolved deal counts as its
 whole budget). With --others, our solver alone on every other variant and option set.
 
-Usage: python bench/solver_bench.py [--deals 50] [--seconds 10] [--others] [--json FILE]
+With --hints N, the CPU time of one hint (default budgets) on the opening position of N deals of every game.
+
+Usage: python bench/solver_bench.py [--deals 50] [--seconds 10] [--others] [--hints 5] [--json FILE]
 """
 
 from __future__ import annotations
@@ -22,14 +24,15 @@ import resource
 import statistics
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine import get_game
+from engine import VARIANT_IDS, get_game
 from engine.fcs import DEFAULT_FC_SOLVE, fcs_args, fcs_board, fcs_import
 from engine.game import Game
-from engine.solver import Outcome, solve
+from engine.solver import Outcome, has_hidden_cards, hint, solve
 from engine.state import State
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
@@ -153,13 +156,37 @@ def others(deals: int, seconds: float, say: Callable[[str], None]) -> list[dict[
     return out
 
 
+def hint_latency(positions: int, say: Callable[[str], None]) -> list[dict[str, Any]]:
+    """CPU time of one hint with the default budgets, on the opening position of the first benchmark deals of
+    every game (where the longest search of a game is)."""
+    out = []
+    for variant in VARIANT_IDS:
+        game = get_game(variant)
+        cpu = []
+        for i in range(positions):
+            state = game.deal(bench_seed(i))
+            started = time.thread_time()
+            hint(game, state, seed=bench_seed(i))
+            cpu.append(time.thread_time() - started)
+        row = {
+            "variant": variant,
+            "hidden": has_hidden_cards(game, game.deal(bench_seed(0))),
+            "median_ms": round(statistics.median(cpu) * 1000, 1),
+            "max_ms": round(max(cpu) * 1000, 1),
+        }
+        say(f"hint {variant}: median {row['median_ms']} ms, max {row['max_ms']} ms")
+        out.append(row)
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--deals", type=int, default=50)
     p.add_argument("--seconds", type=float, default=10.0, help="CPU seconds per deal and solver")
-    p.add_argument("--variants", nargs="*", default=list(HEAD_TO_HEAD))
+    p.add_argument("--variants", nargs="*", default=list(HEAD_TO_HEAD), help="the head-to-head games (none: skip)")
     p.add_argument("--others", action="store_true", help="also our solver alone on the other configurations")
     p.add_argument("--others-seconds", type=float, default=None, help="their budget (default --seconds)")
+    p.add_argument("--hints", type=int, default=0, metavar="N", help="also the CPU time of a hint on N positions")
     p.add_argument("--json", type=Path, help="write every figure here")
     args = p.parse_args()
 
@@ -188,6 +215,10 @@ def main() -> int:
                 f"{o['variant']} {o['options']}: won {s['won']}/{s['deals']}, proven no win {s['no_win']}, "
                 f"median {s['median_ms_won']} ms"
             )
+    if args.hints:
+        result["hints"] = hint_latency(args.hints, say)
+        for h in result["hints"]:
+            print(f"hint {h['variant']}: median {h['median_ms']} ms, max {h['max_ms']} ms CPU")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
     return 0
