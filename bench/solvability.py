@@ -11,6 +11,7 @@ later hint would find a winning line too: that one). Budgets in positions, not s
 the script gives the same table.
 
 Usage: python bench/solvability.py [--seeds 200] [--max-states 5000] [--hint-seeds 200] [--out docs/solvability.md]
+       python bench/solvability.py --render run.json --out docs/solvability.md
 """
 
 from __future__ import annotations
@@ -159,6 +160,38 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
     return "\n".join(out)
 
 
+def document(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
+    """docs/solvability.md: the method, the budgets and the table."""
+    n = settings["seeds"]
+    return f"""# How often each game can be won
+
+Made by `bench/solvability.py` (`python bench/solvability.py --out docs/solvability.md`). For each game and
+option set, {n} deals (seeds `sha256("solvability-<i>")`, i = 0 .. {n - 1}, algorithm deal-v2) were given to the
+solver (docs/solver.md) with full information and a budget of {settings["max_states"]:,} positions per deal.
+
+- **won**: the solver found a winning line (replayed by the engine's verifier);
+- **proven unwinnable**: the solver saw every position reachable from the deal without a win;
+- **unknown**: the budget ran out first. So "won" is a lower bound of the share of winnable deals, and
+  "won + unknown" an upper bound.
+- **median line**: the median length, in moves, of the winning lines found (not the shortest lines: the solver
+  looks for a win, not for the shortest one).
+- **hint follower won**: on the first {settings["hint_seeds"]} of those deals, a player who presses auto-play (every
+  safe move to the foundations) and then plays the hint, again and again, until the game is won, no move is
+  left, a position comes back or {settings["max_moves"]} moves were made. Hints as `engine.solver.hint` gives them: in
+  games with hidden cards from the player's view only, {settings["hint_samples"]} guesses of the hidden cards solved
+  with {settings["hint_states"]} positions each; in games with every card face up from the solver on the real
+  position with the budget above (while the player follows the winning line a hint came from, the rest of that
+  line stands for the next hints). **CPU per hint** is the median CPU time of one hint in those games.
+
+Budgets are in positions, not seconds, so the table is the same on every machine and every run. The figures
+below are for {n} deals per configuration ({settings["hint_seeds"]} for the hint follower); the script's defaults
+(`--seeds 200 --hint-seeds 200`) give 200 of each. A share of {n} deals is known to about
++/- {round(100 / (2 * n**0.5))} points (one standard error at 50 %).
+
+{table(rows, argparse.Namespace())}
+"""
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=200)
@@ -168,8 +201,17 @@ def main() -> int:
     p.add_argument("--hint-states", type=int, default=300, help="positions per guess")
     p.add_argument("--max-moves", type=int, default=1500)
     p.add_argument("--variants", nargs="*", help="only these variant ids")
-    p.add_argument("--json", type=Path)
+    p.add_argument("--json", type=Path, help="write the rows and settings here")
+    p.add_argument("--out", type=Path, help="write the whole document here (docs/solvability.md)")
+    p.add_argument("--render", type=Path, help="only write --out from a JSON file of an earlier run")
     args = p.parse_args()
+    if args.render:
+        saved = json.loads(args.render.read_text())
+        text = document(saved["rows"], saved["args"])
+        if args.out:
+            args.out.write_text(text)
+        print(text)
+        return 0
     rows = []
     for variant, options in CONFIGS:
         if args.variants and variant not in args.variants:
@@ -178,8 +220,11 @@ def main() -> int:
         print(json.dumps(row), file=sys.stderr, flush=True)
         rows.append(row)
     print(table(rows, args))
+    settings = {k: v for k, v in vars(args).items() if isinstance(v, (int, float, str, list)) or v is None}
     if args.json:
-        args.json.write_text(json.dumps({"args": vars(args) | {"json": str(args.json)}, "rows": rows}, indent=1))
+        args.json.write_text(json.dumps({"args": settings | {"json": str(args.json)}, "rows": rows}, indent=1))
+    if args.out:
+        args.out.write_text(document(rows, settings))
     return 0
 
 
