@@ -136,6 +136,7 @@ def measure(variant: str, options: dict[str, object], args: argparse.Namespace) 
         "hint_seeds": min(args.hint_seeds, args.seeds),
         "hint_wins": hint_wins,
         "median_hint_ms": round(statistics.median(per_hint) * 1000, 1) if per_hint else None,
+        "max_states": args.max_states,
     }
 
 
@@ -145,14 +146,15 @@ def pct(n: int, d: int) -> str:
 
 def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
     out = [
-        "| game | options | won | proven unwinnable | unknown | median line (moves) | hint follower won | "
-        "CPU per hint |",
-        "|---|---|---|---|---|---|---|---|",
+        "| game | options | budget (positions) | won | proven unwinnable | unknown | median line (moves) | "
+        "hint follower won | CPU per hint |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         n = r["seeds"]
         out.append(
-            f"| `{r['variant']}` | {r['options'] or 'defaults'} | {pct(r['won'], n)} ({r['won']}/{n}) | "
+            f"| `{r['variant']}` | {r['options'] or 'defaults'} | {r.get('max_states', args.max_states):,} | "
+            f"{pct(r['won'], n)} ({r['won']}/{n}) | "
             f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {r['median_length'] or '-'} | "
             f"{pct(r['hint_wins'], r['hint_seeds'])} ({r['hint_wins']}/{r['hint_seeds']}) | "
             f"{r['median_hint_ms']} ms |"
@@ -166,8 +168,9 @@ def document(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
     return f"""# How often each game can be won
 
 Made by `bench/solvability.py` (`python bench/solvability.py --out docs/solvability.md`). For each game and
-option set, {n} deals (seeds `sha256("solvability-<i>")`, i = 0 .. {n - 1}, algorithm deal-v2) were given to the
-solver (docs/solver.md) with full information and a budget of {settings["max_states"]:,} positions per deal.
+option set, the first deals of the seeds `sha256("solvability-<i>")` (i = 0, 1, ...; algorithm deal-v2; how many
+in the table) were given to the solver (docs/solver.md) with full information and the budget in positions per
+deal that the table gives.
 
 - **won**: the solver found a winning line (replayed by the engine's verifier);
 - **proven unwinnable**: the solver saw every position reachable from the deal without a win;
@@ -175,7 +178,7 @@ solver (docs/solver.md) with full information and a budget of {settings["max_sta
   "won + unknown" an upper bound.
 - **median line**: the median length, in moves, of the winning lines found (not the shortest lines: the solver
   looks for a win, not for the shortest one).
-- **hint follower won**: on the first {settings["hint_seeds"]} of those deals, a player who presses auto-play (every
+- **hint follower won**: on the first of those deals (how many in the table), a player who presses auto-play (every
   safe move to the foundations) and then plays the hint, again and again, until the game is won, no move is
   left, a position comes back or {settings["max_moves"]} moves were made. Hints as `engine.solver.hint` gives them: in
   games with hidden cards from the player's view only, {settings["hint_samples"]} guesses of the hidden cards solved
@@ -188,7 +191,7 @@ below are for {n} deals per configuration ({settings["hint_seeds"]} for the hint
 (`--seeds 200 --hint-seeds 200`) give 200 of each. A share of {n} deals is known to about
 +/- {round(100 / (2 * n**0.5))} points (one standard error at 50 %).
 
-{table(rows, argparse.Namespace())}
+{table(rows, argparse.Namespace(max_states=settings["max_states"]))}
 """
 
 
