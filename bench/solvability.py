@@ -155,7 +155,7 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
         out.append(
             f"| `{r['variant']}` | {r['options'] or 'defaults'} | {r.get('max_states', args.max_states):,} | "
             f"{pct(r['won'], n)} ({r['won']}/{n}) | "
-            f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {r['median_length'] or '-'} | "
+            f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {format(r['median_length'], 'g') if r['median_length'] else '-'} | "
             f"{pct(r['hint_wins'], r['hint_seeds'])} ({r['hint_wins']}/{r['hint_seeds']}) | "
             f"{r['median_hint_ms']} ms |"
         )
@@ -192,7 +192,18 @@ below are for {n} deals per configuration ({settings["hint_seeds"]} for the hint
 +/- {round(100 / (2 * n**0.5))} points (one standard error at 50 %).
 
 {table(rows, argparse.Namespace(max_states=settings["max_states"]))}
-"""
+{missing(rows)}"""
+
+
+def missing(rows: list[dict[str, Any]]) -> str:
+    """The configurations a run left out, named so that nobody reads the table as complete."""
+    done = {(r["variant"], r["options"]) for r in rows}
+    left = [
+        f"`{v}` {get_game(v, o).options_text() or 'defaults'}".rstrip()
+        for v, o in CONFIGS
+        if (v, get_game(v, o).options_text()) not in done
+    ]
+    return f"\nNot measured in this run: {', '.join(left)}.\n" if left else ""
 
 
 def main() -> int:
