@@ -152,10 +152,11 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
     ]
     for r in rows:
         n = r["seeds"]
+        length = format(r["median_length"], "g") if r["median_length"] else "-"
         out.append(
             f"| `{r['variant']}` | {r['options'] or 'defaults'} | {r.get('max_states', args.max_states):,} | "
             f"{pct(r['won'], n)} ({r['won']}/{n}) | "
-            f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {format(r['median_length'], 'g') if r['median_length'] else '-'} | "
+            f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {length} | "
             f"{pct(r['hint_wins'], r['hint_seeds'])} ({r['hint_wins']}/{r['hint_seeds']}) | "
             f"{r['median_hint_ms']} ms |"
         )
