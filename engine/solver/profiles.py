@@ -161,7 +161,9 @@ def _captives(game: Captives) -> Profile:
 def _sultan(game: Sultan36) -> Profile:
     def key(state: State) -> Hashable:
         cells = bytes(sorted(c for c in state.cells if c != NO_CARD))
-        tops = bytes(f[-1] for f in state.foundations)
+        t = [f[-1] for f in state.foundations]
+        # f1-f2 (clubs), f3-f4 (diamonds) and f6-f7 (spades) are two piles of one suit: interchangeable
+        tops = bytes((*sorted(t[0:2]), *sorted(t[2:4]), t[4], *sorted(t[5:7]), *t[7:]))
         return (cells, tops, bytes(state.stock), bytes(state.waste), state.redeals)
 
     def score(state: State) -> int:
