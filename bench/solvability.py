@@ -187,10 +187,10 @@ deal that the table gives.
   position with the budget above (while the player follows the winning line a hint came from, the rest of that
   line stands for the next hints). **CPU per hint** is the median CPU time of one hint in those games.
 
-Budgets are in positions, not seconds, so the table is the same on every machine and every run. The figures
-below are for {n} deals per configuration ({settings["hint_seeds"]} for the hint follower); the script's defaults
-(`--seeds 200 --hint-seeds 200`) give 200 of each. A share of {n} deals is known to about
-+/- {round(100 / (2 * n**0.5))} points (one standard error at 50 %).
+Budgets are in positions, not seconds, so the table is the same on every machine and every run. The script's
+defaults (`--seeds 200 --hint-seeds 200`) give 200 deals of each; the figures below are for fewer (each row says
+how many), so a share is known to about +/- {round(100 / (2 * n**0.5))} points at {n} deals (one standard error
+at 50 %), and the hint follower's figures, on a handful of deals, only show that it can win.
 
 {table(rows, argparse.Namespace(max_states=settings["max_states"]))}
 {missing(rows)}"""
