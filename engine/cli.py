@@ -1,7 +1,8 @@
 """``patience``: the offline command line (lists games, prints deals, verifies move files).
 
 It is an offline tool: ``deal`` prints hidden cards too. Exit codes: 0 success
-(for ``verify``: a win), 1 a verdict other than a win, 2 bad input.
+(for ``verify``: a win), 1 a verdict other than a win, 2 bad input. ``solve`` has
+its own: 0 a win found, 1 the budget ran out, 2 no win exists (proven), 3 bad input.
 """
 
 from __future__ import annotations
@@ -171,6 +172,60 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0 if verdict.outcome is Outcome.WON else 1
 
 
+#: ``patience solve`` without a budget: the CPU seconds it gives itself (an unbounded search can fill memory).
+DEFAULT_SOLVE_SECONDS = 30.0
+SOLVE_EXIT = {"won": 0, "unknown": 1, "no-win": 2}
+SOLVE_BAD_INPUT = 3
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from .solver import solve
+    from .verify import replay
+
+    try:
+        game = get_game(args.variant, _options(args.option))
+        start = game.deal(parse_seed(args.seed))
+        played = split_moves(_read(args.from_file)) if args.from_file else []
+        if args.max_states is not None and args.max_states < 1:
+            raise ValueError("--max-states is at least 1")
+        if args.max_seconds is not None and not args.max_seconds > 0:
+            raise ValueError("--max-seconds is more than 0")
+    except (PatienceError, ValueError, OSError) as exc:
+        print(f"patience: {exc}", file=sys.stderr)
+        return SOLVE_BAD_INPUT
+    done = replay(game, start, played)
+    if done.verdict.outcome is Outcome.ILLEGAL:
+        print(f"patience: {args.from_file}: {done.verdict.describe()}", file=sys.stderr)
+        return SOLVE_BAD_INPUT
+    seconds = args.max_seconds
+    if seconds is None and args.max_states is None:
+        seconds = DEFAULT_SOLVE_SECONDS
+    found = solve(game, done.state, max_states=args.max_states, max_seconds=seconds)
+    moves = found.texts()
+    if args.json:
+        doc = {
+            "variant": game.id,
+            "options": game.options,
+            "outcome": found.outcome.value,
+            "moves": moves,
+            "after_moves": len(played),
+            "states": found.states,
+            "seconds": round(found.seconds, 3),
+            "budget_hit": found.budget_hit or None,
+        }
+        print(json.dumps(doc))
+    else:
+        if moves:
+            print("\n".join(moves))
+        what = {
+            "won": f"won in {len(moves)} moves",
+            "no-win": "no win exists: every position reachable was searched",
+            "unknown": f"unknown: the budget in {found.budget_hit} ran out",
+        }[found.outcome.value]
+        print(f"patience: {what} ({found.states} positions, {found.seconds:.2f} s)", file=sys.stderr)
+    return SOLVE_EXIT[found.outcome.value]
+
+
 def cmd_fcs_board(args: argparse.Namespace) -> int:
     from .fcs import fcs_board
 
@@ -209,6 +264,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("file", help="moves separated by spaces or new lines, or - for stdin")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser(
+        "solve",
+        help="find a winning line with everything visible; exit 0 won, 1 budget out, 2 no win exists, 3 bad input",
+    )
+    game_args(s)
+    s.add_argument("--max-seconds", type=float, help=f"CPU seconds (default {DEFAULT_SOLVE_SECONDS:g} with no budget)")
+    s.add_argument("--max-states", type=int, help="positions to expand: the same answer on every run")
+    s.add_argument("--from", dest="from_file", metavar="FILE", help="continue after the moves in FILE (- for stdin)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_solve)
 
     s = sub.add_parser("fcs-board", help="a cats-tail or royal-retinue deal in Freecell Solver's board format")
     game_args(s)

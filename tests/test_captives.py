@@ -66,10 +66,13 @@ def accept(state: State, move: str, explicit: str | None = None) -> State:
     assert resolved.text() == (explicit or move)
     assert Move.parse(resolved.text()) == resolved
     listed = list(game.legal_moves(state))
-    if resolved.target is not None and resolved.target.kind is PileKind.FOUNDATION:
-        # legal_moves lists a card to the first foundation that fits only.
-        assert game.resolve(state, f"{resolved.source.text()}-f") in listed
-    else:
+    if (
+        resolved.target is not None
+        and resolved.target.kind is PileKind.FOUNDATION
+        and new not in {game.apply(state, m) for m in listed}
+    ):
+        raise AssertionError(f"{resolved} leads to a position no listed move leads to")
+    elif resolved.target is None or resolved.target.kind is not PileKind.FOUNDATION:
         assert resolved in listed
     assert sorted(new.all_cards()) == sorted(state.all_cards())
     return new
@@ -588,3 +591,34 @@ def test_random_playouts_conserve_cards_and_agree_with_legal_moves(seed: int) ->
         assert len(new.captives) == 7 and len(new.foundations) == 8 and len(new.columns) == 8
         assert new.redeals <= 2
         s = new
+
+
+# -- legal_moves lists every foundation that leads somewhere else -----------------------------------
+
+
+def test_legal_moves_lists_each_slot_that_frees_another_captive() -> None:
+    """Two KH slots both take AH: f5 and f6 hold different captives, so both moves are listed and lead to
+    different positions; a third slot with no captive waiting (f8) is listed too, once."""
+    s = position(
+        ["AH", "9S"],
+        foundations=["KC", "KC", "KD", "KD", "KH", "KH", "KS", "KH"],
+        captives="2C 3C 4C 5C 6C 7C 8C",
+    )
+    listed = {m.text() for m in game.legal_moves(s)}
+    assert {"1-f5", "1-f6", "1-f8"} <= listed
+    after = {t: accept(s, t) for t in ("1-f5", "1-f6", "1-f8")}
+    assert len(set(after.values())) == 3
+    # "1-f" still takes the first that fits.
+    assert game.resolve(s, "1-f").text() == "1-f5"
+
+
+def test_legal_moves_lists_one_of_the_slots_with_no_captive_waiting() -> None:
+    """With the captives of f5 and f6 played, the two KH slots are interchangeable: one move, not two."""
+    s = position(
+        ["AH", "9S"],
+        foundations=["KC", "KC", "KD", "KD", "KH", "KH", "KS", "KS"],
+        captives="2C 3C 4C 5C -- -- 8C",
+    )
+    home = [m.text() for m in game.legal_moves(s) if m.target is not None and m.target.kind is PileKind.FOUNDATION]
+    assert home == ["1-f5"]
+    assert game.is_legal(s, "1-f6")

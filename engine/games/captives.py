@@ -128,8 +128,7 @@ class Captives(TurnsStock):
                 if empty_slot is not None:
                     yield Move(MoveKind.TRANSFER, (src,), _KING_ROW)
                 continue
-            slot = _first_fit(found, c)
-            if slot is not None:
+            for slot in _distinct_fits(state, c):
                 yield Move(MoveKind.TRANSFER, (src,), Pile(PileKind.FOUNDATION, slot + 1))
         # Column runs.
         for s, col in enumerate(columns):
@@ -206,6 +205,28 @@ def _first_fit(found: tuple[tuple[Card, ...], ...], c: Card) -> int | None:
         if p and _NEXT[p[-1]] == c:
             return i
     return None
+
+
+def _distinct_fits(state: State, c: Card) -> list[int]:
+    """Every king-row pile that takes ``c`` (not a king) and leads to a distinct position.
+
+    Two piles that take ``c`` have the same top card, so they differ only by what waits under them: a pile
+    with a captive still held under it is unlike every other (completing it releases that captive), while
+    piles with no captive waiting (slot 8, or a slot whose captive was played) are interchangeable: only
+    the first of those is listed.
+    """
+    found = state.foundations
+    captives = state.captives
+    out: list[int] = []
+    plain = False
+    for i, p in enumerate(found):
+        if p and _NEXT[p[-1]] == c:
+            if i < len(captives) and captives[i] != NO_CARD:
+                out.append(i)
+            elif not plain:
+                plain = True
+                out.append(i)
+    return out
 
 
 def _fitting_length(top: Card, run: int, target: Card) -> int:

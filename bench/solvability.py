@@ -1,0 +1,247 @@
+"""Solvability table: how often each game can be won, and how often a player who follows the hints wins.
+
+For every variant and option set, over --seeds deals (``sha256("solvability-<i>")``), the solver with full
+information and --max-states positions per deal answers won / proven unwinnable / unknown; the median
+length of the lines it found is reported. Then on the first --hint-seeds deals a *hint follower* plays:
+it applies the safe moves to the foundations (auto-play), asks for a hint (``engine.solver.hint``, from
+the player's view only in games with hidden cards), plays it, and so on until the game is won, no move is
+left, a position comes back, or --max-moves moves were made. In a game with every card face up, while it
+follows a winning line its last hint came from, the rest of that line stands for the next hints (any
+later hint would find a winning line too: that one). Budgets in positions, not seconds, so every run of
+the script gives the same table.
+
+Usage: python bench/solvability.py [--seeds 200] [--max-states 5000] [--hint-seeds 200] [--out docs/solvability.md]
+       python bench/solvability.py --render run.json --out docs/solvability.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import sys
+import time
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Any
+
+from engine import get_game
+from engine.game import Game
+from engine.moves import Move
+from engine.solver import Outcome, autoplay, has_hidden_cards, hint, solve
+from engine.solver.profiles import profile_for
+from engine.verify import Outcome as Verdict
+from engine.verify import replay
+
+CONFIGS: tuple[tuple[str, dict[str, object]], ...] = (
+    ("royal-retinue", {}),
+    ("royal-retinue", {"sequence_moves": False}),
+    ("royal-retinue-aces", {}),
+    ("royal-retinue-aces", {"sequence_moves": False}),
+    ("royal-retinue-kings-last", {}),
+    ("royal-retinue-kings-last", {"sequence_moves": False}),
+    ("cats-tail", {}),
+    ("cats-tail", {"sequence_moves": False}),
+    ("tribunal", {}),
+    ("picture-gallery", {}),
+    ("picture-gallery", {"deals": 3}),
+    ("captives", {}),
+    ("sultan-36", {}),
+    ("sultan-52", {}),
+)
+
+
+def deal_seed(i: int) -> bytes:
+    return hashlib.sha256(b"solvability-%d" % i).digest()
+
+
+def follow_hints(
+    game: Game, seed: bytes, samples: int, sample_states: int, full_states: int, max_moves: int
+) -> tuple[bool, int, float]:
+    """(won, hints asked, CPU seconds per hint) for a player who auto-plays and follows the hints."""
+    key = profile_for(game).key
+    state = game.deal(seed)
+    seen: set[Hashable] = set()
+    line: list[Move] = []
+    hints = 0
+    hint_cpu = 0.0
+    moves = 0
+    while moves < max_moves:
+        state, auto = autoplay(game, state)
+        moves += len(auto)
+        if game.is_won(state):
+            return True, hints, hint_cpu / max(hints, 1)
+        k = key(state)
+        if k in seen:
+            return False, hints, hint_cpu / max(hints, 1)
+        seen.add(k)
+        if line and line[: len(auto)] == auto:
+            del line[: len(auto)]  # the safe moves the line made are the ones auto-play just made
+        else:
+            line = []
+        if line:
+            move = line.pop(0)
+        else:
+            started = time.thread_time()
+            given = hint(
+                game,
+                state,
+                seed=seed + bytes([moves % 256]),
+                samples=samples,
+                sample_states=sample_states,
+                full_states=full_states,
+            )
+            hint_cpu += time.thread_time() - started
+            hints += 1
+            if given.move is None:
+                return False, hints, hint_cpu / hints
+            move = given.move
+            line = []
+            if not has_hidden_cards(game, state) and "winning line" in given.reason:
+                found = solve(game, state, max_states=full_states)  # the same search: the same line
+                line = list(found.moves[1:])
+        state = game.apply(state, move)
+        moves += 1
+    return False, hints, hint_cpu / max(hints, 1)
+
+
+def measure(variant: str, options: dict[str, object], args: argparse.Namespace) -> dict[str, Any]:
+    game = get_game(variant, options)
+    counts = {o.value: 0 for o in Outcome}
+    lengths: list[int] = []
+    for i in range(args.seeds):
+        state = game.deal(deal_seed(i))
+        found = solve(game, state, max_states=args.max_states)
+        counts[found.outcome.value] += 1
+        if found.outcome is Outcome.WON:
+            assert replay(game, state, found.moves).verdict.outcome is Verdict.WON
+            lengths.append(len(found.moves))
+    hint_wins = 0
+    per_hint: list[float] = []
+    for i in range(min(args.hint_seeds, args.seeds)):
+        won, _, cpu = follow_hints(
+            game, deal_seed(i), args.hint_samples, args.hint_states, args.max_states, args.max_moves
+        )
+        hint_wins += won
+        per_hint.append(cpu)
+    return {
+        "variant": variant,
+        "options": game.options_text(),
+        "seeds": args.seeds,
+        "won": counts["won"],
+        "no_win": counts["no-win"],
+        "unknown": counts["unknown"],
+        "median_length": statistics.median(lengths) if lengths else None,
+        "hint_seeds": min(args.hint_seeds, args.seeds),
+        "hint_wins": hint_wins,
+        "median_hint_ms": round(statistics.median(per_hint) * 1000, 1) if per_hint else None,
+        "max_states": args.max_states,
+    }
+
+
+def pct(n: int, d: int) -> str:
+    return f"{100 * n / d:.0f}%" if d else "-"
+
+
+def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
+    out = [
+        "| game | options | budget (positions) | won | proven unwinnable | unknown | median line (moves) | "
+        "hint follower won | CPU per hint |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        n = r["seeds"]
+        length = format(r["median_length"], "g") if r["median_length"] else "-"
+        out.append(
+            f"| `{r['variant']}` | {r['options'] or 'defaults'} | {r.get('max_states', args.max_states):,} | "
+            f"{pct(r['won'], n)} ({r['won']}/{n}) | "
+            f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {length} | "
+            f"{pct(r['hint_wins'], r['hint_seeds'])} ({r['hint_wins']}/{r['hint_seeds']}) | "
+            f"{r['median_hint_ms']} ms |"
+        )
+    return "\n".join(out)
+
+
+def document(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
+    """docs/solvability.md: the method, the budgets and the table."""
+    n = settings["seeds"]
+    return f"""# How often each game can be won
+
+Made by `bench/solvability.py` (`python bench/solvability.py --out docs/solvability.md`). For each game and
+option set, the first deals of the seeds `sha256("solvability-<i>")` (i = 0, 1, ...; algorithm deal-v2; how many
+in the table) were given to the solver (docs/solver.md) with full information and the budget in positions per
+deal that the table gives.
+
+- **won**: the solver found a winning line (replayed by the engine's verifier);
+- **proven unwinnable**: the solver saw every position reachable from the deal without a win;
+- **unknown**: the budget ran out first. So "won" is a lower bound of the share of winnable deals, and
+  "won + unknown" an upper bound.
+- **median line**: the median length, in moves, of the winning lines found (not the shortest lines: the solver
+  looks for a win, not for the shortest one).
+- **hint follower won**: on the first of those deals (how many in the table), a player who presses auto-play (every
+  safe move to the foundations) and then plays the hint, again and again, until the game is won, no move is
+  left, a position comes back or {settings["max_moves"]} moves were made. Hints as `engine.solver.hint` gives them: in
+  games with hidden cards from the player's view only, {settings["hint_samples"]} guesses of the hidden cards solved
+  with {settings["hint_states"]} positions each; in games with every card face up from the solver on the real
+  position with the budget above (while the player follows the winning line a hint came from, the rest of that
+  line stands for the next hints). **CPU per hint** is the median CPU time of one hint in those games.
+
+Budgets are in positions, not seconds, so the table is the same on every machine and every run. The script's
+defaults (`--seeds 200 --hint-seeds 200`) give 200 deals of each; the figures below are for fewer (each row says
+how many), so a share is known to about +/- {round(100 / (2 * n**0.5))} points at {n} deals (one standard error
+at 50 %), and the hint follower's figures, on a handful of deals, only show that it can win.
+
+{table(rows, argparse.Namespace(max_states=settings["max_states"]))}
+{missing(rows)}"""
+
+
+def missing(rows: list[dict[str, Any]]) -> str:
+    """The configurations a run left out, named so that nobody reads the table as complete."""
+    done = {(r["variant"], r["options"]) for r in rows}
+    left = [
+        f"`{v}` {get_game(v, o).options_text() or 'defaults'}".rstrip()
+        for v, o in CONFIGS
+        if (v, get_game(v, o).options_text()) not in done
+    ]
+    return f"\nNot measured in this run: {', '.join(left)}.\n" if left else ""
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--seeds", type=int, default=200)
+    p.add_argument("--max-states", type=int, default=5000, help="the solver's budget per deal, in positions")
+    p.add_argument("--hint-seeds", type=int, default=200, help="deals the hint follower plays (the first ones)")
+    p.add_argument("--hint-samples", type=int, default=4, help="guesses of the hidden cards per hint")
+    p.add_argument("--hint-states", type=int, default=300, help="positions per guess")
+    p.add_argument("--max-moves", type=int, default=1500)
+    p.add_argument("--variants", nargs="*", help="only these variant ids")
+    p.add_argument("--json", type=Path, help="write the rows and settings here")
+    p.add_argument("--out", type=Path, help="write the whole document here (docs/solvability.md)")
+    p.add_argument("--render", type=Path, help="only write --out from a JSON file of an earlier run")
+    args = p.parse_args()
+    if args.render:
+        saved = json.loads(args.render.read_text())
+        text = document(saved["rows"], saved["args"])
+        if args.out:
+            args.out.write_text(text)
+        print(text)
+        return 0
+    rows = []
+    for variant, options in CONFIGS:
+        if args.variants and variant not in args.variants:
+            continue
+        row = measure(variant, options, args)
+        print(json.dumps(row), file=sys.stderr, flush=True)
+        rows.append(row)
+    print(table(rows, args))
+    settings = {k: v for k, v in vars(args).items() if isinstance(v, (int, float, str, list)) or v is None}
+    if args.json:
+        args.json.write_text(json.dumps({"args": settings | {"json": str(args.json)}, "rows": rows}, indent=1))
+    if args.out:
+        args.out.write_text(document(rows, settings))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

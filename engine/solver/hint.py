@@ -1,0 +1,146 @@
+"""Hints: a move the player can make now, with a short reason for people.
+
+In a game whose cards are all face up the hint comes from the solver on the real position: the first move
+of a winning line. In a game with hidden cards (the stock's order, face-down captives) it must not depend
+on them, or a hint would leak them: the position is first cut down to the player's view
+(``engine.view.player_view``), the hidden places are filled with the cards the view says are still
+hidden, shuffled several times by a generator seeded by the caller, each of those guesses is solved with
+a small budget, and the move that starts a win in the most guesses is the hint. The same view and seed
+give the same hint, whatever the real hidden cards are.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..cards import NO_CARD, Card, canonical_deck
+from ..game import Game
+from ..moves import Move
+from ..state import State
+from ..view import HIDDEN, View, player_view
+from .profiles import profile_for
+from .safe import safe_move
+from .search import Outcome, solve
+
+#: Guesses of the hidden cards, and the positions each may expand (what a hint costs: docs/solver.md).
+SAMPLES = 6
+SAMPLE_STATES = 800
+#: The budget on the real position of a game with every card face up.
+FULL_STATES = 4000
+
+
+@dataclass(frozen=True)
+class Hint:
+    """``move`` (None when no move is left), why, and how it was found: ``wins`` of ``tried`` positions
+    (guesses of the hidden cards, or the real position) were won by a line starting with it."""
+
+    move: Move | None
+    reason: str
+    wins: int
+    tried: int
+
+    def text(self) -> str:
+        return self.move.text() if self.move is not None else ""
+
+
+def has_hidden_cards(game: Game, state: State) -> bool:
+    """Whether the player's view of ``state`` hides any card."""
+    view = player_view(game, state)
+    return (view.stock is None and view.stock_count > 0) or HIDDEN in view.captives
+
+
+def hint(
+    game: Game,
+    state: State,
+    *,
+    seed: bytes = b"",
+    samples: int = SAMPLES,
+    sample_states: int = SAMPLE_STATES,
+    full_states: int = FULL_STATES,
+) -> Hint:
+    """The hint for the player of ``state``. With hidden cards only the view (and ``state.fresh``, which the
+    player saw happen) is read; ``seed`` seeds the guesses, so the same seed gives the same hint."""
+    if game.is_won(state) or not game.has_legal_move(state):
+        return Hint(None, "no move is left", 0, 0)
+    view = player_view(game, state)
+    if not ((view.stock is None and view.stock_count > 0) or HIDDEN in view.captives):
+        found = solve(game, state, max_states=full_states)
+        if found.outcome is Outcome.WON and found.moves:
+            n = len(found.moves)
+            return Hint(found.moves[0], f"on a winning line: {n} move{'s' if n > 1 else ''} to the end", 1, 1)
+        return _fallback(game, state, found.outcome, 0, 1)
+    rng = random.Random(hashlib.sha256(b"hint|" + seed).digest())
+    wins: Counter[Move] = Counter()
+    first_seen: dict[Move, int] = {}
+    no_win = 0
+    guesses = list(_guesses(game, view, state.fresh, rng, max(samples, 1)))
+    for guess in guesses:
+        found = solve(game, guess, max_states=sample_states)
+        if found.outcome is Outcome.WON and found.moves:
+            move = found.moves[0]
+            wins[move] += 1
+            first_seen.setdefault(move, len(first_seen))
+        elif found.outcome is Outcome.NO_WIN:
+            no_win += 1
+    if wins:
+        move = min(wins, key=lambda m: (-wins[m], first_seen[m]))
+        n = len(guesses)
+        return Hint(move, f"wins in {wins[move]} of {n} guesses of the hidden cards", wins[move], n)
+    outcome = Outcome.NO_WIN if no_win == len(guesses) else Outcome.UNKNOWN
+    return _fallback(game, guesses[0], outcome, 0, len(guesses))
+
+
+def _fallback(game: Game, state: State, outcome: Outcome, wins: int, tried: int) -> Hint:
+    """No win found: a safe move home if there is one, else the move the solver's score likes best."""
+    why = "no win is left from here" if outcome is Outcome.NO_WIN else "no win found within the hint's budget"
+    move = safe_move(game, state)
+    if move is not None:
+        return Hint(move, f"{why}; this card goes home safely", wins, tried)
+    prof = profile_for(game)
+    best: tuple[int, int, Move] | None = None
+    for i, m in enumerate(prof.moves(state)):
+        score = prof.score(game.apply(state, m))
+        if best is None or (score, i) < best[:2]:
+            best = (score, i, m)
+    if best is None:
+        return Hint(None, "no move is left", wins, tried)
+    return Hint(best[2], f"{why}; this move looks best", wins, tried)
+
+
+def _hidden_multiset(game: Game, view: View) -> list[Card]:
+    """The cards the view does not show: the whole deck less every card it shows."""
+    shown: Counter[Card] = Counter()
+    for pile in (*view.columns, *view.foundations, view.cells, view.waste, view.fixed, view.captives, view.stock or ()):
+        shown.update(c for c in pile if c not in (NO_CARD, HIDDEN))
+    rest = Counter(canonical_deck(game.info.deck_size)) - shown
+    return sorted(rest.elements())
+
+
+def _guess_state(game: Game, view: View, fresh: bool, cards: list[Card]) -> State:
+    """The view with its hidden places filled by ``cards`` (stock first, then the captives held)."""
+    it = iter(cards)
+    stock = view.stock if view.stock is not None else tuple(next(it) for _ in range(view.stock_count))
+    captives = tuple(next(it) if c == HIDDEN else c for c in view.captives)
+    return State(
+        columns=view.columns,
+        cells=view.cells,
+        foundations=view.foundations,
+        stock=stock,
+        waste=view.waste,
+        captives=captives,
+        fixed=view.fixed,
+        redeals=view.redeals_used,
+        fresh=fresh,
+    )
+
+
+def _guesses(game: Game, view: View, fresh: bool, rng: random.Random, n: int) -> Iterator[State]:
+    hidden = _hidden_multiset(game, view)
+    for _ in range(n):
+        cards = list(hidden)
+        rng.shuffle(cards)
+        yield _guess_state(game, view, fresh, cards)

@@ -1,0 +1,173 @@
+"""What the search needs to know of each family: a canonical key, a score, and the moves worth trying.
+
+The key folds positions that play the same into one entry of the transposition table: interchangeable
+reserve cells and side slots (their multiset), interchangeable columns where no rule names a column
+(king-chain and captives: emptied columns are all alike), and foundations that only matter by their top
+card (king-chain: the pile under a top is always the suit from the ace; salic-law: only the rank
+counts). The two copies of a card are one card value already (``engine.cards``).
+
+The score is the heuristic of the best-first search (lower is better): cards not yet home weigh most,
+then cards lying above lower cards of the same column (they must move before those can go home), then
+how deep the next cards the foundations want are buried.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
+
+from ..cards import ACE, NO_CARD, RANK, RED
+from ..game import Game
+from ..games.captives import Captives
+from ..games.royal_retinue import ALL_CARDS, RoyalRetinue
+from ..games.salic_law import HOME_CARDS, Tribunal
+from ..games.sultan import Sultan36
+from ..moves import Move, PileKind
+from ..state import State
+
+
+@dataclass(frozen=True)
+class Profile:
+    """The search's view of one game."""
+
+    key: Callable[[State], Hashable]
+    score: Callable[[State], int]
+    moves: Callable[[State], Iterator[Move]]
+
+
+def profile_for(game: Game) -> Profile:
+    if isinstance(game, RoyalRetinue):
+        return _king_chain(game)
+    if isinstance(game, Tribunal):
+        return _salic_law(game)
+    if isinstance(game, Captives):
+        return _captives(game)
+    if isinstance(game, Sultan36):
+        return _sultan(game)
+    raise ValueError(f"the solver does not know {game.id}")
+
+
+# -- king-chain -------------------------------------------------------------------------------------
+
+
+def _king_chain(game: RoyalRetinue) -> Profile:
+    def key(state: State) -> Hashable:
+        cols = sorted(bytes(c) for c in state.columns)
+        cells = bytes(sorted(c for c in state.cells if c != NO_CARD))
+        tops = bytes(sorted(f[-1] for f in state.foundations if f))
+        return b"\xfe".join(cols) + b"\xfd" + cells + b"\xfd" + tops
+
+    rank = RANK
+    red = RED
+
+    def score(state: State) -> int:
+        founds = state.foundations
+        home = 0
+        # the cards the foundations take next (a card value may be wanted twice)
+        wanted = [0] * 52
+        aces = 0
+        for f in founds:
+            n = len(f)
+            home += n
+            if not f:
+                aces += 1
+            elif n < 13:
+                wanted[f[-1] + 1] += 1
+        if aces:
+            for a in (0, 13, 26, 39):
+                wanted[a] = 1
+        disorder = 0
+        buried = 0
+        for col in state.columns:
+            lo = 14
+            prev = -1
+            n = len(col)
+            for i, c in enumerate(col):
+                r = rank[c]
+                if wanted[c]:
+                    buried += n - 1 - i
+                if r > lo and not (prev >= 0 and rank[prev] == r + 1 and red[prev] != red[c]):
+                    disorder += 1
+                if r < lo:
+                    lo = r
+                prev = c
+        cells = sum(1 for c in state.cells if c == NO_CARD)
+        return 8 * (ALL_CARDS - home) + 3 * disorder + buried - 2 * cells
+
+    def moves(state: State) -> Iterator[Move]:
+        for m in game.legal_moves(state):
+            if m.sources[0].kind is not PileKind.FOUNDATION:  # foundation runs only rename piles
+                yield m
+
+    return Profile(key, score, moves)
+
+
+# -- salic-law --------------------------------------------------------------------------------------
+
+
+def _salic_law(game: Tribunal) -> Profile:
+    def key(state: State) -> Hashable:
+        ranks = bytes(sorted(len(f) for f in state.foundations))  # a pile holds A..its top: its length is its rank
+        return (tuple(bytes(c) for c in state.columns), bytes(state.stock), ranks, state.redeals, state.fresh)
+
+    def score(state: State) -> int:
+        home = sum(map(len, state.foundations))
+        disorder = 0
+        for col in state.columns:
+            lo = 14
+            for c in col[1:]:
+                r = RANK[c]
+                if r > lo:
+                    disorder += 1
+                elif r < lo:
+                    lo = r
+        return 6 * (HOME_CARDS - home) + 2 * disorder + 8 * state.redeals
+
+    return Profile(key, score, game.legal_moves)
+
+
+# -- captives ---------------------------------------------------------------------------------------
+
+
+def _captives(game: Captives) -> Profile:
+    def key(state: State) -> Hashable:
+        cols = b"\xfe".join(sorted(bytes(c) for c in state.columns))
+        tops = bytes(f[-1] if f else 0xFF for f in state.foundations)
+        lens = bytes(len(f) for f in state.foundations)
+        caps = bytes(0xFF if c == NO_CARD else c for c in state.captives)
+        return (cols, tops, lens, caps, bytes(state.stock), bytes(state.waste), state.redeals)
+
+    def score(state: State) -> int:
+        home = sum(map(len, state.foundations))
+        disorder = 0
+        empty = 0
+        for col in state.columns:
+            if not col:
+                empty += 1
+                continue
+            prev = -1
+            for c in col:
+                if prev >= 0 and not (c == prev - 1 and RANK[prev] != ACE):
+                    disorder += 1
+                prev = c
+        return 6 * (ALL_CARDS - home) + 2 * disorder - 3 * empty + 4 * state.redeals
+
+    return Profile(key, score, game.legal_moves)
+
+
+# -- sultan -----------------------------------------------------------------------------------------
+
+
+def _sultan(game: Sultan36) -> Profile:
+    def key(state: State) -> Hashable:
+        cells = bytes(sorted(c for c in state.cells if c != NO_CARD))
+        t = [f[-1] for f in state.foundations]
+        # f1-f2 (clubs), f3-f4 (diamonds) and f6-f7 (spades) are two piles of one suit: interchangeable
+        tops = bytes((*sorted(t[0:2]), *sorted(t[2:4]), t[4], *sorted(t[5:7]), *t[7:]))
+        return (cells, tops, bytes(state.stock), bytes(state.waste), state.redeals)
+
+    def score(state: State) -> int:
+        out = len(state.stock) + len(state.waste) + sum(1 for c in state.cells if c != NO_CARD)
+        return 4 * out + 6 * state.redeals + len(state.waste) // 4
+
+    return Profile(key, score, game.legal_moves)

@@ -1,0 +1,146 @@
+"""Safe automatic moves: moves to the foundations that can never turn a won game into a lost one.
+
+What AutoPlay applies, and what the solver plays without searching. A move is safe when every card that
+could still want the moving card as a place to build is home already, and the foundation it goes to is
+as good as any other it fits (docs/rules-decisions.md, "Safe moves to the foundations", gives the rule of
+each family and why it is safe):
+
+- king-chain (columns build down in alternate colours, foundations up in suit): an ace or a two always;
+  a card of rank r once all four cards of rank r - 1 of the other colour are home.
+- salic-law (foundations A..J regardless of suit): a card of rank r once every foundation has reached
+  r - 1 at least, so that every card of rank r still out has a foundation waiting for it; aces always.
+- captives (columns build down in suit, the king row up in suit from K): a card other than a king once
+  both cards of its suit one rank lower are home (an ace always: nothing goes on an ace), and only when
+  every slot it fits is interchangeable with the others (no captive waits under a slot that is not yet
+  complete, or it fits one slot only); kings never, as the slot a king takes decides a captive's fate.
+- sultan (no tableau: cards only wait in the side slots and the waste): every move to a foundation.
+"""
+
+from __future__ import annotations
+
+from ..cards import ACE, KING, NO_CARD, RANK, RED, SUIT
+from ..game import Game
+from ..games.captives import COMPLETE, Captives
+from ..games.royal_retinue import RoyalRetinue
+from ..games.salic_law import Tribunal
+from ..games.sultan import Sultan36
+from ..moves import Move, MoveKind, Pile, PileKind
+from ..state import State
+
+#: No safe chain is longer than the deck.
+_MAX_CHAIN = 110
+
+
+def safe_move(game: Game, state: State) -> Move | None:
+    """The first safe move to a foundation in ``state`` (in ``legal_moves`` order), or None."""
+    if isinstance(game, RoyalRetinue):
+        return _king_chain(game, state)
+    if isinstance(game, Tribunal):
+        return _salic_law(game, state)
+    if isinstance(game, Captives):
+        return _captives(game, state)
+    if isinstance(game, Sultan36):
+        return _sultan(game, state)
+    return None
+
+
+def autoplay(game: Game, state: State) -> tuple[State, list[Move]]:
+    """Apply safe moves until none is left: the final position and the moves, in explicit form."""
+    moves: list[Move] = []
+    for _ in range(_MAX_CHAIN):
+        move = safe_move(game, state)
+        if move is None:
+            break
+        state, explicit = game.play(state, move)
+        moves.append(explicit)
+    return state, moves
+
+
+def _king_chain(game: Game, state: State) -> Move | None:
+    """Looks at the free cards and the cells directly: this runs after every move the solver tries."""
+    founds = state.foundations
+    level = [[0, 0], [0, 0], [0, 0], [0, 0]]  # the two foundation ranks of each suit, 0 = not started
+    started = [0, 0, 0, 0]
+    home: dict[int, int] = {}  # card -> the 1-based foundation it goes on (the first that fits)
+    for i in range(len(founds) - 1, -1, -1):
+        f = founds[i]
+        if f:
+            top = f[-1]
+            s = SUIT[top]
+            level[s][started[s]] = RANK[top]
+            started[s] += 1
+            if RANK[top] != KING:
+                home[top + 1] = i + 1
+        else:
+            for ace in (0, 13, 26, 39):
+                home[ace] = i + 1
+    # the highest rank that is safe for a red card (the black suits' lowest level + 1), and for a black one
+    red_max = max(2, min(*level[0], *level[3]) + 1)
+    black_max = max(2, min(*level[1], *level[2]) + 1)
+    for i, col in enumerate(state.columns):
+        if col:
+            c = col[-1]
+            fi = home.get(c, 0)
+            if fi and RANK[c] <= (red_max if RED[c] else black_max):
+                return Move(MoveKind.TRANSFER, (Pile(PileKind.COLUMN, i + 1),), Pile(PileKind.FOUNDATION, fi))
+    for i, c in enumerate(state.cells):
+        if c != NO_CARD:
+            fi = home.get(c, 0)
+            if fi and RANK[c] <= (red_max if RED[c] else black_max):
+                return Move(MoveKind.TRANSFER, (Pile(PileKind.RESERVE, i + 1),), Pile(PileKind.FOUNDATION, fi))
+    return None
+
+
+def _salic_law(game: Game, state: State) -> Move | None:
+    low = min((RANK[f[-1]] if f else 0) for f in state.foundations)
+    for move in game.legal_moves(state):
+        if move.target is None or move.target.kind is not PileKind.FOUNDATION:
+            continue
+        assert move.sources[0].index is not None
+        c = state.columns[move.sources[0].index - 1][-1]
+        if RANK[c] == ACE or RANK[c] <= low + 1:
+            return move
+    return None
+
+
+def _captives(game: Captives, state: State) -> Move | None:
+    founds = state.foundations
+    home = [0] * 52
+    for f in founds:
+        for c in f:
+            home[c] += 1
+    # a slot is interchangeable with the others when no captive waits under it
+    free_slot = [
+        i >= len(state.captives) or state.captives[i] == NO_CARD or len(founds[i]) == COMPLETE
+        for i in range(len(founds))
+    ]
+    playable: list[tuple[Move, int]] = []
+    for i, col in enumerate(state.columns):
+        if col:
+            playable.append((Move.parse(f"{i + 1}-f"), col[-1]))
+    if state.waste:
+        playable.append((Move.parse("w-f"), state.waste[-1]))
+    for i, c in enumerate(state.captives):
+        if c != NO_CARD and game.captive_released(state, i):
+            playable.append((Move.parse(f"c{i + 1}-f"), c))
+    for move, c in playable:
+        r = RANK[c]
+        if r == KING or (r != ACE and home[c - 1] < 2):
+            continue
+        want = c + 12 if r == ACE else c - 1  # the top a slot needs for c: its king, or one rank lower
+        fits = [i for i, f in enumerate(founds) if f and f[-1] == want]
+        if not fits or (len(fits) > 1 and not all(free_slot[i] for i in fits)):
+            continue
+        return game.resolve(state, Move(move.kind, move.sources, _foundation(fits[0])))
+    return None
+
+
+def _sultan(game: Game, state: State) -> Move | None:
+    for move in game.legal_moves(state):
+        if move.target is not None and move.target.kind is PileKind.FOUNDATION:
+            return move
+    return None
+
+
+def _foundation(i: int) -> Pile:
+    return Pile(PileKind.FOUNDATION, i + 1)

@@ -1,0 +1,208 @@
+"""The solver's core: two searches with transposition tables, taking turns (Freecell Solver's idea of
+several "scans" run side by side, each good at different deals).
+
+- Best-first: the frontier is ordered by the profile's score plus a small weight for the moves already
+  made (a weighted A*: the weight keeps lines short without giving up the heuristic's speed).
+- Depth-first: it follows the best-scored child first and backs up only when a line is exhausted; it
+  wins many deals in a few hundred positions where best-first wanders among look-alike positions.
+
+Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
+looked up; only a position never seen before by that search is kept. Moves that undo each other (``3-7``
+then ``7-3``) need no rule of their own: the position they lead back to is in the table already.
+
+The answer is exact in two cases: a won position was reached (the line to it is the answer), or one
+search ran out of positions with no budget hit (every position reachable from the start was seen: no
+win exists). Safe moves and the folding of the key never lose a win, so that answer is a proof.
+Otherwise the budget ran out: unknown. Ties go to the position generated first and the searches take
+turns in fixed slices, so a budget in states gives the same answer on every run.
+"""
+
+from __future__ import annotations
+
+import heapq
+import random
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..game import Game
+from ..moves import Move
+from ..state import State
+from .profiles import Profile, profile_for
+from .safe import autoplay
+
+#: The weight of each move already made, against the profile's score (best-first).
+DEPTH_WEIGHT = 1
+#: Positions a search expands before the next takes its turn.
+SLICE = 128
+#: Depth-first searches that blur the score with seeded noise, and by how much.
+RANDOM_SCANS = 2
+NOISE = 25
+
+Line = tuple[Move, ...]
+
+
+class Outcome(StrEnum):
+    """What the solver found out."""
+
+    WON = "won"
+    NO_WIN = "no-win"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Solution:
+    """The solver's answer. ``moves`` is the winning line in explicit form (empty unless ``WON``); ``states``
+    counts the positions expanded, ``seconds`` the CPU time the search took in this thread; ``budget_hit`` is
+    ``"states"`` or ``"seconds"`` when the answer is unknown for that reason."""
+
+    outcome: Outcome
+    moves: Line = ()
+    states: int = 0
+    seconds: float = 0.0
+    budget_hit: str = ""
+
+    def texts(self) -> list[str]:
+        """The winning line in RULES.md notation."""
+        return [m.text() for m in self.moves]
+
+
+class _Exhausted(Exception):
+    """A search has seen every position reachable from the start."""
+
+
+class _BestFirst:
+    def __init__(self, game: Game, prof: Profile, root: State, depth_weight: int) -> None:
+        self.game, self.prof, self.weight = game, prof, depth_weight
+        key = prof.key(root)
+        # key -> (parent key, the moves from the parent's position to this one); the root has no parent
+        self.parents: dict[Hashable, tuple[Hashable, Line] | None] = {key: None}
+        self.frontier: list[tuple[int, int, int, State, Hashable]] = [(prof.score(root), 0, 0, root, key)]
+        self.counter = 0
+        self.expanded = 0
+
+    def run(self, n: int) -> Line | None:
+        """Expand up to ``n`` positions; the line to a win if one was reached."""
+        game, key_of, score_of, moves_of = self.game, self.prof.key, self.prof.score, self.prof.moves
+        play, is_won, parents, frontier, weight = game.play, game.is_won, self.parents, self.frontier, self.weight
+        for _ in range(n):
+            if not frontier:
+                raise _Exhausted
+            _, _, depth, pos, pos_key = heapq.heappop(frontier)
+            self.expanded += 1
+            depth += 1
+            for move in moves_of(pos):
+                child, explicit = play(pos, move)
+                child, settled = autoplay(game, child)
+                child_key = key_of(child)
+                if child_key in parents:
+                    continue
+                parents[child_key] = (pos_key, (explicit, *settled))
+                if is_won(child):
+                    return self._line(child_key)
+                self.counter += 1
+                heapq.heappush(frontier, (score_of(child) + weight * depth, self.counter, depth, child, child_key))
+        return None
+
+    def _line(self, key: Hashable) -> Line:
+        parts: list[Line] = []
+        link = self.parents[key]
+        while link is not None:
+            parent, moves = link
+            parts.append(moves)
+            link = self.parents[parent]
+        return tuple(m for part in reversed(parts) for m in part)
+
+
+class _DepthFirst:
+    def __init__(self, game: Game, prof: Profile, root: State, noise: int = 0, seed: int = 0) -> None:
+        self.game, self.prof = game, prof
+        # noise > 0: each child's score is blurred by up to ``noise`` points from a seeded generator, so this
+        # search tries a different order among near-equals (Freecell Solver's random-dfs scans)
+        self.noise = noise
+        self.rng = random.Random(seed)
+        self.seen: set[Hashable] = {prof.key(root)}
+        # each level: the position's children (best first, reversed for pop()) and the line to it
+        self.stack: list[list[tuple[int, int, State, Line]]] = [self._children(root)]
+        self.line: list[Line] = []
+        self.expanded = 0
+
+    def _children(self, pos: State) -> list[tuple[int, int, State, Line]]:
+        game, key_of, score_of, seen = self.game, self.prof.key, self.prof.score, self.seen
+        out: list[tuple[int, int, State, Line]] = []
+        for move in self.prof.moves(pos):
+            child, explicit = game.play(pos, move)
+            child, settled = autoplay(game, child)
+            key = key_of(child)
+            if key in seen:
+                continue
+            seen.add(key)
+            score = score_of(child)
+            if self.noise:
+                score += self.rng.randrange(self.noise)
+            out.append((-score, -len(out), child, (explicit, *settled)))
+        out.sort()  # worst first: pop() takes the best, the first generated among equals
+        return out
+
+    def run(self, n: int) -> Line | None:
+        stack, line, is_won = self.stack, self.line, self.game.is_won
+        for _ in range(n):
+            while stack and not stack[-1]:
+                stack.pop()
+                if line:
+                    line.pop()
+            if not stack:
+                raise _Exhausted
+            _, _, child, moves = stack[-1].pop()
+            self.expanded += 1
+            line.append(moves)
+            if is_won(child):
+                return tuple(m for part in line for m in part)
+            stack.append(self._children(child))
+        return None
+
+
+def solve(
+    game: Game,
+    state: State,
+    *,
+    max_states: int | None = None,
+    max_seconds: float | None = None,
+    depth_weight: int = DEPTH_WEIGHT,
+    profile: Profile | None = None,
+) -> Solution:
+    """Search for a win from ``state`` with everything visible (the stock's order, the captives).
+
+    ``max_states`` bounds the positions expanded, both searches together (deterministic); ``max_seconds``
+    the CPU time of the calling thread. With neither, the search runs until it wins or proves there is
+    no win, which on a whole deal may take more memory than the machine has: give a budget.
+    """
+    clock = time.thread_time
+    started = clock()
+    prof = profile or profile_for(game)
+    root, auto = autoplay(game, state)
+    if game.is_won(root):
+        return Solution(Outcome.WON, tuple(auto), 0, clock() - started)
+    searches: list[_BestFirst | _DepthFirst] = [
+        _BestFirst(game, prof, root, depth_weight),
+        _DepthFirst(game, prof, root),
+        *(_DepthFirst(game, prof, root, NOISE, seed) for seed in range(1, RANDOM_SCANS + 1)),
+    ]
+    deadline = None if max_seconds is None else started + max_seconds
+    turn = 0
+    while True:
+        expanded = sum(s.expanded for s in searches)
+        if max_states is not None and expanded >= max_states:
+            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
+        if deadline is not None and clock() >= deadline:
+            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "seconds")
+        n = SLICE if max_states is None else min(SLICE, max_states - expanded)
+        search = searches[turn % len(searches)]
+        turn += 1
+        try:
+            line = search.run(n)
+        except _Exhausted:
+            return Solution(Outcome.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
+        if line is not None:
+            return Solution(Outcome.WON, (*auto, *line), sum(s.expanded for s in searches), clock() - started)

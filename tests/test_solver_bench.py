@@ -1,0 +1,48 @@
+"""The solver's benchmark scripts still run end to end (tiny runs: their figures are checked for shape, not
+speed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_solvability_script_writes_a_row_per_configuration(tmp_path: Path) -> None:
+    out = tmp_path / "solvability.json"
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "solvability.py"), "--seeds", "2", "--max-states", "400",
+         "--hint-seeds", "1", "--hint-samples", "2", "--hint-states", "50", "--variants", "sultan-36",
+         "tribunal", "--json", str(out)],
+        cwd=ROOT, check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["variant"] for r in rows] == ["tribunal", "sultan-36"]
+    for r in rows:
+        assert r["won"] + r["no_win"] + r["unknown"] == r["seeds"] == 2
+        assert r["hint_seeds"] == 1 and 0 <= r["hint_wins"] <= 1
+    assert "| `sultan-36` | defaults |" in done.stdout
+
+
+def test_solver_bench_runs_both_solvers_on_the_same_deal(tmp_path: Path) -> None:
+    exe = os.environ.get("FC_SOLVE") or os.path.expanduser("~/.cache/fc-solve/bin/fc-solve")
+    if not os.access(exe, os.X_OK):
+        if os.environ.get("PATIENCE_SKIP_FCS") == "1":
+            pytest.skip("fc-solve is missing and PATIENCE_SKIP_FCS=1")
+        pytest.fail("fc-solve not found (env FC_SOLVE, ~/.cache/fc-solve/bin/fc-solve): deploy/setup.sh builds it")
+    out = tmp_path / "bench.json"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "solver_bench.py"), "--deals", "1", "--seconds", "1",
+         "--variants", "cats-tail", "--json", str(out)],
+        cwd=ROOT, check=True, capture_output=True, text=True, timeout=600, env={**os.environ, "FC_SOLVE": exe},
+    )  # fmt: skip
+    (h,) = json.loads(out.read_text())["head_to_head"]
+    assert h["variant"] == "cats-tail"
+    assert h["fc_solve"]["deals"] == h["ours"]["deals"] == 1
+    assert h["rows"][0]["fcs_cpu"] > 0 and h["rows"][0]["ours_cpu"] > 0
