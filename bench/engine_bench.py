@@ -87,7 +87,7 @@ def midgame(game: Game, seed: bytes, depth: int = 30) -> State:
         legal = list(game.legal_moves(state))
         if not legal:
             break
-        state = game.apply(state, rnd.choice(legal))
+        state = game.play(state, rnd.choice(legal))[0]
     return state
 
 

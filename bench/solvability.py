@@ -101,7 +101,7 @@ def follow_hints(
             if not has_hidden_cards(game, state) and "winning line" in given.reason:
                 found = solve(game, state, max_states=full_states)  # the same search: the same line
                 line = list(found.moves[1:])
-        state = game.apply(state, move)
+        state = game.play(state, move)[0]
         moves += 1
     return False, hints, hint_cpu / max(hints, 1)
 

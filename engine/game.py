@@ -136,26 +136,29 @@ class Game(ABC):
 
     # -- moves ------------------------------------------------------------------
 
-    @abstractmethod
-    def legal_moves(self, state: State) -> Iterator[Move]:
-        """Every legal move, in explicit form (multi-card reserve moves excepted)."""
+    def legal_moves(self, state: State) -> LegalMoves:
+        """The legal moves here, as a collection: iterate it for every move in explicit form (multi-card reserve
+        moves excepted), ask ``move in legal`` (one validation, no generation), ``bool(legal)``, ``len(legal)``."""
+        return LegalMoves(self, state)
 
     @abstractmethod
-    def play(self, state: State, move: Move) -> tuple[State, Move]:
-        """Apply ``move``: the new state and the move in explicit form; raise IllegalMoveError."""
+    def generate_legal_moves(self, state: State) -> Iterator[Move]:
+        """Every legal move, in explicit form (multi-card reserve moves excepted), generated afresh."""
 
-    def apply(self, state: State, move: Move | str) -> State:
-        """The pure reducer: the position after ``move``."""
-        return self.play(state, Move.parse(move) if isinstance(move, str) else move)[0]
+    def play(self, state: State, move: Move | str) -> tuple[State, Move]:
+        """The reducer, the one way a position changes: the position after ``move`` (a Move, or its text) and the
+        move in explicit form (python-chess's ``parse_san`` and ``push`` in one); IllegalMoveError or
+        NotationError, and the state is untouched."""
+        return self._play(state, Move.parse(move) if isinstance(move, str) else move)
 
-    def resolve(self, state: State, move: Move | str) -> Move:
-        """The explicit, legal form of ``move`` here (python-chess's ``parse_san``)."""
-        return self.play(state, Move.parse(move) if isinstance(move, str) else move)[1]
+    @abstractmethod
+    def _play(self, state: State, move: Move) -> tuple[State, Move]:
+        """What each family implements for :meth:`play`: the move is already a Move."""
 
     def is_legal(self, state: State, move: Move | str) -> bool:
         """Whether ``move`` can be played here; text that is no move at all is simply not legal (never raises)."""
         try:
-            self.play(state, Move.parse(move) if isinstance(move, str) else move)
+            self.play(state, move)
         except MoveError:
             return False
         return True
@@ -172,7 +175,7 @@ class Game(ABC):
     def has_legal_move(self, state: State) -> bool:
         """Whether ``legal_moves`` yields anything: the status check that follows every move, which a game may
         answer more cheaply than by generating its first move."""
-        for _ in self.legal_moves(state):
+        for _ in self.generate_legal_moves(state):
             return True
         return False
 
@@ -189,6 +192,35 @@ class Game(ABC):
     def redeals_allowed(self) -> int:
         """How many redeals (or waste turns) the game allows in all."""
         return 0
+
+
+class LegalMoves:
+    """The legal moves of one position, as python-chess's ``board.legal_moves``: iterating generates them
+    (explicit moves), ``in`` validates one move without generating the others, ``bool`` asks whether any exists
+    (the cheapest check a game offers). ``in`` accepts any Move or text the player could send, so a move such as
+    ``3-f`` or a multi-card reserve move ``3,5,5-r`` is "in" when it can be played, although iteration lists
+    only explicit moves, one per distinct result."""
+
+    __slots__ = ("_game", "_state")
+
+    def __init__(self, game: Game, state: State) -> None:
+        self._game = game
+        self._state = state
+
+    def __iter__(self) -> Iterator[Move]:
+        return self._game.generate_legal_moves(self._state)
+
+    def __contains__(self, move: object) -> bool:
+        return isinstance(move, Move | str) and self._game.is_legal(self._state, move)
+
+    def __bool__(self) -> bool:
+        return self._game.has_legal_move(self._state)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return f"<LegalMoves ({', '.join(m.text() for m in self)})>"
 
 
 def illegal(reason: Reason, message: str, move: Move) -> IllegalMoveError:

@@ -69,7 +69,7 @@ def accept(state: State, move: str, explicit: str | None = None) -> State:
     if (
         resolved.target is not None
         and resolved.target.kind is PileKind.FOUNDATION
-        and new not in {game.apply(state, m) for m in listed}
+        and new not in {game.play(state, m)[0] for m in listed}
     ):
         raise AssertionError(f"{resolved} leads to a position no listed move leads to")
     elif resolved.target is None or resolved.target.kind is not PileKind.FOUNDATION:
@@ -233,7 +233,7 @@ def test_whole_column_onto_an_empty_column_is_legal() -> None:
     s = position(["9H 8H", ""])
     s2 = accept(s, "1-2/2")
     assert texts(s2.columns[1]) == "9H 8H" and s2.columns[0] == ()
-    assert game.resolve(s, "1-2") == Move.parse("1-2/2")  # onto an empty column: the longest run
+    assert game.play(s, "1-2")[1] == Move.parse("1-2/2")  # onto an empty column: the longest run
     accept(s, "1-2/1")
     accept(position(["9H", ""]), "1-2/1")
     assert Move.parse("1-2/1") in set(game.legal_moves(position(["9H", ""])))
@@ -577,7 +577,7 @@ def test_random_playouts_conserve_cards_and_agree_with_legal_moves(seed: int) ->
                 except IllegalMoveError:
                     continue
                 if explicit.target is not None and explicit.target.kind is PileKind.FOUNDATION:
-                    explicit = game.resolve(s, f"{explicit.source.text()}-f")
+                    explicit = game.play(s, f"{explicit.source.text()}-f")[1]
                 assert explicit in legal, (text, explicit)
         if not legal:
             assert game.status(s) in (Status.STUCK, Status.WON)
@@ -609,7 +609,7 @@ def test_legal_moves_lists_each_slot_that_frees_another_captive() -> None:
     after = {t: accept(s, t) for t in ("1-f5", "1-f6", "1-f8")}
     assert len(set(after.values())) == 3
     # "1-f" still takes the first that fits.
-    assert game.resolve(s, "1-f").text() == "1-f5"
+    assert game.play(s, "1-f")[1].text() == "1-f5"
 
 
 def test_legal_moves_lists_one_of_the_slots_with_no_captive_waiting() -> None:

@@ -49,7 +49,7 @@ def engine_legal(variant: str, seed: bytes, moves: list[str] = []) -> list[str]:
     game = get_game(variant)
     state = game.deal(seed)
     for m in moves:
-        state = game.apply(state, m)
+        state = game.play(state, m)[0]
     return sorted(m.text() for m in game.legal_moves(state))
 
 

@@ -86,7 +86,7 @@ def test_an_encoder_written_from_the_docs_agrees(variant: str, seed: bytes, walk
         moves = list(game.legal_moves(state))
         if not moves:
             break
-        state = game.apply(state, choices.choice(moves))
+        state = game.play(state, choices.choice(moves))[0]
 
 
 @settings(max_examples=30, deadline=None)

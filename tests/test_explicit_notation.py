@@ -51,7 +51,7 @@ def walk(game: Game, seed: bytes, choices: random.Random, steps: int) -> list[St
         moves = list(game.legal_moves(state))
         if not moves:
             break
-        state = game.apply(state, choices.choice(moves))
+        state = game.play(state, choices.choice(moves))[0]
         seen.append(state)
     return seen
 
@@ -67,16 +67,16 @@ def test_the_engine_hands_back_only_the_documented_shapes(variant: str, seed: by
     game = get_game(variant)
     for state in walk(game, seed, random.Random(walk_seed), 120)[::4]:
         for move in game.legal_moves(state):
-            text = game.resolve(state, move).text()
+            text = game.play(state, move)[1].text()
             assert explicit(game, text), (variant, text)
-            assert game.resolve(state, text).text() == text  # explicit is a fixed point
+            assert game.play(state, text)[1].text() == text  # explicit is a fixed point
             for short in short_forms(text):
                 try:
-                    resolved = game.resolve(state, short)
+                    resolved = game.play(state, short)[1]
                 except MoveError:
                     continue  # not every short form is legal (e.g. no /n in salic-law is fine, 'r' when full)
                 assert explicit(game, resolved.text()), (variant, short, resolved.text())
-                assert game.apply(state, short) == game.apply(state, resolved)
+                assert game.play(state, short)[0] == game.play(state, resolved)[0]
 
 
 @settings(max_examples=25, deadline=None)
@@ -91,12 +91,12 @@ def test_a_multi_card_reserve_move_stays_as_sent(seed: bytes, walk_seed: int) ->
             continue
         text = f"{choices.choice(filled)},{choices.choice(filled)}-r"
         try:
-            resolved = game.resolve(state, text)
+            resolved = game.play(state, text)[1]
         except MoveError:
             assert list(state.cells).count(-1) < 2 or any(len(state.columns[int(i) - 1]) < 2 for i in text[:3:2])
             continue
         assert resolved.text() == text and MULTI_RESERVE.fullmatch(text)
         one_by_one = state
         for source in text[:-2].split(","):
-            one_by_one = game.apply(one_by_one, game.resolve(one_by_one, f"{source}-r"))
-        assert game.apply(state, text) == one_by_one
+            one_by_one = game.play(one_by_one, game.play(one_by_one, f"{source}-r")[1])[0]
+        assert game.play(state, text)[0] == one_by_one

@@ -132,7 +132,7 @@ def test_a_position_in_play_is_solved_from_where_it_stands(fc_solve: str) -> Non
     state = game.deal(oracle_seed(0))
     prefix = fcs_import(solve(fc_solve, game, state))[:60]
     for move in prefix:
-        state = game.apply(state, move)
+        state = game.play(state, move)[0]
     assert any(c != NO_CARD for c in state.cells) and any(state.foundations)
     rest = fcs_import(solve(fc_solve, game, state))
     assert rest and replay(game, state, rest).verdict.outcome is Outcome.WON

@@ -28,7 +28,7 @@ def walked(game: Game, seed: bytes, steps: int) -> State:
         moves = list(game.legal_moves(state))
         if not moves:
             break
-        state = game.apply(state, rng.choice(moves))
+        state = game.play(state, rng.choice(moves))[0]
     return state
 
 
@@ -99,6 +99,6 @@ def test_no_hint_after_a_win() -> None:
     assert found.moves
     won = state
     for m in found.moves:
-        won = game.apply(won, m)
+        won = game.play(won, m)[0]
     h = hint(game, won)
     assert h.move is None and h.reason == "no move is left"

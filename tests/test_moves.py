@@ -136,3 +136,31 @@ def test_engine_errors_are_value_errors_too() -> None:
     with pytest.raises(ValueError):
         game.play(game.deal(bytes(32)), Move.parse("f1-f2/1"))
     assert not game.is_legal(game.deal(bytes(32)), "zz") and not game.is_legal(game.deal(bytes(32)), "")
+
+
+@pytest.mark.parametrize("variant", ["cats-tail", "captives", "sultan-52", "tribunal"])
+def test_legal_moves_is_a_collection_with_a_cheap_in(variant: str) -> None:
+    game = get_game(variant)
+    state = game.deal(bytes(range(32)))
+    legal = game.legal_moves(state)
+    listed = list(legal)
+    assert listed == list(game.generate_legal_moves(state)) and len(legal) == len(listed)
+    assert bool(legal) is game.has_legal_move(state) is bool(listed)
+    for move in listed:  # every listed move is "in", as a Move and as its text
+        assert move in legal and move.text() in legal
+    assert "zz" not in legal and 3 not in legal and Move.parse("f1-f2/13") not in legal
+    # "in" asks the rules, never the list: a short form of a listed move is in, though only explicit ones are listed
+    assert all(m.text() in legal for m in listed)
+
+
+def test_play_is_the_one_reducer() -> None:
+    """play takes a Move or its text and answers the position and the explicit move; the state is untouched on
+    a refusal."""
+    game = get_game("cats-tail")
+    state = game.deal(bytes(32))
+    move = next(iter(game.legal_moves(state)))
+    after, explicit = game.play(state, move.text())
+    assert (after, explicit) == game.play(state, move) and explicit == move
+    assert not hasattr(game, "apply") and not hasattr(game, "resolve")
+    with pytest.raises(MoveError):
+        game.play(state, "f1-f2/13")

@@ -80,7 +80,7 @@ def explicit_key(game: Game, state: State, m: Move) -> object:
     ) and m.source.kind is not PileKind.FOUNDATION:
         text = ",".join(p.text() for p in m.sources) + "-" + m.target.kind.value
         if m.target.kind is PileKind.FOUNDATION:  # the position up to interchangeable piles (the solver's key)
-            return text, profile_for(game).key(game.apply(state, m))
+            return text, profile_for(game).key(game.play(state, m)[0])
         return text
     return m.text()
 
@@ -150,7 +150,7 @@ def test_long_walks_to_the_end(variant: str, options: dict[str, object]) -> None
             home = [
                 m for m in legal if m.target is not None and m.target.kind in (PileKind.FOUNDATION, PileKind.KING_ROW)
             ]
-            state = game.apply(state, rnd.choice(home) if home and rnd.random() < 0.8 else rnd.choice(legal))
+            state = game.play(state, rnd.choice(home) if home and rnd.random() < 0.8 else rnd.choice(legal))[0]
             if step % 25 == 0:
                 check_position(game, state)
         check_position(game, state)

@@ -492,7 +492,7 @@ def test_a_game_won_through_apply_move_shows_no_secret_until_the_end(client: Cli
         reply = client.ApplyMove(
             pb.ApplyMoveRequest(game_id=game.game_id, expected_version=version, text=text), metadata=md
         )
-        state = engine_game.apply(state, text)
+        state = engine_game.play(state, text)[0]
         version = reply.game.version
         assert reply.game.move_count == i + 1
         if i < len(solution) - 1:
@@ -538,7 +538,7 @@ def first_detour(solution: list[str], variant: str = "sultan-36") -> tuple[int, 
         other = [m.text() for m in engine_game.legal_moves(state) if m.text() != text]
         if other:
             return k, other[0]
-        state = engine_game.apply(state, text)
+        state = engine_game.play(state, text)[0]
     raise AssertionError("the solution is forced all the way")
 
 
@@ -859,4 +859,4 @@ def test_the_final_state_hash_is_given_when_nothing_is_hidden(client: Client, se
     )
     v = reply.verdict
     assert (v.outcome, v.error_index, v.move_count) == (pb.OUTCOME_ILLEGAL, 1, 1)
-    assert v.final_state_hash == state_hash(engine_game, engine_game.apply(start, first))
+    assert v.final_state_hash == state_hash(engine_game, engine_game.play(start, first)[0])

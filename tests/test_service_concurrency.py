@@ -128,7 +128,7 @@ def test_a_stopped_server_is_replaced_and_the_game_goes_on(redis_db: str) -> Non
             reply = client.ApplyMove(pb.ApplyMoveRequest(game_id=gid, expected_version=2, text="s"), metadata=md)
             assert reply.game.version == 3 and reply.game.move_count == 2
             game = get_game("sultan-36")
-            state = game.apply(game.apply(game.deal(SEED), "s"), "s")
+            state = game.play(game.play(game.deal(SEED), "s")[0], "s")[0]
             assert reply.game.view == view_message(player_view(game, state))
         finally:
             client.close()

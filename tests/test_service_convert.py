@@ -37,7 +37,7 @@ def test_random_positions_of_every_game(variant: str) -> None:
             moves = list(game.legal_moves(state))
             if not moves:
                 break
-            state = game.apply(state, rng.choice(moves))
+            state = game.play(state, rng.choice(moves))[0]
             same(player_view(game, state))
 
 
@@ -171,7 +171,7 @@ def test_a_stored_position_is_decoded_unless_it_is_the_one_this_replica_wrote() 
     service = GameService(Settings(), store=None)  # type: ignore[arg-type]
     game = get_game("sultan-52")
     mine = game.deal(bytes(32))
-    theirs = game.apply(mine, "s")  # another replica moved on
+    theirs = game.play(mine, "s")[0]  # another replica moved on
     record = GameRecord("g" * 24, bytes(32), game.id, "", bytes(32), b"", b"", "", True, encode_state(game, mine),
                         3, "in-progress", 1, 2, 0, 0, 0, 600_000, 3)  # fmt: skip
     service.recent.remember(record, game, mine)

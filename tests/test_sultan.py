@@ -76,9 +76,9 @@ def accept(game: Sultan36, state: State, move: str, explicit: str | None = None)
     assert Move.parse(resolved.text()) == resolved
     listed = list(game.legal_moves(state))
     if resolved.target is not None and resolved.target.kind is PileKind.FOUNDATION:
-        assert game.resolve(state, f"{resolved.source.text()}-f") in listed
+        assert game.play(state, f"{resolved.source.text()}-f")[1] in listed
     elif resolved.target is not None and resolved.target.kind is PileKind.RESERVE:
-        assert game.resolve(state, "w-r") in listed
+        assert game.play(state, "w-r")[1] in listed
     else:
         assert resolved in listed
     assert sorted(new.all_cards()) == sorted(state.all_cards())
@@ -451,9 +451,9 @@ def test_random_playouts_conserve_cards_and_agree_with_legal_moves(game: Sultan3
                 except IllegalMoveError:
                     continue
                 if explicit.target is not None and explicit.target.kind is PileKind.FOUNDATION:
-                    explicit = game.resolve(s, f"{explicit.source.text()}-f")
+                    explicit = game.play(s, f"{explicit.source.text()}-f")[1]
                 elif explicit.target is not None and explicit.target.kind is PileKind.RESERVE:
-                    explicit = game.resolve(s, "w-r")
+                    explicit = game.play(s, "w-r")[1]
                 assert explicit in legal, (text, explicit)
         if not legal:
             assert game.status(s) in (Status.STUCK, Status.WON)

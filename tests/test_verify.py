@@ -28,7 +28,7 @@ def legal_prefix(variant: str, n: int, seed: bytes = SEED) -> list[str]:
             break
         move = rnd.choice(legal)
         out.append(move.text())
-        state = game.apply(state, move)
+        state = game.play(state, move)[0]
     return out
 
 

@@ -105,7 +105,7 @@ class Captives(TurnsStock):
 
     # -- legal moves --------------------------------------------------------------
 
-    def legal_moves(self, state: State) -> Iterator[Move]:
+    def generate_legal_moves(self, state: State) -> Iterator[Move]:
         """Every legal move in explicit form: home moves first, then column moves, then the stock."""
         if self.is_won(state):
             return
@@ -161,7 +161,7 @@ class Captives(TurnsStock):
 
     # -- playing a move -------------------------------------------------------------
 
-    def play(self, state: State, move: Move) -> tuple[State, Move]:
+    def _play(self, state: State, move: Move) -> tuple[State, Move]:
         if self.is_won(state):
             raise illegal(Reason.GAME_OVER, "the game is won: no move is left to play", move)
         kind = move.kind

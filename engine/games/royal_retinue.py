@@ -179,7 +179,7 @@ class RoyalRetinue(Game):
 
     # -- legal moves ------------------------------------------------------------------
 
-    def legal_moves(self, state: State) -> Iterator[Move]:
+    def generate_legal_moves(self, state: State) -> Iterator[Move]:
         """Every legal move in explicit form; a multi-card reserve move is a sequence of these.
 
         Order: to the foundations (columns, then cells), column to column, reserve to column, column to
@@ -240,7 +240,7 @@ class RoyalRetinue(Game):
 
     # -- play -----------------------------------------------------------------------------
 
-    def play(self, state: State, move: Move) -> tuple[State, Move]:
+    def _play(self, state: State, move: Move) -> tuple[State, Move]:
         """Validate and apply ``move``; the new state and the move in explicit form."""
         if move.kind is not _TRANSFER:
             raise self._refuse(state, move, Reason.NOT_IN_THIS_GAME, f"{self.id} has no '{move.kind.value}' move")

@@ -89,7 +89,7 @@ class Tribunal(Game):
         """Stock dealt out and all 88 aces to jacks home (the kings then stand alone)."""
         return not state.stock and sum(map(len, state.foundations)) == HOME_CARDS
 
-    def legal_moves(self, state: State) -> Iterator[Move]:
+    def generate_legal_moves(self, state: State) -> Iterator[Move]:
         """Foundation moves (first foundation that fits), moves onto lone kings (``3-7/1``), ``d``, ``rd``."""
         if self.is_won(state):
             return
@@ -111,7 +111,7 @@ class Tribunal(Game):
         elif state.redeals < self.redeals_allowed():
             yield REDEAL
 
-    def play(self, state: State, move: Move) -> tuple[State, Move]:
+    def _play(self, state: State, move: Move) -> tuple[State, Move]:
         if self.is_won(state):
             raise illegal(Reason.GAME_OVER, "the game is won: no move is left to play", move)
         kind = move.kind

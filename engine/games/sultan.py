@@ -95,7 +95,7 @@ class Sultan36(TurnsStock):
 
     # -- legal moves --------------------------------------------------------------
 
-    def legal_moves(self, state: State) -> Iterator[Move]:
+    def generate_legal_moves(self, state: State) -> Iterator[Move]:
         """Every legal move in explicit form: to the first foundation that fits, to the first empty slot."""
         if self.is_won(state):
             return
@@ -120,7 +120,7 @@ class Sultan36(TurnsStock):
 
     # -- playing a move -------------------------------------------------------------
 
-    def play(self, state: State, move: Move) -> tuple[State, Move]:
+    def _play(self, state: State, move: Move) -> tuple[State, Move]:
         if self.is_won(state):
             raise illegal(Reason.GAME_OVER, "the game is won: no move is left to play", move)
         kind = move.kind

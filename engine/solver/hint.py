@@ -103,7 +103,7 @@ def _fallback(game: Game, state: State, outcome: Outcome, wins: int, tried: int)
     prof = profile_for(game)
     best: tuple[int, int, Move] | None = None
     for i, m in enumerate(prof.moves(state)):
-        score = prof.score(game.apply(state, m))
+        score = prof.score(game.play(state, m)[0])
         if best is None or (score, i) < best[:2]:
             best = (score, i, m)
     if best is None:

@@ -95,7 +95,7 @@ def _king_chain(game: RoyalRetinue) -> Profile:
         return 8 * (ALL_CARDS - home) + 3 * disorder + buried - 2 * cells
 
     def moves(state: State) -> Iterator[Move]:
-        for m in game.legal_moves(state):
+        for m in game.generate_legal_moves(state):
             if m.sources[0].kind is not PileKind.FOUNDATION:  # foundation runs only rename piles
                 yield m
 
@@ -123,7 +123,7 @@ def _salic_law(game: Tribunal) -> Profile:
                     lo = r
         return 6 * (HOME_CARDS - home) + 2 * disorder + 8 * state.redeals
 
-    return Profile(key, score, game.legal_moves)
+    return Profile(key, score, game.generate_legal_moves)
 
 
 # -- captives ---------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ def _captives(game: Captives) -> Profile:
                 prev = c
         return 6 * (ALL_CARDS - home) + 2 * disorder - 3 * empty + 4 * state.redeals
 
-    return Profile(key, score, game.legal_moves)
+    return Profile(key, score, game.generate_legal_moves)
 
 
 # -- sultan -----------------------------------------------------------------------------------------
@@ -170,4 +170,4 @@ def _sultan(game: Sultan36) -> Profile:
         out = len(state.stock) + len(state.waste) + sum(1 for c in state.cells if c != NO_CARD)
         return 4 * out + 6 * state.redeals + len(state.waste) // 4
 
-    return Profile(key, score, game.legal_moves)
+    return Profile(key, score, game.generate_legal_moves)

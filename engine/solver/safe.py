@@ -93,7 +93,7 @@ def _king_chain(game: Game, state: State) -> Move | None:
 
 def _salic_law(game: Game, state: State) -> Move | None:
     low = min((RANK[f[-1]] if f else 0) for f in state.foundations)
-    for move in game.legal_moves(state):
+    for move in game.generate_legal_moves(state):
         if move.target is None or move.target.kind is not PileKind.FOUNDATION:
             continue
         assert move.sources[0].index is not None
@@ -131,12 +131,12 @@ def _captives(game: Captives, state: State) -> Move | None:
         fits = [i for i, f in enumerate(founds) if f and f[-1] == want]
         if not fits or (len(fits) > 1 and not all(free_slot[i] for i in fits)):
             continue
-        return game.resolve(state, Move(move.kind, move.sources, _foundation(fits[0])))
+        return game.play(state, Move(move.kind, move.sources, _foundation(fits[0])))[1]
     return None
 
 
 def _sultan(game: Game, state: State) -> Move | None:
-    for move in game.legal_moves(state):
+    for move in game.generate_legal_moves(state):
         if move.target is not None and move.target.kind is PileKind.FOUNDATION:
             return move
     return None
