@@ -396,7 +396,7 @@ async def run(args: argparse.Namespace, work: Path) -> dict[str, Any]:
         nodes[0].start()
         url = f"redis://127.0.0.1:{nodes[0].port}/0"
     # every player comes from 127.0.0.1: the per-address rate limits would refuse most games (they are measured
-    # apart, in tests/test_ratelimit.py)
+    # apart, in tests/service/test_ratelimit.py)
     extra = ("--durability", args.durability, "--rate-limits", "false")
     replicas = [Replica(url, work / "keys", work / f"service-{i}.log", extra) for i in range(2)]
     replicas[0].start()  # the first generates the keys the second reads

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Build the service image from deploy/Dockerfile, the way CI does (tests/test_image.py runs this script).
+# Build the service image from deploy/Dockerfile, the way CI does (tests/deploy/test_image.py runs this script).
 #
 #   bash deploy/build-image.sh [TAG...]     (default tags: patience-service:local and patience-service:VERSION)
 #

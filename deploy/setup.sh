@@ -9,7 +9,7 @@ retry() { for i in 1 2 3; do "$@" && return 0; sleep $((i * 5)); done; return 1;
 if [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   SUDO=; [ "$(id -u)" = 0 ] || SUDO=sudo
   need=()
-  # buildah + mmdebstrap + uidmap: deploy/build-image.sh builds and tests/test_image.py runs the image without a
+  # buildah + mmdebstrap + uidmap: deploy/build-image.sh builds and tests/deploy/test_image.py runs the image without a
   # Docker engine (docs/deployment.md).
   for p in redis-server redis-tools python3-venv chromium buildah mmdebstrap uidmap; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
@@ -43,7 +43,7 @@ if [ -z "${FC_SOLVE:-}" ] && [ ! -x "$HOME/.cache/fc-solve/bin/fc-solve" ]; then
   fi
 fi
 
-# promtool checks and unit-tests the alerting rules (tests/test_monitoring.py). Debian ships it in the
+# promtool checks and unit-tests the alerting rules (tests/deploy/test_monitoring.py). Debian ships it in the
 # `prometheus` package, whose server we do not want installed or started: only the binary is taken, into the
 # virtualenv below, from the downloaded package.
 promtool_into() {

@@ -9,4 +9,5 @@ export FC_SOLVE=${FC_SOLVE:-$HOME/.cache/fc-solve/bin/fc-solve}
 .venv/bin/ruff format --check .
 .venv/bin/mypy
 .venv/bin/python tools/check_proto.py
-exec .venv/bin/pytest -q "$@"
+# In parallel, one worker per core (pytest-xdist); the tests start their own servers on free ports.
+exec .venv/bin/pytest -q -n auto "$@"

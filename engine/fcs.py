@@ -5,7 +5,7 @@ alternate colours, unlimited sequence moves, emptied stacks never filled) and ``
 same with 8 stacks; any solution fc-solve finds for one of our deals must replay as a win in our
 engine. This module only turns text into text -- a position into fc-solve's board format, fc-solve's
 solution into our notation -- so it stays pure; running the solver is the caller's business
-(tests/test_fcs_oracle.py, tools/make_fcs_fixtures.py).
+(tests/engine/test_fcs_oracle.py, tools/make_fcs_fixtures.py).
 
 fc-solve numbers stacks and free cells from 0 and writes a stack from its bottom (the card dealt first)
 to its top (the movable card): that is our column from its head to its free card.

@@ -61,7 +61,7 @@ def view_message(view: View) -> pb.View:
 # A response carries the whole view, and building it field by field through the protobuf API costs more than the
 # engine's move (30 µs for a sultan, 90 µs for a 104-card tableau). Written out directly, a card is a cached
 # 4-byte entry, a pile that did not change since it was last shown is one dict lookup, and upb parses the
-# result in C. tests/test_service_convert.py checks the bytes against the field-by-field message for random
+# result in C. tests/service/test_service_convert.py checks the bytes against the field-by-field message for random
 # positions of every game.
 
 

@@ -41,7 +41,7 @@ OPERATOR_KEY = "test-operator-key-0123456789"
 
 
 def settings_for(redis_url: str, **overrides: Any) -> Settings:
-    # Rate limits off: a test calls far faster than a person plays (tests/test_ratelimit.py turns them on).
+    # Rate limits off: a test calls far faster than a person plays (tests/service/test_ratelimit.py turns them on).
     base = Settings(listen="127.0.0.1:0", redis_url=redis_url, operator_key=OPERATOR_KEY, grace=2.0, rate_limits=False)
     return replace(base, **overrides)
 

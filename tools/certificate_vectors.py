@@ -5,8 +5,8 @@
 
 The certificate is a real win (a Freecell Solver solution of cats-tail, tests/data/fcs) signed with a test key
 derived from a published text: its private half is in the vectors on purpose, so that anyone can re-sign tampered
-payloads. No service ever signs with it. tests/test_certificate_vectors.py checks every verifier in the repository
-against these files, and that they are fresh.
+payloads. No service ever signs with it. tests/service/test_certificate_vectors.py checks every verifier in the
+repository against these files, and that they are fresh.
 """
 
 from __future__ import annotations

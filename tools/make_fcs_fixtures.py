@@ -2,7 +2,7 @@
 
 One move per line, in our notation as fcs_import gives it (``4-r1``, ``2-5/3``, ``r3-f``): explicit
 where fc-solve says which cell or how many cards, resolved by the engine where it only says "to the
-foundations". The benchmark and the service tests replay them; tests/test_fcs_oracle.py checks each
+foundations". The benchmark and the service tests replay them; tests/engine/test_fcs_oracle.py checks each
 is a win. Seeds are sha256(b"fcs-fixture-<i>"), taking the first deals fc-solve solves.
 
 Usage: .venv/bin/python tools/make_fcs_fixtures.py [--cats-tail 5] [--royal-retinue 2]

@@ -3,7 +3,7 @@
 - deploy/monitoring/rules.yaml, a plain Prometheus rules file (`rule_files:` in prometheus.yml);
 - deploy/k8s/monitoring/prometheusrule.yaml, the same groups as a Prometheus Operator PrometheusRule.
 
-Run `python deploy/monitoring/generate.py` after changing this file; tests/test_monitoring.py fails while
+Run `python deploy/monitoring/generate.py` after changing this file; tests/deploy/test_monitoring.py fails while
 either file differs from what it writes, checks both with promtool and runs the alerts' unit tests
 (deploy/monitoring/rules.test.yaml). The objectives and the reasoning are in docs/operations.md.
 """

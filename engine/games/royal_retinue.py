@@ -102,7 +102,7 @@ def _state(
     columns: tuple[tuple[Card, ...], ...], cells: tuple[Card, ...], foundations: tuple[tuple[Card, ...], ...]
 ) -> State:
     """``State(columns, cells, foundations)`` without the named tuple's Python-level ``__new__`` (every move
-    builds one). The field order is ``State``'s; ``tests/test_royal_retinue.py`` checks the two agree."""
+    builds one). The field order is ``State``'s; ``tests/engine/test_royal_retinue.py`` checks the two agree."""
     return _tuple_new(State, (columns, cells, foundations, (), (), (), (), 0, False))
 
 

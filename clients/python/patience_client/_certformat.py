@@ -1,7 +1,7 @@
 """The canonical byte form of a certificate, read without the service (format ``patience-certificate/v1``).
 
 A re-implementation of the reading half of ``service/certificates.py`` (the
-client must not import the service); tests/test_client_certificates.py checks
+client must not import the service); tests/clients/test_client_certificates.py checks
 the two agree on real certificates and on tampered ones.
 """
 

@@ -9,7 +9,7 @@ must end in a win whose state hash is the certified one.
 
 This module re-implements the small decoding and checking part of the
 service's ``service/certificates.py`` (it must not import the service); the
-format is described in :data:`FORMAT`, and tests/test_client_certificates.py
+format is described in :data:`FORMAT`, and tests/clients/test_client_certificates.py
 checks both sides agree on real certificates.
 """
 

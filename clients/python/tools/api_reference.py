@@ -6,7 +6,7 @@ Usage, from the repository root::
     .venv/bin/python clients/python/tools/api_reference.py --check  # exit 1 if the file is stale
 
 Markdown rather than a generated HTML site: it reads on any code host, diffs
-cleanly in review, and its freshness test (tests/test_client_docs.py) needs no
+cleanly in review, and its freshness test (tests/clients/test_client_docs.py) needs no
 tool version pinned. Never edit the output by hand.
 """
 

@@ -3,7 +3,7 @@
 - deploy/k8s/overlays/tls: the pods serve TLS from the Secret `patience-tls`, mounted read-only; the probes are
   the image's TLS-aware health check (run here against a real TLS server with the pod's own variables); the
   Ingresses terminate the public certificate for REST and gRPC and re-encrypt to the Service's ports (schema
-  validation and the file listing are tests/test_deploy.py's, which covers every kustomization);
+  validation and the file listing are tests/deploy/test_deploy.py's, which covers every kustomization);
 - deploy/compose.tls.yaml: its one-shot job's command makes usable files, and the variables it gives the
   replicas start a server that serves them.
 """

@@ -21,7 +21,7 @@ from engine.cards import ACE, HEARTS, KING, QUEEN, RANK, canonical_deck, card, c
 from engine.catalogue import VARIANT_IDS
 from engine.deal import ALGORITHM, DealRandom, parse_seed, pull_one, shuffle, shuffled_deck, topmost
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "deal-v2.md"
 DEAL_JS = ROOT / "clients" / "web" / "deal.js"
 SHUFFLE_ROW = re.compile(r"^\| `([0-9a-f]{64})` \| `([a-z0-9-]+)` \| (\d+) \| `([^`]+)` \|$", re.M)

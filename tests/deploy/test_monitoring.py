@@ -32,7 +32,7 @@ from service_harness import ServerThread, settings_for
 
 from service import metrics
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MONITORING = ROOT / "deploy" / "monitoring"
 RULES = MONITORING / "rules.yaml"
 RULE_TESTS = MONITORING / "rules.test.yaml"

@@ -1,7 +1,7 @@
 """Whatever order a rotation writes, deletes or rewrites the files in, the server's TLS material stays a matching
 pair, and it is the pair on disk whenever the files on disk match (hypothesis drives the sequences).
 
-``service.tls.CertificateFiles`` is checked directly here (every handshake asks it, tests/test_tls.py checks
+``service.tls.CertificateFiles`` is checked directly here (every handshake asks it, tests/service/test_tls.py checks
 the handshakes themselves). Files are replaced by rename, as the docs ask rotations to do.
 """
 

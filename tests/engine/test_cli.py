@@ -79,7 +79,7 @@ def test_verify_exit_codes(tmp_path: Path) -> None:
     assert (doc["outcome"], doc["error_index"], doc["error_reason"]) == ("illegal", 2, "bad-notation")
 
 
-FCS = Path(__file__).resolve().parent / "data" / "fcs"
+FCS = Path(__file__).resolve().parents[1] / "data" / "fcs"
 
 
 @pytest.mark.parametrize("path", sorted(FCS.glob("cats-tail-*.txt"))[:2], ids=lambda p: p.stem[:20])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from patience_client import cli
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "clients" / "python" / "tools" / "api_reference.py"
 
 

@@ -31,7 +31,7 @@ from engine.verify import Outcome, replay
 
 MAX_ITERATIONS = 100_000
 TIMEOUT_S = 60
-FIXTURES = Path(__file__).parent / "data" / "fcs"
+FIXTURES = Path(__file__).parents[1] / "data" / "fcs"
 
 
 def oracle_seed(i: int) -> bytes:

@@ -33,7 +33,7 @@ from service_harness import bearer, operator, solve
 from engine.catalogue import get_game
 from service.keys import load_keys
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "deploy" / "compose.yaml"
 K8S_BASE = ROOT / "deploy" / "k8s" / "base"
 KEYS_IN_IMAGE = "/etc/patience/keys"

@@ -3,7 +3,7 @@
 The client re-implements the reading of the canonical encoding (it must not
 import the service); here each tampering is judged by both and must get the
 same reason code. Certificates from a running server are checked in
-tests/test_client_api.py and through the CLI in tests/test_client_cli.py.
+tests/clients/test_client_api.py and through the CLI in tests/clients/test_client_cli.py.
 """
 
 from __future__ import annotations

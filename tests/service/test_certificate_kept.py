@@ -13,7 +13,7 @@ from service_harness import Client, FixedSeeds, ServerThread, bearer, settings_f
 
 from service.certificates import KeyRing
 
-FIXTURE = sorted((Path(__file__).parent / "data" / "fcs").glob("cats-tail-*.txt"))[0]
+FIXTURE = sorted((Path(__file__).parents[1] / "data" / "fcs").glob("cats-tail-*.txt"))[0]
 SEED = bytes.fromhex(FIXTURE.stem.rpartition("-")[2])
 MOVES = FIXTURE.read_text().split()
 OLD = KeyRing.generate()

@@ -3,7 +3,7 @@
 The deals are those of tests/data/fcs/ (the server is given their seeds), so
 the fixture files replay as wins; ``patience-cli solve`` runs fc-solve itself on
 the position it reads from the view. fc-solve missing is a failure, as in
-tests/test_fcs_oracle.py, unless PATIENCE_SKIP_FCS=1 outside CI.
+tests/engine/test_fcs_oracle.py, unless PATIENCE_SKIP_FCS=1 outside CI.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from engine.catalogue import get_game
 from engine.fcs import fcs_board
 from engine.verify import Outcome, verify
 
-FIXTURES = Path(__file__).resolve().parent / "data" / "fcs"
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "fcs"
 SEED_HEX = "257c14e06afb0502d3246a7228c26c637cd570a3e4a0b73ab45b7714b074c0be"
 SEED = bytes.fromhex(SEED_HEX)
 

@@ -11,7 +11,7 @@ from service_harness import Client, FixedSeeds, ServerThread, bearer, settings_f
 
 from service.certificates import KeyRing
 
-FIXTURES = sorted((Path(__file__).parent / "data" / "fcs").glob("*.txt"))
+FIXTURES = sorted((Path(__file__).parents[1] / "data" / "fcs").glob("*.txt"))
 KEY_RING = KeyRing.generate()
 
 

@@ -7,7 +7,7 @@
   real setting; selectors match pod labels; probes use gRPC health; keys are mounted read-only;
 - the health check's choice of address.
 
-The image itself is built and run by tests/test_image.py.
+The image itself is built and run by tests/deploy/test_image.py.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 DOCKERFILE = DEPLOY / "Dockerfile"
 COMPOSE = DEPLOY / "compose.yaml"
@@ -233,7 +233,8 @@ def resource_files() -> list[Path]:
 
 
 def test_every_redis_has_a_maxmemory_and_never_evicts_a_game() -> None:
-    """Past maxmemory Redis refuses writes whole and the service answers STORE_FULL (tests/test_store_limits.py);
+    """Past maxmemory Redis refuses writes whole and the service answers STORE_FULL
+    (tests/service/test_store_limits.py);
     without one Redis grows until the machine or the container kills it."""
     command = yaml.safe_load(COMPOSE.read_text())["services"]["redis"]["command"]
     assert command[command.index("--maxmemory") + 1] == "256mb"

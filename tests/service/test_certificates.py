@@ -28,7 +28,7 @@ from service.certificates import (
     verify_certificate,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED = bytes(32)
 # A cats-tail win for seed 00..00 (Freecell Solver's solution, replayed into explicit moves; 243 moves).
 WIN_TEXT = """

@@ -25,7 +25,7 @@ from engine.cards import TEXT
 from engine.catalogue import get_game
 from engine.moves import Move
 
-AXE = Path(__file__).resolve().parent.parent / "tools" / "node_modules" / "axe-core" / "axe.min.js"
+AXE = Path(__file__).resolve().parents[2] / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 DEALS = 20
 
 
@@ -613,7 +613,7 @@ def test_the_load_benchmark_reports_every_case(tmp_path: Path) -> None:
     import sys
 
     out = tmp_path / "load.json"
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     subprocess.run(
         [sys.executable, str(root / "bench" / "web_load.py"), "--loads", "1", "--json", str(out)],
         cwd=root,

@@ -33,7 +33,7 @@ from service.keys import (
 )
 from service.tickets import TicketMinter, ticket_key_id
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SEED = bytes(32)
 
 

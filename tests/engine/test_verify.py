@@ -14,7 +14,7 @@ from engine.encoding import state_hash
 from engine.verify import Outcome, replay, verify
 
 SEED = bytes(range(32))
-FCS = Path(__file__).resolve().parent / "data" / "fcs"
+FCS = Path(__file__).resolve().parents[1] / "data" / "fcs"
 
 
 def legal_prefix(variant: str, n: int, seed: bytes = SEED) -> list[str]:

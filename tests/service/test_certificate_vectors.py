@@ -27,7 +27,7 @@ from engine.encoding import decode_state, encode_state, state_hash
 from engine.verify import replay
 from service.certificates import KeyRing, canonical_json, key_id_of, verify_certificate
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "docs" / "certificate-vectors"
 
 

@@ -12,7 +12,7 @@ from service_harness import Client, FixedSeeds, bearer, running, settings_for
 
 from service.certificates import KeyRing
 
-FCS = Path(__file__).resolve().parent / "data" / "fcs"
+FCS = Path(__file__).resolve().parents[1] / "data" / "fcs"
 
 
 def test_games_on_a_cluster_race_move_and_win(redis_cluster_db: str) -> None:

@@ -4,7 +4,7 @@ Deals a game, plays legal moves by clicking and by dragging, undoes, sees a refu
 Cat's Tail deal by replaying a Freecell Solver solution click by click and sees its certificate verified
 in the browser, checks that no hidden card reaches the page or its network traffic before the game ends,
 and draws every family's table at desktop and phone size (screenshots in the test's tmp dir;
-``bench/web_screenshots.py`` writes the ones in docs/screenshots). tests/test_web_table.py checks the rest of
+``bench/web_screenshots.py`` writes the ones in docs/screenshots). tests/web/test_web_table.py checks the rest of
 what a player wants (fit, touch, keyboard, motion, accessibility, languages, links, the end of a game).
 """
 

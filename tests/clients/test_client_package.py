@@ -9,7 +9,7 @@ from pathlib import Path
 
 import patience_client
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CLIENT = ROOT / "clients" / "python"
 
 BLOCK_SERVICE = """
