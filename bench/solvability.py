@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import get_game
+from engine.catalogue import configurations
 from engine.game import Game
 from engine.moves import Move
 from engine.solver import Outcome, autoplay, has_hidden_cards, hint, solve
@@ -34,22 +35,7 @@ from engine.solver.profiles import profile_for
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
 
-CONFIGS: tuple[tuple[str, dict[str, object]], ...] = (
-    ("royal-retinue", {}),
-    ("royal-retinue", {"sequence_moves": False}),
-    ("royal-retinue-aces", {}),
-    ("royal-retinue-aces", {"sequence_moves": False}),
-    ("royal-retinue-kings-last", {}),
-    ("royal-retinue-kings-last", {"sequence_moves": False}),
-    ("cats-tail", {}),
-    ("cats-tail", {"sequence_moves": False}),
-    ("tribunal", {}),
-    ("picture-gallery", {}),
-    ("picture-gallery", {"deals": 3}),
-    ("captives", {}),
-    ("sultan-36", {}),
-    ("sultan-52", {}),
-)
+CONFIGS = configurations()
 
 
 def deal_seed(i: int) -> bytes:

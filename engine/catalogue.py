@@ -32,6 +32,18 @@ def variants() -> list[VariantInfo]:
     return [cls.info for cls in GAME_CLASSES]
 
 
+def configurations() -> list[tuple[str, dict[str, object]]]:
+    """Every variant with every option set worth telling apart: its defaults, then each option at each of its
+    other values (one option changed at a time), in catalogue order. Benchmarks and tests iterate this, so a new
+    option is covered without editing them."""
+    found: list[tuple[str, dict[str, object]]] = []
+    for cls in GAME_CLASSES:
+        found.append((cls.info.id, {}))
+        for spec in cls.info.options:
+            found.extend((cls.info.id, {spec.name: value}) for value in spec.allowed if value != spec.default)
+    return found
+
+
 def variant_info(variant_id: str) -> VariantInfo:
     return _game_class(variant_id).info
 

@@ -14,28 +14,14 @@ from hypothesis import strategies as st
 
 from engine import State, get_game
 from engine.cards import NO_CARD, Card, parse_card
+from engine.catalogue import configurations
 from engine.game import Game
 from engine.solver import Outcome, solve
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
 
 #: Every variant with every option set (the defaults, and each option's other values).
-CONFIGS: list[tuple[str, dict[str, object]]] = [
-    ("royal-retinue", {}),
-    ("royal-retinue", {"sequence_moves": False}),
-    ("royal-retinue-aces", {}),
-    ("royal-retinue-aces", {"sequence_moves": False}),
-    ("royal-retinue-kings-last", {}),
-    ("royal-retinue-kings-last", {"sequence_moves": False}),
-    ("cats-tail", {}),
-    ("cats-tail", {"sequence_moves": False}),
-    ("tribunal", {}),
-    ("picture-gallery", {}),
-    ("picture-gallery", {"deals": 3}),
-    ("captives", {}),
-    ("sultan-36", {}),
-    ("sultan-52", {}),
-]
+CONFIGS = configurations()
 
 
 def seed(i: int) -> bytes:
