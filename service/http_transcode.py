@@ -19,6 +19,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
 
+from . import json_mapping
 from .http_routes import HttpRoute
 from .jsonlimits import MAX_JSON_DEPTH, too_deep
 
@@ -219,11 +220,10 @@ def response_json(route: HttpRoute, response: Message) -> Any:
 
 
 def to_json(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(
-        message,
-        always_print_fields_with_no_presence=True,
-        preserving_proto_field_name=False,
-    )
+    """protobuf's JSON mapping of ``message`` with every field without presence (service.json_mapping: the same
+    output as json_format.MessageToDict, planned once per message type)."""
+    mapped: dict[str, Any] = json_mapping.to_dict(message)
+    return mapped
 
 
 def status_json(status: status_pb2.Status) -> dict[str, Any]:
