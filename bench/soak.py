@@ -43,10 +43,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from soak_processes import RedisNode, Replica, free_port, start_cluster  # noqa: E402
+from soak_processes import RedisNode, Replica, free_port, start_cluster
 
 VARIANT = "sultan-52"
 MOVE_TIMEOUT = 3.0
