@@ -44,10 +44,10 @@ WON = bytes([13] * 8)
 #: reserve card onto a column's card, the cards above that one first into the reserve; a card under others
 #: home, the cards above it into the reserve; a run (a whole run of a column) onto a card of another column,
 #: the cards above both into the reserve; the top part of a run that lies on its parent onto another parent;
-#: a free card into the reserve.
-HOME, CELL_OUT, DIG_HOME, RUN, PARENT, TO_CELL = range(6)
+#: a free card into the reserve; a run at the head of its column onto another (the column dies).
+HOME, CELL_OUT, DIG_HOME, RUN, PARENT, TO_CELL, HEAD_RUN = range(7)
 #: Every atomic move of the game is in one of these kinds (as its simplest case).
-ALL_KINDS = frozenset(range(6))
+ALL_KINDS = frozenset(range(7))
 
 
 def from_state(state: State) -> Pos:
@@ -188,6 +188,7 @@ def moves(pos: Pos, runs: bool) -> list[list[Steps]]:
     run: list[Steps] = []
     parent: list[Steps] = []
     to_cell: list[Steps] = []
+    head_run: list[Steps] = []
     # where each card lies within reach: (column, cards above it), at most ``free`` cards above
     reach: dict[int, list[tuple[int, int]]] = {}
     for t, col in enumerate(cols):
@@ -223,16 +224,20 @@ def moves(pos: Pos, runs: bool) -> list[list[Steps]]:
         for d in range(1, min(n - 1, free) + 1):
             if col[n - 1 - d] in wanted:
                 dig_home.append((*((COL_CELL, i),) * d, (F_COL, i)))
-        # runs: the top one, then the ones below it while the cards above fit in the reserve
+        # runs: the top one, then the ones below it while the cards above fit in the reserve; the deepest
+        # first (it uncovers most), and a run at the head of its column apart (moving it gains nothing:
+        # nothing lies under it, and the column dies)
         above = 0
         top = n
+        mine: list[Steps] = []
         while top > 0 and above <= free:
             k = _run_length(col[:top], 13) if runs else 1
             base = col[top - k]
+            found = head_run if top == k else mine
             for p in _PARENTS[base]:
                 for t, dc in reach.get(p, ()):
                     if t != i and above + dc <= free:
-                        run.append(((COL_CELL, i),) * above + ((COL_CELL, t),) * dc + ((COL_COL, i, t, k),))
+                        found.append(((COL_CELL, i),) * above + ((COL_CELL, t),) * dc + ((COL_COL, i, t, k),))
             if above == 0 and k > 1:
                 # the top part of the run onto another free card (it leaves its parent free for another)
                 for j in range(1, k):
@@ -242,7 +247,9 @@ def moves(pos: Pos, runs: bool) -> list[list[Steps]]:
                                 parent.append(((COL_COL, i, t, j),))
             above += k
             top -= k
-    return [home, cell_out, dig_home, run, parent, to_cell]
+        mine.reverse()
+        run.extend(mine)
+    return [home, cell_out, dig_home, run, parent, to_cell, head_run]
 
 
 #: ``_PARENTS[c]``: the cards ``c`` may lie on in a column.
@@ -252,7 +259,11 @@ _PARENTS = tuple(tuple(p for p in range(52) if _ONTO[c * 52 + p]) for c in range
 Line = tuple[Steps, ...]
 
 
-def score(pos: Pos) -> int:
+#: The score's weights: cards not home, cards out of order, depth of the wanted cards, empty cells.
+WEIGHTS = (8, 3, 1, 2)
+
+
+def score(pos: Pos, weights: tuple[int, int, int, int] = WEIGHTS) -> int:
     """How far from won (lower is better): cards not home weigh most; then cards lying above a lower card
     of their column that is not their parent in a run, how deep the cards the foundations want next are
     buried, and empty cells count in favour (``profiles``' king-chain score, on the compact position)."""
@@ -282,7 +293,8 @@ def score(pos: Pos) -> int:
             if r < lo:
                 lo = r
             prev = c
-    return 8 * (104 - sum(fnd)) + 3 * disorder + buried - 2 * (NUM_CELLS - len(cells))
+    w_home, w_disorder, w_buried, w_cell = weights
+    return w_home * (104 - sum(fnd)) + w_disorder * disorder + w_buried * buried - w_cell * (NUM_CELLS - len(cells))
 
 
 class Scan:
@@ -292,8 +304,15 @@ class Scan:
     leaves kinds out (as Freecell Solver leaves out the reserve but for a purpose) only goes idle."""
 
     def __init__(
-        self, root: Pos, runs: bool, order: tuple[tuple[int, ...], ...], seed: int = 0, scored: int = 0
+        self,
+        root: Pos,
+        runs: bool,
+        order: tuple[tuple[int, ...], ...],
+        seed: int = 0,
+        scored: int = 0,
+        weights: tuple[int, int, int, int] = WEIGHTS,
     ) -> None:
+        self.weights = weights
         self.runs = runs
         # scored > 0: the children are tried best-scored first (ties and noise up to ``scored - 1`` points
         # from the generator), whatever their kind
@@ -325,7 +344,7 @@ class Scan:
                         continue
                     seen.add(k)
                     noise = rng.randrange(self.scored) if rng is not None else 0
-                    ranked.append((-(score(child) + noise), -len(ranked), child, move + auto))
+                    ranked.append((-(score(child, self.weights) + noise), -len(ranked), child, move + auto))
             ranked.sort()  # worst first: pop() takes the best
             return [(c, m) for _, _, c, m in ranked]
         for group in self.order:
@@ -395,14 +414,15 @@ def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
 
 def scans(root: Pos, runs: bool) -> list[Scan]:
     """The scans that take turns on one deal (after Freecell Solver's "cool jives" preset: depth-first
-    scans with different orders of moves). The first tries every kind of move, so it alone can prove
-    that no win exists; the others leave out the plain move of a card into the reserve."""
-    every = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,))
-    purposeful = every[:-1]
+    scans with different orders of moves). The last tries every kind of move, so it alone can prove that
+    no win exists; the others leave out the moves that only fill the reserve or kill a column."""
+    every = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
+    purposeful = every[:-2]
     return [
-        Scan(root, runs, every, scored=1),
         Scan(root, runs, purposeful, scored=1),
-        Scan(root, runs, ((HOME,), (CELL_OUT, DIG_HOME), (RUN,)), seed=3),
+        Scan(root, runs, ((HOME,), (CELL_OUT, DIG_HOME, RUN)), seed=1),
+        Scan(root, runs, purposeful, scored=1, weights=(8, 3, 1, 4)),
+        Scan(root, runs, ((HOME,), (CELL_OUT, DIG_HOME, RUN)), seed=3),
         Scan(root, runs, purposeful, seed=6, scored=25),
-        Scan(root, runs, purposeful),
+        Scan(root, runs, every, scored=1),
     ]
