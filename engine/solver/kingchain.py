@@ -92,36 +92,32 @@ def settle(pos: Pos) -> tuple[Pos, Steps]:
     of rank r once both foundations of each suit of the other colour are at r - 1); the steps played."""
     cols, cells, fnd = pos
     steps: list[Step] = []
-    moved = True
-    while moved:
-        moved = False
-        red_max = max(2, min(fnd[0], fnd[1], fnd[6], fnd[7]) + 1)
-        black_max = max(2, min(fnd[2], fnd[3], fnd[4], fnd[5]) + 1)
+    while True:
+        safe = (_FOUNDATIONS.get(fnd) or _foundations(fnd))[1]
         for i, col in enumerate(cols):
-            if col:
-                c = col[-1]
-                if RANK[c] <= (red_max if RED[c] else black_max):
+            if col and col[-1] in safe:
+                new = _home(fnd, col[-1])
+                assert new is not None
+                fnd = new
+                lst = list(cols)
+                lst[i] = col[:-1]
+                cols = tuple(lst)
+                steps.append((F_COL, i))
+                break
+        else:
+            for c in cells:
+                if c in safe:
                     new = _home(fnd, c)
-                    if new is not None:
-                        fnd = new
-                        lst = list(cols)
-                        lst[i] = col[:-1]
-                        cols = tuple(lst)
-                        steps.append((F_COL, i))
-                        moved = True
-                        break
-        if moved:
-            continue
-        for c in cells:
-            if RANK[c] <= (red_max if RED[c] else black_max):
-                new = _home(fnd, c)
-                if new is not None:
+                    assert new is not None
                     fnd = new
                     j = cells.index(c)
                     cells = cells[:j] + cells[j + 1 :]
                     steps.append((F_CELL, c))
-                    moved = True
                     break
+            else:
+                break
+    if not steps:
+        return pos, ()
     return (cols, cells, fnd), tuple(steps)
 
 
@@ -163,25 +159,70 @@ def apply(pos: Pos, step: Step) -> Pos:
     return tuple(lst), bytes(sorted(cells + col[-1:])), fnd
 
 
-def _run_length(col: bytes, limit: int) -> int:
-    k = 1
-    n = min(len(col), limit)
-    while k < n and _ONTO[col[-k] * 52 + col[-k - 1]]:
-        k += 1
-    return k
+#: Per column (its bytes): its runs from the free card down, the cards within reach and its disorder; columns
+#: recur in many positions, so this is worked out once per column. Emptied now and then to bound memory.
+_COLUMNS: dict[bytes, tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...], int]] = {}
+_COLUMNS_MAX = 300_000
+#: Per foundations (their ranks): the cards they take now, and those of them that are safe to send home.
+_FOUNDATIONS: dict[bytes, tuple[frozenset[int], frozenset[int]]] = {}
+
+
+def _column(col: bytes) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...], int]:
+    """``(runs, near, disorder)`` of a non-empty column: ``runs`` the (head index, length) of each run from
+    the free card down, as far as a full reserve could uncover; ``near`` the (card, cards above it) of its
+    top cards that have no child lying on them; ``disorder`` how many cards lie above a lower card that is
+    not their parent (the score's term)."""
+    n = len(col)
+    runs = []
+    top = n
+    above = 0
+    while top > 0 and above <= NUM_CELLS:
+        k = 1
+        while k < top and _ONTO[col[top - k] * 52 + col[top - k - 1]]:
+            k += 1
+        runs.append((top - k, k))
+        above += k
+        top -= k
+    near = []
+    for dc in range(min(n, NUM_CELLS + 1)):
+        c = col[n - 1 - dc]
+        if dc == 0 or not _ONTO[col[n - dc] * 52 + c]:
+            near.append((c, dc))
+    lo = 14
+    prev = -1
+    disorder = 0
+    for c in col:
+        r = RANK[c]
+        if r > lo and not (prev >= 0 and _ONTO[c * 52 + prev]):
+            disorder += 1
+        if r < lo:
+            lo = r
+        prev = c
+    info = (tuple(runs), tuple(near), disorder)
+    if len(_COLUMNS) >= _COLUMNS_MAX:
+        _COLUMNS.clear()
+    _COLUMNS[col] = info
+    return info
+
+
+def _foundations(fnd: bytes) -> tuple[frozenset[int], frozenset[int]]:
+    """``(wanted, safe)``: the cards ``fnd`` takes now, and those of them that are safe moves (an ace or a
+    two always, a card of rank r once both foundations of each suit of the other colour are at r - 1)."""
+    wanted = frozenset(13 * s + fnd[2 * s + j] for s in range(4) for j in (0, 1) if fnd[2 * s + j] < 13)
+    red_max = max(2, min(fnd[0], fnd[1], fnd[6], fnd[7]) + 1)
+    black_max = max(2, min(fnd[2], fnd[3], fnd[4], fnd[5]) + 1)
+    safe = frozenset(c for c in wanted if RANK[c] <= (red_max if RED[c] else black_max))
+    if len(_FOUNDATIONS) >= _COLUMNS_MAX:
+        _FOUNDATIONS.clear()
+    _FOUNDATIONS[fnd] = info = (wanted, safe)
+    return info
 
 
 def moves(pos: Pos, runs: bool) -> list[list[Steps]]:
-    """Every move of each kind (``HOME`` .. ``TO_CELL``) in ``pos``, each a tuple of atomic steps."""
+    """Every move of each kind (``HOME`` .. ``HEAD_RUN``) in ``pos``, each a tuple of atomic steps."""
     cols, cells, fnd = pos
     free = NUM_CELLS - len(cells)
-    # the cards the foundations take now
-    wanted = set()
-    for s in range(4):
-        for j in (0, 1):
-            r = fnd[2 * s + j]
-            if r < 13:
-                wanted.add(13 * s + r)
+    wanted = (_FOUNDATIONS.get(fnd) or _foundations(fnd))[0]
     home: list[Steps] = []
     cell_out: list[Steps] = []
     dig_home: list[Steps] = []
@@ -189,18 +230,19 @@ def moves(pos: Pos, runs: bool) -> list[list[Steps]]:
     parent: list[Steps] = []
     to_cell: list[Steps] = []
     head_run: list[Steps] = []
-    # where each card lies within reach: (column, cards above it), at most ``free`` cards above
+    infos = [(_COLUMNS.get(col) or _column(col)) if col else None for col in cols]
+    # where each card lies within reach: (column, cards above it), at most ``free`` cards above, and no child
+    # of it lying on it already (no reason to move that one away for another)
     reach: dict[int, list[tuple[int, int]]] = {}
-    for t, col in enumerate(cols):
-        n = len(col)
-        for dc in range(min(n, free + 1)):
-            c = col[n - 1 - dc]
-            if dc and _ONTO[col[n - dc] * 52 + c]:
-                continue  # its child lies on it already: no reason to move that one away for another
-            if c in reach:
-                reach[c].append((t, dc))
-            else:
-                reach[c] = [(t, dc)]
+    for t, info in enumerate(infos):
+        if info is not None:
+            for c, dc in info[1]:
+                if dc > free:
+                    break
+                if c in reach:
+                    reach[c].append((t, dc))
+                else:
+                    reach[c] = [(t, dc)]
     for t, col in enumerate(cols):
         if col and col[-1] in wanted:
             home.append(((F_COL, t),))
@@ -215,9 +257,10 @@ def moves(pos: Pos, runs: bool) -> list[list[Steps]]:
             for t, dc in reach.get(p, ()):
                 cell_out.append((*((COL_CELL, t),) * dc, (CELL_COL, c, t)))
     for i, col in enumerate(cols):
-        n = len(col)
-        if not n:
+        info = infos[i]
+        if info is None:
             continue
+        n = len(col)
         if free:
             to_cell.append(((COL_CELL, i),))
         # a card under others that goes home
@@ -228,13 +271,13 @@ def moves(pos: Pos, runs: bool) -> list[list[Steps]]:
         # first (it uncovers most), and a run at the head of its column apart (moving it gains nothing:
         # nothing lies under it, and the column dies)
         above = 0
-        top = n
         mine: list[Steps] = []
-        while top > 0 and above <= free:
-            k = _run_length(col[:top], 13) if runs else 1
-            base = col[top - k]
-            found = head_run if top == k else mine
-            for p in _PARENTS[base]:
+        seq = info[0] if runs else tuple((j, 1) for j in range(n - 1, max(-1, n - 2 - free), -1))
+        for head, k in seq:
+            if above > free:
+                break
+            found = head_run if head == 0 else mine
+            for p in _PARENTS[col[head]]:
                 for t, dc in reach.get(p, ()):
                     if t != i and above + dc <= free:
                         found.append(((COL_CELL, i),) * above + ((COL_CELL, t),) * dc + ((COL_COL, i, t, k),))
@@ -246,7 +289,6 @@ def moves(pos: Pos, runs: bool) -> list[list[Steps]]:
                             if t != i and dc == 0:
                                 parent.append(((COL_COL, i, t, j),))
             above += k
-            top -= k
         mine.reverse()
         run.extend(mine)
     return [home, cell_out, dig_home, run, parent, to_cell, head_run]
@@ -268,31 +310,20 @@ def score(pos: Pos, weights: tuple[int, int, int, int] = WEIGHTS) -> int:
     of their column that is not their parent in a run, how deep the cards the foundations want next are
     buried, and empty cells count in favour (``profiles``' king-chain score, on the compact position)."""
     cols, cells, fnd = pos
-    wanted = [False] * 52
-    for s in range(4):
-        for j in (0, 1):
-            r = fnd[2 * s + j]
-            if r < 13:
-                wanted[13 * s + r] = True
+    wanted = (_FOUNDATIONS.get(fnd) or _foundations(fnd))[0]
     disorder = 0
     buried = 0
-    rank = RANK
-    onto = _ONTO
     for col in cols:
-        n = len(col)
-        if not n:
-            continue
-        lo = 14
-        prev = -1
-        for i, c in enumerate(col):
-            r = rank[c]
-            if wanted[c]:
-                buried += n - 1 - i
-            if r > lo and not (prev >= 0 and onto[c * 52 + prev]):
-                disorder += 1
-            if r < lo:
-                lo = r
-            prev = c
+        if col:
+            disorder += (_COLUMNS.get(col) or _column(col))[2]
+            last = len(col) - 1
+            for c in wanted:
+                j = col.rfind(c)
+                if j >= 0:
+                    buried += last - j
+                    first = col.find(c)
+                    if first != j:
+                        buried += last - first
     w_home, w_disorder, w_buried, w_cell = weights
     return w_home * (104 - sum(fnd)) + w_disorder * disorder + w_buried * buried - w_cell * (NUM_CELLS - len(cells))
 
@@ -413,16 +444,21 @@ def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
 
 
 def scans(root: Pos, runs: bool) -> list[Scan]:
-    """The scans that take turns on one deal (after Freecell Solver's "cool jives" preset: depth-first
-    scans with different orders of moves). The last tries every kind of move, so it alone can prove that
-    no win exists; the others leave out the moves that only fill the reserve or kill a column."""
+    """The scans that take turns on one deal (after Freecell Solver's "cool jives" preset: many depth-first
+    scans with different orders of moves, each winning deals the others miss). The last tries every kind
+    of move, so it alone can prove that no win exists; the others leave out the moves that only fill the
+    reserve or kill a column."""
     every = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
     purposeful = every[:-2]
+    shuffled = ((HOME,), (CELL_OUT, DIG_HOME, RUN))
     return [
         Scan(root, runs, purposeful, scored=1),
-        Scan(root, runs, ((HOME,), (CELL_OUT, DIG_HOME, RUN)), seed=1),
+        Scan(root, runs, shuffled, seed=1),
         Scan(root, runs, purposeful, scored=1, weights=(8, 3, 1, 4)),
-        Scan(root, runs, ((HOME,), (CELL_OUT, DIG_HOME, RUN)), seed=3),
+        Scan(root, runs, shuffled, seed=3),
+        Scan(root, runs, every[:4]),
+        Scan(root, runs, purposeful, scored=1, weights=(8, 2, 1, 2)),
+        Scan(root, runs, shuffled, seed=5),
         Scan(root, runs, purposeful, seed=6, scored=25),
         Scan(root, runs, every, scored=1),
     ]
