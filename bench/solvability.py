@@ -11,7 +11,7 @@ later hint would find a winning line too: that one). Budgets in positions, not s
 the script gives the same table.
 
 Usage: python bench/solvability.py [--seeds 200] [--max-states 5000] [--hint-seeds 200] [--out docs/solvability.md]
-       python bench/solvability.py --render run.json --out docs/solvability.md
+       python bench/solvability.py --render run.json [more.json ...] --out docs/solvability.md
 """
 
 from __future__ import annotations
@@ -204,11 +204,18 @@ def main() -> int:
     p.add_argument("--variants", nargs="*", help="only these variant ids")
     p.add_argument("--json", type=Path, help="write the rows and settings here")
     p.add_argument("--out", type=Path, help="write the whole document here (docs/solvability.md)")
-    p.add_argument("--render", type=Path, help="only write --out from a JSON file of an earlier run")
+    p.add_argument(
+        "--render",
+        type=Path,
+        nargs="+",
+        help="only write --out from the JSON files of earlier runs (several: runs of different games, merged)",
+    )
     args = p.parse_args()
     if args.render:
-        saved = json.loads(args.render.read_text())
-        text = document(saved["rows"], saved["args"])
+        runs = [json.loads(path.read_text()) for path in args.render]
+        order = {(v, get_game(v, o).options_text()): i for i, (v, o) in enumerate(CONFIGS)}
+        merged = sorted((r for run in runs for r in run["rows"]), key=lambda r: order[(r["variant"], r["options"])])
+        text = document(merged, runs[0]["args"] | {"seeds": min(r["seeds"] for r in merged)})
         if args.out:
             args.out.write_text(text)
         print(text)
