@@ -176,9 +176,11 @@ def solve(
 ) -> Solution:
     """Search for a win from ``state`` with everything visible (the stock's order, the captives).
 
-    ``max_states`` bounds the positions expanded, both searches together (deterministic); ``max_seconds``
-    the CPU time of the calling thread. With neither, the search runs until it wins or proves there is
-    no win, which on a whole deal may take more memory than the machine has: give a budget.
+    ``max_states`` bounds the positions expanded, all searches together (deterministic); ``max_seconds``
+    the CPU time of the calling thread. With neither, the search runs until it wins or proves there is no
+    win, which on a whole deal may take more memory than the machine has: give a budget. The king-chain
+    games have a search of their own (``kingchain``: compound moves, Freecell Solver's scans), unless
+    ``profile`` asks for this one.
     """
     clock = time.thread_time
     started = clock()
