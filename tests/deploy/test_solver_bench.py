@@ -53,14 +53,16 @@ def test_solvability_render_merges_runs_of_different_games_in_catalogue_order(tm
     tiny = ["--seeds", "2", "--max-states", "300", "--hint-seeds", "1", "--hint-samples", "2", "--hint-states", "30"]
     for variant in ("sultan-36", "tribunal"):  # the later game of the catalogue first
         subprocess.run(
-            [*script, *tiny, "--variants", variant, "--json", str(tmp_path / f"{variant}.json")],
+            [*script, *tiny, "--variants", variant, "--progress", str(tmp_path / f"{variant}.jsonl")],
             cwd=ROOT, check=True, capture_output=True, text=True, timeout=600,
         )  # fmt: skip
     doc = tmp_path / "solvability.md"
     subprocess.run(
-        [*script, "--render", str(tmp_path / "sultan-36.json"), str(tmp_path / "tribunal.json"), "--out", str(doc)],
+        [*script, "--render", str(tmp_path / "sultan-36.jsonl"), str(tmp_path / "tribunal.jsonl"), "--out", str(doc)],
         cwd=ROOT, check=True, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     text = doc.read_text()
     assert text.index("| `tribunal` |") < text.index("| `sultan-36` |")
+    lines = (tmp_path / "tribunal.jsonl").read_text().splitlines()
+    assert [json.loads(x)["kind"] for x in lines] == ["settings", "solve", "follow", "solve"]
     assert "Not measured in this run" in text and "`captives`" in text.split("Not measured in this run")[1]
