@@ -264,6 +264,12 @@ def main() -> int:
         help="only write --out from the JSON files of earlier runs (several: runs of different games, merged)",
     )
     p.add_argument("--progress", type=Path, help="append a line per deal here as the run goes (JSON lines)")
+    p.add_argument(
+        "--only",
+        choices=("solve", "follow"),
+        help="only the solver's columns (--seeds deals) or only the hint follower (--hint-seeds deals): the two "
+        "can run side by side and merge with --render",
+    )
     args = p.parse_args()
     if args.render:
         runs = [read_records(path) for path in args.render]
@@ -281,10 +287,10 @@ def main() -> int:
     if progress:
         progress.write(json.dumps({"kind": "settings", **settings}) + "\n")
     # deal by deal across the games, so that a run stopped early has as many deals of each
-    for i in range(args.seeds):
+    for i in range(args.hint_seeds if args.only == "follow" else args.seeds):
         for game in games:
-            done = [solve_record(game, i, args)]
-            if i < args.hint_seeds:
+            done = [] if args.only == "follow" else [solve_record(game, i, args)]
+            if i < args.hint_seeds and args.only != "solve":
                 done.append(follow_record(game, i, args))
             for r in done:
                 records.append(r)
