@@ -106,11 +106,14 @@ class CertificateContents:
     final_state_hash: str = ""  # engine.encoding.state_hash of the final position
     deal_algorithm: str = DEAL_ALGORITHM
     played: str = ""  # "moves" (move by move) or "submitted" (a whole solution); "" before the field existed
+    hints: int | None = None  # hints given during the game (Hint); None in certificates signed before the field
 
     def payload(self, key_id: str) -> bytes:
-        """The canonical signed bytes (``played`` only when known, so that a certificate signed before the field
-        existed signs to the same bytes again)."""
+        """The canonical signed bytes (``played`` and ``hints`` only when known, so that a certificate signed
+        before the fields existed signs to the same bytes again)."""
         fields: dict[str, object] = {"played": self.played} if self.played else {}
+        if self.hints is not None:
+            fields["hints"] = self.hints
         return canonical_json(
             {
                 **fields,
@@ -149,6 +152,8 @@ class CertificateContents:
             raise ValueError("moves are non-empty texts")
         if self.played not in PLAYED:
             raise ValueError(f"played is one of {sorted(PLAYED)}")
+        if self.hints is not None and (isinstance(self.hints, bool) or not 0 <= self.hints <= _MAX_INT):
+            raise ValueError("hints is a whole number from 0 to 2**53-1")
 
 
 @dataclass(frozen=True)
@@ -281,6 +286,9 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     played = data.pop("played", None)  # optional: certificates signed before it existed have none
     if played is not None and (played == "" or played not in PLAYED):
         raise ValueError('played is "moves" or "submitted"')
+    hints = data.pop("hints", None)  # optional: certificates signed before it existed have none
+    if hints is not None and (not isinstance(hints, int) or isinstance(hints, bool) or not 0 <= hints <= _MAX_INT):
+        raise ValueError("hints is a whole number")
     if set(data) != set(_PAYLOAD_FIELDS):
         missing = sorted(set(_PAYLOAD_FIELDS) - set(data))
         extra = sorted(set(data) - set(_PAYLOAD_FIELDS))
@@ -315,6 +323,7 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         final_state_hash=data["final_state_hash"],
         deal_algorithm=data["deal"],
         played=played or "",
+        hints=hints,
     )
     return data, contents
 

@@ -314,6 +314,22 @@ def signing_unavailable() -> ServiceError:
     return ServiceError(Code.UNAVAILABLE, "SIGNING_UNAVAILABLE", "this server has no signing keys", {})
 
 
+def hints_busy(limit: int, retry: int) -> ServiceError:
+    """The hint pool holds as many hints as it admits (running and waiting): try again shortly."""
+    error = ServiceError(
+        Code.UNAVAILABLE, "HINTS_BUSY", f"the hint solver is busy ({limit} hints running or waiting); try again soon",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def hints_unavailable() -> ServiceError:
+    """A hint process died (it is restarted for the next hint)."""
+    log.warning("a hint process died")
+    return ServiceError(Code.UNAVAILABLE, "HINTS_UNAVAILABLE", "the hint solver is unavailable; try again", {})
+
+
 def store_unavailable(exc: Exception, *, full: bool = False) -> ServiceError:
     """The store did not answer (UNAVAILABLE), or is at its maxmemory (RESOURCE_EXHAUSTED ``STORE_FULL``:
     nothing was written, the store refuses writes whole); logged, since an operator must hear of it."""

@@ -75,6 +75,7 @@ def the_win() -> tuple[Game, State, CertificateContents]:
         ticket_id="",
         final_state_hash=state_hash(game, result.state),
         played="moves",
+        hints=2,
     )
     return game, result.state, contents
 
@@ -139,6 +140,12 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
         "no-played",
         "signed without the optional played field (certificates from before it existed)",
         signed(without("played")),
+        "",
+    )
+    add(
+        "no-hints",
+        "signed without the optional hints field (certificates from before it existed)",
+        signed(without("hints")),
         "",
     )
     flipped = bytearray(payload)
@@ -254,6 +261,8 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
     )
     add("result-not-won", "result 'lost' (re-signed)", signed({**fields, "result": "lost"}), "malformed")
     add("played-unknown", "played 'solved' (re-signed)", signed({**fields, "played": "solved"}), "malformed")
+    add("hints-negative", "hints -1 (re-signed)", signed({**fields, "hints": -1}), "malformed")
+    add("hints-text", "hints written as text '2' (re-signed)", signed({**fields, "hints": "2"}), "malformed")
     add(
         "seed-uppercase",
         "the seed in upper-case hex (re-signed)",

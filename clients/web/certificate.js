@@ -38,7 +38,8 @@ export async function sha256Hex(bytes) {
   return hex(await crypto.subtle.digest('SHA-256', bytes));
 }
 
-// The payload's fields and their JSON types ("played" is optional: certificates signed before it existed lack it).
+// The payload's fields and their JSON types ("played" and "hints" are optional: certificates signed before they
+// existed lack them).
 const FIELDS = {
   type: "string", key_id: "string", game_id: "string", variant: "string", options: "object", deal: "string",
   seed: "string", commitment: "string", moves: "array", move_count: "integer", undo_count: "integer",
@@ -89,7 +90,10 @@ function checkPayload(payload, envelopeKeyId) {
   if (/\\ud[89a-f][0-9a-f]{2}/.test(again) || !sameBytes(new TextEncoder().encode(again), payload)) return "malformed";
   if (contents.type !== TYPE) return "unsupported-type";
   if ("played" in contents && contents.played !== "moves" && contents.played !== "submitted") return "malformed";
-  const names = Object.keys(contents).filter((k) => k !== "played").sort().join(",");
+  if ("hints" in contents && !(kind(contents.hints) === "integer" && contents.hints >= 0 && contents.hints <= MAX_INT)) {
+    return "malformed";
+  }
+  const names = Object.keys(contents).filter((k) => k !== "played" && k !== "hints").sort().join(",");
   if (names !== Object.keys(FIELDS).sort().join(",")) return "malformed";
   for (const [name, type] of Object.entries(FIELDS)) {
     const value = contents[name];

@@ -126,4 +126,5 @@ def certificate_message(encoded: bytes, contents: CertificateContents, checked: 
         ticket_id=contents.ticket_id,
         final_state_hash=contents.final_state_hash,
         played=contents.played,
+        hint_count=contents.hints or 0,
     )

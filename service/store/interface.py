@@ -157,6 +157,7 @@ class GameRecord:
     moves: tuple[Move, ...] | None = None  # the log, first move first; None when not asked for
     played: str = ""  # Played, once won ("" for games won before the field was stored)
     certificate: bytes = b""  # the won game's certificate as first issued (b"" until it is kept)
+    hint_count: int = 0  # hints given (Hint), at most one per version
 
     @property
     def commitment(self) -> bytes:
@@ -208,6 +209,31 @@ class GameStore(ABC):
 
         NotFound, VersionConflict, GameClosed, GameExpired. The result carries no move log. ``previous``, the
         game's record as the caller read it, lets the store read back only the fields a write changes.
+        """
+
+    @abstractmethod
+    async def play_moves(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        moves: Sequence[Move],
+        *,
+        status: str | None = None,
+    ) -> GameRecord:
+        """Append several ``moves`` (at least one) to the log at once and set ``state`` (the position after the
+        last), closing the game with ``status`` if given: one compare-and-set, the version up by ``len(moves)``
+        (each counts as a move, and undo takes them back one by one).
+
+        NotFound, VersionConflict, GameClosed, GameExpired. The result carries no move log.
+        """
+
+    @abstractmethod
+    async def count_hint(self, game_id: str, version: int) -> int:
+        """Count a hint given at ``version``, unless one was counted at that version already; the game's hint count
+        after it. The game keeps its version and times (a hint changes nothing in it).
+
+        NotFound, GameClosed, GameExpired.
         """
 
     @abstractmethod

@@ -27,9 +27,9 @@ of the object ``{"key_id": K, "payload": base64(P), "signature": base64(S)}``, w
 ("deal-v2"), ``seed`` and ``commitment`` (64 lowercase hex digits; commitment = SHA-256(seed)), ``moves`` (the
 explicit text form), ``move_count`` (= the number of moves), ``undo_count``, ``started_at`` and ``finished_at``
 (Unix milliseconds), ``ticket_id``, ``final_state_hash`` (hex SHA-256 of the engine's encoding of the final
-position) and ``result`` ("won"), and, in certificates signed since it exists, ``played`` ("moves": won move by
-move; "submitted": a whole solution submitted at once). Check the signature over P's bytes first, then read the
-fields."""
+position) and ``result`` ("won"), and, in certificates signed since they exist, ``played`` ("moves": won move by
+move; "submitted": a whole solution submitted at once) and ``hints`` (an integer: hints given during the game).
+Check the signature over P's bytes first, then read the fields."""
 
 
 class DecodeError(ValueError):
@@ -59,6 +59,7 @@ class CertificateContents:
     deal_algorithm: str = DEAL_ALGORITHM
     key_id: str = ""  # the key the payload names
     played: str = ""  # "moves" (move by move) or "submitted" (a whole solution); "" in older certificates
+    hints: int = 0  # hints given during the game; 0 in certificates signed before the field existed
 
 
 @dataclass(frozen=True)
@@ -126,6 +127,8 @@ _FIELDS: dict[str, type] = {
 }
 #: The optional ``played`` field: how the win was played (absent from certificates signed before it existed).
 PLAYED = ("moves", "submitted")
+#: The fields certificates signed before they existed lack.
+_OPTIONAL = {"played", "hints"}
 
 
 def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
@@ -147,7 +150,10 @@ def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     played = data.get("played")
     if played is not None and played not in PLAYED:
         raise DecodeError('played is "moves" or "submitted"')
-    if set(data) - {"played"} != set(_FIELDS):
+    hints = data.get("hints", 0)
+    if not isinstance(hints, int) or isinstance(hints, bool) or not 0 <= hints <= _MAX_INT:
+        raise DecodeError("hints is a whole number")
+    if set(data) - _OPTIONAL != set(_FIELDS):
         missing, extra = sorted(set(_FIELDS) - set(data)), sorted(set(data) - set(_FIELDS))
         raise DecodeError(f"fields missing {missing}, unknown {extra}")
     for name, kind in _FIELDS.items():
@@ -183,6 +189,7 @@ def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         deal_algorithm=data["deal"],
         key_id=data["key_id"],
         played=played or "",
+        hints=hints,
     )
     return data, contents
 
