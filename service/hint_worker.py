@@ -6,6 +6,9 @@ process of the pool is started with ``spawn``, since forking a process that runs
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from typing import NamedTuple
 
 from engine.encoding import decode_state
@@ -41,6 +44,13 @@ def compute(state: bytes, seed: bytes, states: int, cpu_seconds: float) -> HintA
     return HintAnswer(found.text(), found.reason, found.code.value, found.wins, found.tried, found.moves_to_end)
 
 
-def ready() -> bool:
-    """A no-op: a process that answers it has imported the engine."""
-    return True
+def watch_parent(parent: int, interval: float = 1.0) -> None:
+    """The pool's initializer: end this process once its server process is gone (killed, or stopped before the
+    pool could be shut down), so that no solver outlives the server it served."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()

@@ -22,6 +22,7 @@ import hashlib
 import hmac
 import logging
 import multiprocessing
+import os
 import secrets
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -111,7 +112,12 @@ class HintPool:
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
-            self._executor = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
+            self._executor = ProcessPoolExecutor(
+                self.processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=hint_worker.watch_parent,
+                initargs=(os.getpid(),),
+            )
         return self._executor
 
     def _reset(self, exc: BaseException) -> None:
@@ -120,8 +126,10 @@ class HintPool:
         if broken is not None:
             broken.shutdown(wait=False, cancel_futures=True)
 
-    def close(self) -> None:
-        """Stop the processes (the hints still running are abandoned: the server is stopping)."""
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-            self._executor = None
+    async def close(self) -> None:
+        """Stop the processes: the hints waiting are dropped, those running end first (each within its CPU cap).
+        Waited for in a thread, so that the loop serves the calls still in flight meanwhile; a process that is
+        killed instead of stopped leaves no solver behind either (``hint_worker.watch_parent``)."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)

@@ -112,7 +112,7 @@ class Server:
         if self.games.limiter is not None:
             await self.games.limiter.close()
         if self.games.hints is not None:
-            self.games.hints.close()
+            await self.games.hints.close()
 
     async def wait(self) -> None:
         await self.grpc.wait_for_termination()
