@@ -19,6 +19,7 @@ from client_harness import OPERATOR_KEY, ServiceThread, refused_move, seed_for, 
 from patience_client import cli, statefile
 
 from engine.catalogue import get_game
+from engine.solver import autoplay
 
 __all__ = ["service"]
 
@@ -190,3 +191,25 @@ def test_mint_and_submit_for_a_ticket(env: Path, tmp_path: Path, service: Servic
     assert run("new", f"--ticket={ticket}")[0] == 0
     code, out = run("submit", str(solution), "--cert-out", str(tmp_path / "t.cert"))
     assert code == 0 and "won" in out and (tmp_path / "t.cert").exists()
+
+
+def test_hint_marks_the_move_and_auto_sends_the_safe_cards_home(env: Path) -> None:
+    run("new", "sultan-36")
+    game = get_game("sultan-36")
+    start = game.deal(seed_for(0))
+    code, out = run("hint")
+    assert code == 0 and "hints in this game: 1" in out
+    line = next(x for x in out.splitlines() if x.startswith("hint: "))
+    assert line.split()[1] in [m.text() for m in game.legal_moves(start)]
+    assert "<- from" in out and "\x1b[" not in out  # marked in words without colour
+    _, safe = autoplay(game, start)
+    code, out = run("auto")
+    assert code == 0
+    assert (f"played {' '.join(m.text() for m in safe)}" if safe else "no card can safely go home now") in out
+    saved = statefile.load(env)
+    assert saved is not None and saved.version == 1 + len(safe)
+    code, out = run("auto")
+    assert code == 0 and "no card can safely go home now" in out
+    run("resign")
+    code, out = run("hint")
+    assert code == 1 and "GAME_OVER" in out
