@@ -14,7 +14,7 @@ from service import convert, errors
 from service.games import messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms, unavailable
-from service.store import AlreadyExists, NewGameRecord, StoreUnavailable
+from service.store import AlreadyExists, Dealt, NewGameRecord, StoreUnavailable
 from service.tokens import mix_seed, new_game_id, new_token, token_hash
 
 log = logging.getLogger("service.games")
@@ -44,6 +44,7 @@ class Dealing(Steps):
             server_seed=server_seed,
             client_seed=client_seed,
             ticket_id=ticket,
+            dealt=Dealt.TICKET if ticket else Dealt.RANDOM,
         )
         try:
             record = await self.store.create(record_in)

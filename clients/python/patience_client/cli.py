@@ -330,15 +330,25 @@ def cmd_verify_cert(ctx: Context) -> int:
 _PLAYED = {"moves": "played move by move", "submitted": "submitted whole"}
 
 
+def dealt_words(dealt: str, deal_number: int) -> str:
+    """How a deal was chosen, in words ("" when not said: a certificate signed before the field existed)."""
+    if dealt == "public":
+        return f"public deal #{deal_number} (no fairness claim)"
+    if dealt == "replay":
+        return "a replay of a seed the player chose (no fairness claim)"
+    return {"random": "dealt at random", "ticket": "a minted deal", "winnable": "a winnable deal"}.get(dealt, dealt)
+
+
 def describe_check(check: CertificateCheck) -> str:
     if not check.valid:
         return f"✗ certificate NOT valid: {check.reason}: {check.message}"
     c = check.contents
     assert c is not None
+    how = dealt_words(c.dealt, c.deal_number)
     lines = [
         f"✓ certificate valid (key {check.key_id}): game {c.game_id}, {c.variant}, "
         f"{c.move_count} moves, {c.undo_count} undos" + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
-        f"  seed {c.seed.hex()}",
+        f"  seed {c.seed.hex()}" + (f", {how}" if how else ""),
     ]
     if check.replayed:
         lines.append(f"  replayed with the engine: won, final state {c.final_state_hash[:16]} matches")
