@@ -251,7 +251,7 @@ class PrepareGameResponse(_message.Message):
     def __init__(self, prepared_id: _Optional[str] = ..., server_seed_commitment: _Optional[bytes] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class NewGameRequest(_message.Message):
-    __slots__ = ("variant", "options", "client_seed", "deal_ticket", "allow_undo", "prepared_id")
+    __slots__ = ("variant", "options", "client_seed", "deal_ticket", "allow_undo", "prepared_id", "replay_seed", "deal_number")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -265,13 +265,17 @@ class NewGameRequest(_message.Message):
     DEAL_TICKET_FIELD_NUMBER: _ClassVar[int]
     ALLOW_UNDO_FIELD_NUMBER: _ClassVar[int]
     PREPARED_ID_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_SEED_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     variant: str
     options: _containers.ScalarMap[str, str]
     client_seed: bytes
     deal_ticket: str
     allow_undo: bool
     prepared_id: str
-    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., client_seed: _Optional[bytes] = ..., deal_ticket: _Optional[str] = ..., allow_undo: _Optional[bool] = ..., prepared_id: _Optional[str] = ...) -> None: ...
+    replay_seed: bytes
+    deal_number: int
+    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., client_seed: _Optional[bytes] = ..., deal_ticket: _Optional[str] = ..., allow_undo: _Optional[bool] = ..., prepared_id: _Optional[str] = ..., replay_seed: _Optional[bytes] = ..., deal_number: _Optional[int] = ...) -> None: ...
 
 class NewGameResponse(_message.Message):
     __slots__ = ("game", "game_token")
