@@ -35,9 +35,9 @@ fields."""
 
 
 class DecodeError(ValueError):
-    """Bytes that are not a certificate; ``reason`` is ``malformed`` or ``unsupported-type``."""
+    """Bytes that are not a certificate; ``reason`` is ``MALFORMED`` or ``UNSUPPORTED_TYPE``."""
 
-    def __init__(self, message: str, reason: str = "malformed") -> None:
+    def __init__(self, message: str, reason: str = "MALFORMED") -> None:
         super().__init__(message)
         self.reason = reason
 
@@ -167,7 +167,7 @@ def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     if not canonical:  # before the type, as the service checks (docs/certificates.md, "Verifying")
         raise DecodeError("the payload is not in canonical form")
     if data.get("type") != CERTIFICATE_TYPE:
-        raise DecodeError(f"certificate type {str(data.get('type'))[:60]!r} is not supported", "unsupported-type")
+        raise DecodeError(f"certificate type {str(data.get('type'))[:60]!r} is not supported", "UNSUPPORTED_TYPE")
     played = data.get("played")
     if played is not None and played not in PLAYED:
         raise DecodeError('played is "moves" or "submitted"')

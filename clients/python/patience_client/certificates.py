@@ -51,16 +51,16 @@ PublicKeys = Mapping[str, bytes]
 class CheckReason(StrEnum):
     """Why a certificate is refused: the same stable codes as the service's ``VerifyCertificateResponse.reason``."""
 
-    MALFORMED = "malformed"  # not a certificate (bad JSON or base64, a missing or ill-typed field, not canonical)
-    UNSUPPORTED_TYPE = "unsupported-type"  # a payload type other than patience-certificate/v1
-    UNKNOWN_KEY = "unknown-key"  # no public key with this id was given
-    BAD_SIGNATURE = "bad-signature"  # the signature does not match the payload bytes
-    KEY_MISMATCH = "key-mismatch"  # the payload names another key than the envelope
-    COMMITMENT_MISMATCH = "commitment-mismatch"  # commitment != SHA-256(seed)
-    COUNT_MISMATCH = "count-mismatch"  # move_count != the number of moves
-    UNSUPPORTED_DEAL_ALGORITHM = "unsupported-deal-algorithm"  # a deal other than deal-v2 (deal-v1 was withdrawn)
-    NOT_WON = "not-won"  # replay: the moves are illegal or do not win
-    REPLAY_MISMATCH = "replay-mismatch"  # replay: a win, but not the certified final position or move count
+    MALFORMED = "MALFORMED"  # not a certificate (bad JSON or base64, a missing or ill-typed field, not canonical)
+    UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE"  # a payload type other than patience-certificate/v1
+    UNKNOWN_KEY = "UNKNOWN_KEY"  # no public key with this id was given
+    BAD_SIGNATURE = "BAD_SIGNATURE"  # the signature does not match the payload bytes
+    KEY_MISMATCH = "KEY_MISMATCH"  # the payload names another key than the envelope
+    COMMITMENT_MISMATCH = "COMMITMENT_MISMATCH"  # commitment != SHA-256(seed)
+    COUNT_MISMATCH = "COUNT_MISMATCH"  # move_count != the number of moves
+    UNSUPPORTED_DEAL_ALGORITHM = "UNSUPPORTED_DEAL_ALGORITHM"  # a deal other than deal-v2 (deal-v1 was withdrawn)
+    NOT_WON = "NOT_WON"  # replay: the moves are illegal or do not win
+    REPLAY_MISMATCH = "REPLAY_MISMATCH"  # replay: a win, but not the certified final position or move count
 
 
 @dataclass(frozen=True)
