@@ -209,7 +209,7 @@ def test_replay_deals_the_ended_game_again_and_new_takes_a_seed_or_a_deal_number
     code, out = run("new", "cats-tail", "--replay", seed.hex())
     assert code == 0 and hashlib.sha256(seed).hexdigest() in out
     code, out = run("new", "sultan-36", "--deal", "7")
-    assert code == 0 and "public deal #7" in out
+    assert code == 0 and "public deal #7" in out and "sultan-36 deal #7  game " in out  # and in the header
     assert hashlib.sha256(hashlib.sha256(b"patience-public-deal|7").digest()).hexdigest() in out
     assert run("new", "cats-tail", "--replay", "abc")[0] == 2
     assert run("new", "cats-tail", "--deal", "7", "--replay", seed.hex())[0] == 2
