@@ -67,6 +67,11 @@ if [ ! -f "$stamp" ]; then
   quiet_pip() { .venv/bin/pip install -q "$@" >>"$pip_log" 2>&1 || { cat "$pip_log" >&2; return 1; }; }
   : >"$pip_log"
   retry quiet_pip --upgrade pip
+  # A virtualenv made before the split into three distributions holds a patience-service built from the root,
+  # whose uninstall (pip replacing it) would take patience-core's `patience` command with it: remove it first.
+  if .venv/bin/pip show patience-service 2>/dev/null | grep -qx "Editable project location: $ROOT"; then
+    .venv/bin/pip uninstall -y -q patience-service >>"$pip_log" 2>&1
+  fi
   # The three distributions (README.md), editable, in one command so that pip takes patience-core from the
   # checkout, and the development tools (pyproject.toml's dependency group `test`: pip >= 25.1).
   retry quiet_pip --group test -e . -e ./service -e ./clients/python

@@ -40,7 +40,7 @@ def tool(name: str) -> str:
         return str(path)
     found = shutil.which(name)
     if found is None:
-        pytest.fail(f"{name} is not installed: `pip install -e '.[test]'` (deploy/setup.sh does it)", pytrace=False)
+        pytest.fail(f"{name} is not installed: `pip install --group test` (deploy/setup.sh does it)", pytrace=False)
     return found
 
 

@@ -1,7 +1,7 @@
 """The shared certificate vectors (docs/certificate-vectors/): fresh, and every verifier here agrees with them.
 
-The verifiers: service/certificates.py, the Python client's reader (patience_client), the reference JavaScript
-verifier clients/web/certificate.js (under node), and the
+The verifiers: patience.certificates with the service's key ring, and with raw public keys through the Python
+client (patience_client), the reference JavaScript verifier clients/web/certificate.js (under node), and the
 engine, which replays the certified moves and recomputes final_state_hash from the documented encoding.
 """
 
