@@ -16,10 +16,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from patience.certificates import CertificateReason
 from patience_client.certificates import CheckReason
 
 from engine.errors import Reason
-from service.certificates import CertificateReason
 from service.errors import REASONS, SERVICE_REASONS
 from service.tickets import TicketReason
 
