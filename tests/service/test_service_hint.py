@@ -30,8 +30,8 @@ from engine.moves import Move
 from engine.solver import autoplay, solve
 from engine.view import player_view
 from service import hint_worker
-from service.certificates import KeyRing
 from service.convert import view_bytes
+from service.signing import KeyRing
 
 KEY_RING = KeyRing.generate()
 STATES = 600  # positions per hint: small, so that the tests stay quick
