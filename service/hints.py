@@ -24,6 +24,7 @@ import logging
 import multiprocessing
 import os
 import secrets
+from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -38,6 +39,8 @@ KEY_LABEL = b"patience-hint-key-v1"
 SEED_LABEL = b"patience-hint-v1|"
 #: Seconds a refused hint is told to wait before it asks again.
 RETRY_SECONDS = 1
+#: Hints remembered per server process, by game and version (the last asked first kept).
+RECENT_HINTS = 2048
 
 
 def derive_key(secret: bytes | None) -> bytes:
@@ -70,6 +73,18 @@ class HintPool:
         self.cpu_seconds = cpu_seconds
         self.in_flight = 0
         self._executor: ProcessPoolExecutor | None = None
+        self._recent: OrderedDict[tuple[str, int], HintAnswer] = OrderedDict()  # (game id, version) -> its hint
+
+    def recent(self, game_id: str, version: int) -> HintAnswer | None:
+        """The hint this pool gave for the game at ``version``, if it still remembers it (asking again costs no
+        CPU: the position at a version never changes, nor does its seed)."""
+        return self._recent.get((game_id, version))
+
+    def remember(self, game_id: str, version: int, answer: HintAnswer) -> None:
+        self._recent[(game_id, version)] = answer
+        self._recent.move_to_end((game_id, version))
+        while len(self._recent) > RECENT_HINTS:
+            self._recent.popitem(last=False)
 
     def seed(self, version: int, view: bytes) -> bytes:
         """The seed of a hint at ``version`` for the player's view (its serialized View message)."""

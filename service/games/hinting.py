@@ -28,9 +28,13 @@ class Hinting(Steps):
         record = await self._fetch(request.game_id, credentials)
         self._check_open(record, None)
         game, state = self._decode(record)
-        # The hint: computed in the pool from the position and a seed the player cannot choose.
-        seed = self.hints.seed(record.version, convert.view_bytes(player_view(game, state)))
-        found = await self.hints.hint(record.state, seed)
+        # The hint: computed in the pool from the position and a seed the player cannot choose (or, asked again at
+        # the same version, as this replica computed it then: a position at a version never changes).
+        found = self.hints.recent(record.game_id, record.version)
+        if found is None:
+            seed = self.hints.seed(record.version, convert.view_bytes(player_view(game, state)))
+            found = await self.hints.hint(record.state, seed)
+            self.hints.remember(record.game_id, record.version, found)
         response = pb.HintResponse(
             reason=found.reason,
             reason_code=found.code,
