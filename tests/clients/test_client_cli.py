@@ -157,7 +157,7 @@ def test_submit_then_verify_the_certificate_offline_and_online(
 
     code, out = run("verify-cert", str(cert), "--replay")  # keys fetched from the server, checked here
     assert code == 0 and "✓ certificate valid" in out and "replayed with the engine" in out
-    assert "submitted whole" in out
+    assert "submitted whole" in out and "0 hints" in out
     keys = tmp_path / "keys.json"
     assert run("keys", "--out", str(keys))[0] == 0
     code, out = run("--target", "127.0.0.1:1", "verify-cert", str(cert), "--keys", str(keys))  # fully offline

@@ -435,7 +435,9 @@ def describe_check(check: CertificateCheck) -> str:
     how = dealt_words(c.dealt, c.deal_number)
     lines = [
         f"✓ certificate valid (key {check.key_id}): game {c.game_id}, {c.variant}, "
-        f"{c.move_count} moves, {c.undo_count} undos" + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
+        f"{c.move_count} moves, {c.undo_count} undos"
+        + (f", {c.hints} hint{'s' if c.hints != 1 else ''}" if c.hints is not None else "")
+        + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
         f"  seed {c.seed.hex()}" + (f", {how}" if how else ""),
     ]
     if check.replayed:
