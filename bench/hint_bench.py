@@ -67,7 +67,7 @@ def bench_variant(
 ) -> dict[str, Any]:
     walls: list[float] = []
     solver_cpu: list[float] = []
-    service_cpu: list[float] = []
+    service_cpu = 0.0
     again: list[float] = []
     codes: dict[str, int] = {}
     for _ in range(deals):
@@ -79,7 +79,7 @@ def bench_variant(
         reply = stub.Hint(request, metadata=metadata, timeout=120)
         walls.append(time.perf_counter() - start)
         solver_cpu.append(sum(cpu_seconds(p) for p in pool) - before_solver)
-        service_cpu.append(cpu_seconds(service) - before_service)
+        service_cpu += cpu_seconds(service) - before_service
         codes[reply.reason_code] = codes.get(reply.reason_code, 0) + 1
         start = time.perf_counter()
         stub.Hint(request, metadata=metadata, timeout=120)  # the same version: from the replica's memory
@@ -92,7 +92,7 @@ def bench_variant(
         "wall_ms_max": round(max(walls) * ms),
         "solver_cpu_ms_median": round(statistics.median(solver_cpu) * ms),
         "solver_cpu_ms_max": round(max(solver_cpu) * ms),
-        "service_cpu_ms_median": round(statistics.median(service_cpu) * ms, 1),
+        "service_cpu_ms_mean": round(service_cpu / deals * ms, 1),  # /proc counts 10 ms ticks: a mean, not a median
         "again_wall_ms_median": round(statistics.median(again) * ms, 1),
         "reason_codes": codes,
     }
@@ -140,12 +140,12 @@ def main() -> None:
     report = {"machine": machine(), "hint_states": args.hint_states, "rows": rows}
     digest = hashlib.sha256(json.dumps(rows, sort_keys=True).encode()).hexdigest()[:12]
     print(f"# {len(rows)} variants, {args.deals} hints each; figures {digest}")
-    print("| game | median wall | max wall | median solver CPU | max solver CPU | service CPU | again |")
+    print("| game | median wall | max wall | median solver CPU | max solver CPU | mean service CPU | again |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
         print(
             f"| `{r['variant']}` | {r['wall_ms_median']} ms | {r['wall_ms_max']} ms | {r['solver_cpu_ms_median']} ms "
-            f"| {r['solver_cpu_ms_max']} ms | {r['service_cpu_ms_median']} ms | {r['again_wall_ms_median']} ms |"
+            f"| {r['solver_cpu_ms_max']} ms | {r['service_cpu_ms_mean']} ms | {r['again_wall_ms_median']} ms |"
         )
     if args.json:
         args.json.write_text(json.dumps(report, indent=2) + "\n")

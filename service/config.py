@@ -56,7 +56,7 @@ class Settings:
     hint_processes: int = 1
     hint_queue: int = 4
     hint_states: int = 4800
-    hint_cpu_seconds: float = 2.0
+    hint_cpu_seconds: float = 4.0
     front_end_key: str | None = None
     durability: str = "primary"
     durability_timeout: float = 1.0

@@ -62,7 +62,7 @@ class HintPool:
         processes: int = 1,
         queue: int = 4,
         states: int = 4800,
-        cpu_seconds: float = 2.0,
+        cpu_seconds: float = 4.0,
     ) -> None:
         if processes < 1 or queue < 0 or states < 1 or cpu_seconds <= 0:
             raise ValueError("processes >= 1, queue >= 0, states >= 1, cpu_seconds > 0")
