@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from client_harness import seed_for, solution_for
-from patience.certificates import CertificateContents
+from patience.certificates import CertificateContents, CertificateReason
 from patience_client.certificates import keys_to_json
 
 from engine.verify import verify
@@ -106,7 +106,7 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fresh]:
 def test_the_core_alone_needs_no_grpc(fresh: Fresh) -> None:
     assert {"patience-core", "protobuf", "googleapis-common-protos", "cryptography"} <= fresh.core_only
     assert "grpcio" not in fresh.core_only and not fresh.core_only & SERVICE_ONLY
-    assert fresh.core_check.split() == ["unknown-key", "False"]
+    assert fresh.core_check.split() == [CertificateReason.UNKNOWN_KEY, "False"]
 
 
 @pytest.fixture(scope="module")
@@ -165,12 +165,12 @@ def test_the_installed_client_verifies_a_certificate_offline(fresh: Fresh, signe
     refused = run(
         fresh.bin / "patience-cli", "verify-cert", cert.parent / "short.cert", "--keys", keys, "--replay", ok=False
     )
-    assert refused.returncode == 1 and "NOT valid: not-won" in refused.stdout
+    assert refused.returncode == 1 and f"NOT valid: {CertificateReason.NOT_WON}:" in refused.stdout
     forged = bytearray(cert.read_bytes())
     forged[forged.index(b'"signature":"') + 14] ^= 1  # one base64 digit of the signature
     (cert.parent / "forged.cert").write_bytes(bytes(forged))
     refused = run(fresh.bin / "patience-cli", "verify-cert", cert.parent / "forged.cert", "--keys", keys, ok=False)
-    assert refused.returncode == 1 and "NOT valid: bad-signature" in refused.stdout
+    assert refused.returncode == 1 and f"NOT valid: {CertificateReason.BAD_SIGNATURE}:" in refused.stdout
 
 
 def test_the_service_installs_after_them_with_every_module(fresh: Fresh) -> None:
