@@ -124,6 +124,9 @@ class NewGameRecord:
     moves: tuple[Move, ...] = ()
     status: str = "in-progress"
     played: str = ""  # Played, for a game recorded won
+    # A deal from a winnable pool: the solver's winning line, packed (engine.movelog). Never empty for such a
+    # game, empty for every other: it is also the record's "dealt as winnable" flag.
+    solution: bytes = b""
 
 
 @dataclass(slots=True)
@@ -157,6 +160,12 @@ class GameRecord:
     moves: tuple[Move, ...] | None = None  # the log, first move first; None when not asked for
     played: str = ""  # Played, once won ("" for games won before the field was stored)
     certificate: bytes = b""  # the won game's certificate as first issued (b"" until it is kept)
+    solution: bytes = b""  # the winning line of a deal dealt as winnable, packed; shown only once the game is over
+
+    @property
+    def winnable(self) -> bool:
+        """Dealt from a winnable pool (the certificate's ``dealt`` says ``winnable``)."""
+        return bool(self.solution)
 
     @property
     def commitment(self) -> bytes:
@@ -260,6 +269,19 @@ class GameStore(ABC):
     async def take_prepared(self, prepared_id: str) -> bytes | None:
         """The prepared server seed, removed in the same step (each serves one game); None if unknown,
         already taken or expired."""
+
+    @abstractmethod
+    async def push_winnable(self, pool: str, entry: bytes) -> int:
+        """Append a proven entry (service.winnable.Entry, packed) to ``pool``; the pool's length after it."""
+
+    @abstractmethod
+    async def pop_winnable(self, pool: str) -> bytes | None:
+        """Take the oldest entry of ``pool`` in one atomic step (each is dealt once, by one replica); None if the
+        pool is empty."""
+
+    @abstractmethod
+    async def pool_sizes(self, pools: Sequence[str]) -> dict[str, int]:
+        """How many entries each pool holds."""
 
     @abstractmethod
     async def ping(self) -> None:

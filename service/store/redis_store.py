@@ -9,6 +9,10 @@ client; nothing else differs)::
     <prefix>:{<id>}     hash    small fields only (each < 64 bytes keeps it a listpack)
     <prefix>:{<id>}:s   string  the engine's encoded state (~150 bytes)
     <prefix>:{<id>}:m   string  the move log, packed (about 2.3 bytes a move: engine.movelog)
+    <prefix>:win:{<pool>}  list  a winnable pool (service.winnable): entries of a seed and its winning line
+
+A game dealt as winnable keeps its winning line (packed) in the hash's ``wl`` field: read with the game, shown
+only once it is over.
 
 The state and the log sit outside the hash because a hash value over 64 bytes
 turns the whole hash into a hashtable, which costs far more memory than a
@@ -91,6 +95,8 @@ _F_FINISHED = "fa"
 _F_MOVES = "mc"
 _F_UNDOS = "uc"
 _F_PLAYED = "pl"
+_F_SOLUTION = "wl"
+_B_SOLUTION = _F_SOLUTION.encode()
 _B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
 _B_SERVER_SEED, _B_CLIENT_SEED, _B_TICKET, _B_UNDO_OK = (
@@ -230,6 +236,8 @@ class RedisGameStore(GameStore):
         ]  # fmt: skip
         if game.played:
             fields += [_F_PLAYED, _small("played", game.played.encode())]
+        if game.solution:  # longer than a small field: a winnable game's hash is a hashtable, as a won game's is
+            fields += [_F_SOLUTION, game.solution]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
             raise ValueError(f"bad status {game.status!r}")
         log = movelog.pack_all(game.moves)
@@ -343,6 +351,26 @@ class RedisGameStore(GameStore):
         seed = await self._call(self.client.getdel(self.prepared_key(prepared_id)))
         return seed if isinstance(seed, bytes) and seed else None  # the client never decodes replies
 
+    def pool_key(self, pool: str) -> str:
+        """A winnable pool's list (service.winnable): its own hash tag, so a pool is one cluster slot."""
+        if not pool or any(c in pool for c in "{} "):
+            raise ValueError(f"bad pool name {pool!r:.80}")
+        return f"{self.key_prefix}:win:{{{pool}}}"
+
+    async def push_winnable(self, pool: str, entry: bytes) -> int:
+        if not entry:
+            raise ValueError("an empty pool entry")
+        return int(await self._call(self.client.rpush(self.pool_key(pool), entry)))
+
+    async def pop_winnable(self, pool: str) -> bytes | None:
+        # LPOP is atomic: two replicas popping at once get two entries, or one gets None.
+        entry = await self._call(self.client.lpop(self.pool_key(pool)))
+        return bytes(entry) if isinstance(entry, bytes) and entry else None
+
+    async def pool_sizes(self, pools: Sequence[str]) -> dict[str, int]:
+        # One LLEN per pool: the pools sit in different cluster slots, and there are a dozen or so.
+        return {pool: int(await self._call(self.client.llen(self.pool_key(pool)))) for pool in pools}
+
     async def ping(self) -> None:
         await self._call(self.pipe.ping() if self.pipe is not None else self.client.ping())
 
@@ -414,6 +442,7 @@ class RedisGameStore(GameStore):
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
+            b"", p.solution,
         )  # fmt: skip
 
     def _record(
@@ -443,6 +472,7 @@ class RedisGameStore(GameStore):
             moves=moves,
             played=m.get(_B_PLAYED, b"").decode(),
             certificate=m.get(b"ct", b""),
+            solution=m.get(_B_SOLUTION, b""),
         )
 
 
