@@ -81,7 +81,8 @@ def server_process(redis_url: str, tmp_path: Path, *extra: str) -> Iterator[Serv
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
     log = tmp_path / f"server-{port}.log"
     args = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url]
-    args += ["--metrics-listen", f"127.0.0.1:{metrics_port}", "--log-format", "json", "--grace", "10", *extra]
+    args += ["--metrics-listen", f"127.0.0.1:{metrics_port}", "--log-format", "json", "--grace", "10"]
+    args += ["--winnable-filler", "off", *extra]  # tests/service/test_winnable.py runs the filler
     with log.open("wb") as sink:
         process = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
     try:
