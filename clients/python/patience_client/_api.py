@@ -93,6 +93,7 @@ def new_game_request(
     deal_ticket: str | None,
     allow_undo: bool | None,
     prepared_id: str | None = None,
+    winnable: bool | None = None,
 ) -> pb.NewGameRequest:
     req = pb.NewGameRequest(variant=variant, options=options_text(options))
     if client_seed is not None:
@@ -103,6 +104,8 @@ def new_game_request(
         req.allow_undo = allow_undo
     if prepared_id is not None:
         req.prepared_id = prepared_id
+    if winnable is not None:
+        req.winnable = winnable
     return req
 
 

@@ -26,8 +26,9 @@ from typing import TextIO
 
 from patience.v1 import patience_pb2 as pb
 
-from engine.errors import Reason
+from engine.errors import PatienceError, Reason
 from engine.moves import split_moves
+from engine.verify import Outcome, verify
 
 from . import lineinput, render, statefile
 from .certificates import (
@@ -160,6 +161,7 @@ def _new(ctx: Context, variant: str) -> pb.Game:
         deal_ticket=getattr(a, "ticket", None),
         allow_undo=False if getattr(a, "no_undo", False) else None,
         prepared_id=prepared.prepared_id if prepared is not None else None,
+        winnable=True if getattr(a, "winnable", False) else None,
     )
     ctx.save(resp.game)
     ctx.print(f"new game {resp.game.game_id}:")
@@ -181,6 +183,18 @@ def cmd_show(ctx: Context) -> int:
     return 0
 
 
+def _check_solution(ctx: Context, game: pb.Game) -> None:
+    """A deal dealt as winnable: replay the server's winning line on the revealed seed with the engine."""
+    try:
+        verdict = verify(game.variant, dict(game.options), game.seed, list(game.solution))
+        wins = verdict.outcome is Outcome.WON
+    except (PatienceError, ValueError):
+        wins = False
+    ctx.print(f"dealt as winnable: the server's winning line ({len(game.solution)} moves) "
+              f"{'wins' if wins else 'DOES NOT WIN'} this deal:")  # fmt: skip
+    ctx.print("  " + " ".join(game.solution))
+
+
 def _after(ctx: Context, game: pb.Game) -> None:
     """Keep the state file's version, and say what the end of a game means."""
     if ctx.current and ctx.current.game_id == game.game_id:
@@ -197,6 +211,8 @@ def _after(ctx: Context, game: pb.Game) -> None:
             f"  SHA-256 {'matches' if ok else 'DOES NOT MATCH'} the server seed commitment "
             f"{game.server_seed_commitment.hex()[:16]}..."
         )
+    if game.seed and game.solution:
+        _check_solution(ctx, game)
     if game.status == pb.GAME_STATUS_WON and game.HasField("certificate") and game.certificate.encoded:
         path = _cert_path(ctx, game.game_id)
         path.write_bytes(game.certificate.encoded)
@@ -506,6 +522,11 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--client-seed", metavar="HEX", help="your own bytes mixed into the seed (hex, up to 64)")
         s.add_argument("--ticket", help="play a minted deal ticket (then VARIANT may be left out)")
         s.add_argument("--no-undo", action="store_true", help="forbid undo in this game")
+        s.add_argument(
+            "--winnable",
+            action="store_true",
+            help="a deal the server's solver has won (its winning line is shown when the game ends)",
+        )
 
     cmd(
         "variants",
