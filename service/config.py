@@ -470,6 +470,7 @@ def parser(
     prog: str = "python -m service",
     description: str = "The patience gRPC service.",
     only: Sequence[str] | None = None,
+    helps: Mapping[str, str] | None = None,
 ) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=prog,
@@ -477,7 +478,8 @@ def parser(
         "a flag wins over the variable.",
     )
     for spec in _chosen(only):
-        p.add_argument(spec.flag, dest=spec.name, metavar=spec.metavar or None, help=f"{spec.help} [{spec.env}]")
+        text = (helps or {}).get(spec.name, spec.help)
+        p.add_argument(spec.flag, dest=spec.name, metavar=spec.metavar or None, help=f"{text} [{spec.env}]")
     return p
 
 
@@ -492,11 +494,12 @@ def load(
     prog: str = "python -m service",
     description: str = "The patience gRPC service.",
     only: Sequence[str] | None = None,
+    helps: Mapping[str, str] | None = None,
 ) -> Settings:
     """Settings from flags and the environment (``only`` these settings: the filler's); SystemExit(2) with a
     message on a bad value."""
     env = os.environ if environ is None else environ
-    p = parser(prog, description, only)
+    p = parser(prog, description, only, helps)
     args = p.parse_args(list(argv) if argv is not None else None)
     values: dict[str, object] = {}
     for spec in _chosen(only):

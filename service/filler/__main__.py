@@ -25,6 +25,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         prog="python -m service.filler",
         description="The winnable-deal filler: keeps a pool of proven deals per configuration in Redis.",
         only=FILLER_SETTINGS,
+        helps={
+            "redis_url": "Redis URL of the service's store: redis://, rediss://, unix://, redis+cluster:// (required)",
+            "metrics_listen": "Prometheus /metrics address HOST:PORT of the filler's own metrics; unset: none",
+        },
     )
     if not settings.redis_url:
         print("patience-filler: no Redis URL: pass --redis-url or set PATIENCE_REDIS_URL", file=sys.stderr)
