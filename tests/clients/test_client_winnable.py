@@ -64,12 +64,17 @@ def test_the_library_deals_winnable_games_and_shows_the_line_at_the_end(filled: 
 
 
 def test_the_asyncio_library_deals_winnable_games(filled: ServiceThread) -> None:
-    with PatienceClient(settings(filled)) as sync:
-        new_winnable(sync, "sultan-36")  # the pool has had its first deal: the filler is running
-
     async def body() -> pb.Game:
         async with AsyncPatienceClient(settings(filled)) as client:
-            dealt = await client.new_game("sultan-36", winnable=True)
+            deadline = time.monotonic() + 60
+            while True:  # until the filler has put a deal in the pool
+                try:
+                    dealt = await client.new_game("sultan-36", winnable=True)
+                    break
+                except ServiceError as exc:
+                    if exc.reason != "WINNABLE_POOL_EMPTY" or time.monotonic() > deadline:
+                        raise
+                    await asyncio.sleep(0.2)
             return await client.resign(dealt.game.game_id, expected_version=1)
 
     over = asyncio.run(body())
@@ -102,7 +107,7 @@ def test_patience_cli_play_winnable(filled: ServiceThread, tmp_path: Path) -> No
     with PatienceClient(settings(filled)) as client:
         client.resign(new_winnable(client, "sultan-36").game.game_id)
     child = spawn(filled, tmp_path / "current.json", "play", "sultan-36", "--winnable")
-    child.expect("new game (\\S+):")
+    child.expect("new game (\\S+) \\(a deal the server's solver has won\\):")
     child.expect("move> ")
     child.sendline("resign")
     child.expect("dealt as winnable: the server's winning line \\((\\d+) moves\\) wins this deal")

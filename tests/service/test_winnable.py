@@ -357,8 +357,10 @@ def test_a_pool_filled_during_the_wait_deals(client: Client, redis_db: str, serv
         {"client_seed": b"mine"},
         {"prepared_id": "abc"},
         {"deal_ticket": "t"},
+        {"replay_seed": bytes(32)},
+        {"deal_number": 7},
     ],
-    ids=["client_seed", "prepared_id", "deal_ticket"],
+    ids=["client_seed", "prepared_id", "deal_ticket", "replay_seed", "deal_number"],
 )
 def test_winnable_takes_no_seed_a_client_chooses(client: Client, redis_db: str, extra: dict[str, Any]) -> None:
     push(redis_db, "sultan-36", proven(get_game("sultan-36"), 1))
@@ -444,6 +446,10 @@ def test_a_winnable_game_won_by_its_line_is_certified(client: Client, redis_db: 
     )
     assert solved.verdict.outcome == pb.OUTCOME_WON and solved.certificate.encoded
     assert list(solved.game.solution) == [m.text() for m in entry.line]
+    assert reply.game.dealt == solved.game.dealt == "winnable"
+    assert solved.certificate.dealt == "winnable"  # signed: the certificate says the deal was dealt as winnable
+    checked = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=solved.certificate.encoded))
+    assert checked.valid and checked.certificate.dealt == "winnable"
 
 
 def test_winnable_over_rest(server: ServerThread, redis_db: str) -> None:
