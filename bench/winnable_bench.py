@@ -6,9 +6,10 @@ does with each (``service.winnable.prove``: deal, solve within the budget, repla
 verifier), with the filler's default budget unless --max-states / --max-seconds say otherwise. The CPU time of
 the whole attempt (deal, solve, verify) is read with ``time.process_time``: one worker is one core busy.
 
-Reported per configuration: seeds tried, seeds proven, CPU seconds per attempt (median), and the fill rate:
-proven seeds per CPU minute (proven / total CPU minutes). A NewGame rate of R winnable games a minute of one
-configuration needs R / rate workers' worth of CPU to keep up (docs/operations.md).
+Reported per configuration: seeds tried, seeds proven, CPU seconds per attempt (median), the fill rate:
+proven seeds per CPU minute (proven / total CPU minutes), and the length of the proven lines (median, longest:
+what a pool entry and a winnable game's record hold, about 2.3 bytes a move). A NewGame rate of R winnable
+games a minute of one configuration needs R / rate workers' worth of CPU to keep up (docs/operations.md).
 
 Usage: python bench/winnable_bench.py [--seeds 10] [--max-states N] [--max-seconds S] [--pools a,b] [--json FILE]
 """
@@ -31,6 +32,7 @@ from service.winnable import Budget, pool_name, prove, selected_games
 
 def bench_pool(name: str, game: Any, seeds: int, budget: Budget) -> dict[str, Any]:
     cpu: list[float] = []
+    lines: list[int] = []
     proven = no_win = unknown = 0
     for i in range(seeds):
         seed = hashlib.sha256(f"winnable-{i}".encode()).digest()
@@ -39,6 +41,7 @@ def bench_pool(name: str, game: Any, seeds: int, budget: Budget) -> dict[str, An
         cpu.append(time.process_time() - started)
         if attempt.entry is not None:
             proven += 1
+            lines.append(len(attempt.entry.line))
         elif attempt.outcome is Outcome.NO_WIN:
             no_win += 1
         else:
@@ -53,6 +56,8 @@ def bench_pool(name: str, game: Any, seeds: int, budget: Budget) -> dict[str, An
         "cpu_seconds": round(total, 3),
         "median_cpu_per_attempt": round(statistics.median(cpu), 3),
         "proven_per_cpu_minute": round(proven / (total / 60), 2) if total else 0.0,
+        "median_line_moves": statistics.median(lines) if lines else 0,
+        "longest_line_moves": max(lines, default=0),
     }
 
 
@@ -69,13 +74,17 @@ def main() -> None:
     games = selected_games([p for p in args.pools.split(",") if p])
     rows = []
     print(f"budget: {budget.max_states} positions, {budget.max_seconds} CPU s per seed; {args.seeds} seeds each")
-    print(f"{'pool':46} {'proven':>8} {'no-win':>6} {'unknown':>7} {'median CPU/seed':>15} {'proven/CPU min':>14}")
+    print(
+        f"{'pool':46} {'proven':>8} {'no-win':>6} {'unknown':>7} {'median CPU/seed':>15} {'proven/CPU min':>14} "
+        f"{'line (median, longest)':>22}"
+    )
     for game in games:
         row = bench_pool(pool_name(game), game, args.seeds, budget)
         rows.append(row)
         print(
             f"{row['pool']:46} {row['proven']:>4}/{row['seeds']:<3} {row['no_win']:>6} {row['unknown']:>7} "
-            f"{row['median_cpu_per_attempt']:>13.3f} s {row['proven_per_cpu_minute']:>14.2f}",
+            f"{row['median_cpu_per_attempt']:>13.3f} s {row['proven_per_cpu_minute']:>14.2f} "
+            f"{row['median_line_moves']:>14} {row['longest_line_moves']:>7}",
             flush=True,
         )
     if args.json:
