@@ -9,7 +9,7 @@ from prometheus_client import Counter, Gauge
 
 ATTEMPTS = Counter(
     "patience_winnable_attempts_total",
-    "Seeds the filler gave to the solver, by pool and outcome (won, no-win, unknown, rejected by the verifier).",
+    "Seeds the filler gave to the solver, by pool and outcome (won, no-win, unknown, rejected by the verifier, error).",
     ["pool", "outcome"],
 )
 PROVEN = Counter("patience_winnable_proven_total", "Seeds proven winnable and added to a pool.", ["pool"])

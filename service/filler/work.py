@@ -73,7 +73,13 @@ class Filler:
         name = choose_pool(sizes, self.target, self.tries)
         if name is None:
             return False
-        attempt = prove(self.by_pool[name], self.seed_source(), self.budget)
+        try:
+            attempt = prove(self.by_pool[name], self.seed_source(), self.budget)
+        except Exception:  # an engine bug on one deal must not stop the filling of every pool
+            log.exception("proving a seed failed", extra={"pool": name})
+            metrics.ATTEMPTS.labels(name, "error").inc()
+            self.tries[name] += 1
+            return True
         await self.record(name, attempt, sizes[name])
         return True
 

@@ -230,6 +230,23 @@ def test_the_filler_fills_every_pool_it_is_given_with_lines_that_win(redis_db: s
     assert len({Entry.unpack(p).seed for _, p in found}) == len(found)  # fresh seeds, none reused
 
 
+def test_a_seed_the_solver_fails_on_costs_one_attempt_not_the_filler(redis_db: str) -> None:
+    """A deal that makes the engine raise (here a seed of the wrong length, from the filler's seed source, a
+    constructor argument) is logged and counted; the filler goes on with the next seed."""
+    seeds = iter([b"short", hashlib.sha256(b"next").digest()])
+
+    async def body(store: RedisGameStore) -> tuple[bool, bool, int, dict[str, int]]:
+        filler = Filler(store, selected_games(["sultan-36"]), target=1, budget=SMALL, seed_source=seeds.__next__)
+        first = await filler.step()
+        after_error = filler.tries["sultan-36"]
+        second = await filler.step()
+        return first, second, after_error, await store.pool_sizes(["sultan-36"])
+
+    first, second, after_error, pools = with_store(redis_db, body)
+    assert first and second and after_error == 1
+    assert pools == {"sultan-36": 1}
+
+
 def filler_process(
     redis_url: str, tmp: Path, *extra: str, env: dict[str, str] | None = None
 ) -> subprocess.Popen[bytes]:
