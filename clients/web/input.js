@@ -33,7 +33,8 @@ export function attachInput(table, c) {
     ghost.className = 'ghost';
     const style = getComputedStyle(press.pileEl);
     ghost.style.setProperty('--cw', getComputedStyle(table).getPropertyValue('--cw'));
-    ghost.style.setProperty('--fan', style.getPropertyValue('--fan') || '20px');
+    // The carried cards are a run: fanned as the run is on the table.
+    ghost.style.setProperty('--fan', style.getPropertyValue('--run-fan') || style.getPropertyValue('--fan') || '20px');
     const moving = [...press.pileEl.querySelectorAll('.card[data-pos]')].filter((card) => Number(card.dataset.pos) >= pos);
     moving.forEach((card, k) => {
       const copy = card.cloneNode(true);
