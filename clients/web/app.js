@@ -14,8 +14,8 @@ import { detect, lang, setLang, t, translate } from './i18n.js';
 import { attachInput } from './input.js';
 import { openRules, openStats } from './menu.js';
 import { explain } from './messages.js';
-import { deal, fillOptions, fillVariants, openNewGame, requestFromUrl } from './new-game.js';
-import { activate, dealGame, deselect, hint, resign, select, sendHome, start, stretch, undo } from './play.js';
+import { deal, fillOptions, fillVariants, openNewGame, requestFromUrl, showLink } from './new-game.js';
+import { activate, autoPlay, dealGame, deselect, hint, playAgain, resign, select, sendHome, start, stretch, undo } from './play.js';
 import { openCertificates, showResult } from './result.js';
 import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from './state.js';
 import * as store from './storage.js';
@@ -106,6 +106,8 @@ async function main() {
     sendHome,
     stretch,
     undo,
+    hint,
+    autoPlay,
     pileCards,
     isColumn,
     selection: () => state.selection,
@@ -125,17 +127,20 @@ async function main() {
   $('btn-undo').addEventListener('click', undo);
   $('btn-resign').addEventListener('click', resign);
   $('btn-hint').addEventListener('click', hint);
+  $('btn-auto').addEventListener('click', autoPlay);
   $('btn-rules').addEventListener('click', openRules);
   $('btn-stats').addEventListener('click', openStats);
   $('btn-cert').addEventListener('click', openCertificates);
   $('btn-lang').addEventListener('click', switchLanguage);
   $('variant').addEventListener('change', () => fillOptions());
+  for (const id of ['winnable', 'deal-number']) $(id).addEventListener('input', showLink);
   $('new-game-form').addEventListener('submit', deal);
   $('new-cancel').addEventListener('click', () => $('new-game').close());
   $('result-close').addEventListener('click', () => {
     $('result').hidden = true;
   });
   $('result-new').addEventListener('click', openNewGame);
+  $('result-again').addEventListener('click', playAgain);
 
   try {
     const catalogue = await api.listVariants();

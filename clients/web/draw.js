@@ -29,12 +29,20 @@ export function render({ animate = true } = {}) {
   controls();
 }
 
+/** How the game was dealt, when that is worth a word on the table: deal #N, a replay, a winnable deal. */
+function dealtTag(g) {
+  if (g.dealt === 'public' && g.dealNumber) return t('deal.public', { n: g.dealNumber });
+  if (g.dealt === 'replay' || g.dealt === 'winnable') return t(`deal.${g.dealt}`);
+  return '';
+}
+
 /** The header, the buttons and the marks on the table: all that changes when only the legal moves do. */
 export function controls() {
   const v = variant();
   if (!state.game || !v) return;
   const g = state.game;
-  $('game-title').textContent = variantName(v);
+  $('game-title').textContent = [variantName(v), dealtTag(g)].filter(Boolean).join(' · ');
+  document.body.dataset.dealt = g.dealt || '';
   $('moves').textContent = String(g.moveCount || 0);
   $('undos').textContent = String(g.undoCount || 0);
   tick();
@@ -44,6 +52,8 @@ export function controls() {
   $('btn-undo').disabled = isOver() || !g.allowUndo || !(g.moveCount > 0);
   $('btn-resign').disabled = isOver();
   $('btn-hint').disabled = isOver() || state.legal.length === 0;
+  $('btn-auto').disabled = isOver();
+  $('hints').textContent = String(g.hintCount || 0);
   document.body.dataset.version = String(g.version);
   document.body.dataset.status = g.status;
   showSelection();

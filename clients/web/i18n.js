@@ -5,6 +5,42 @@ const SAVED = 'patience.lang';
 export const LANGUAGES = ['en', 'ru'];
 
 const EN = {
+  hints: 'Hints',
+  'btn.auto': 'Auto',
+  'btn.auto-title': 'Auto-play: send every safe card to the foundations (A)',
+  'btn.again': 'Play this deal again',
+  'btn.solution': 'The server’s solution',
+  'hint.card': '{card} ({move})',
+  'hint.WINNING_LINE': 'it starts a winning line the server found: {moves} move to the end.|it starts a winning line the server found: {moves} moves to the end.',
+  'hint.WINS_IN_GUESSES': 'it won {wins} of {tried} guesses at the hidden cards (the server does not look at them).',
+  'hint.SAFE_MOVE': 'a safe move home: it can never spoil a win.',
+  'hint.BEST_SCORE': 'no win found within the server’s budget; this move looks best.',
+  'hint.NO_MOVE': 'No move is left.',
+  'msg.hint': 'Hint: {move}.',
+  'msg.hint-why': 'Hint: {move} — {why}',
+  'msg.auto-done': 'Auto-play: {n} card sent home.|Auto-play: {n} cards sent home.',
+  'msg.auto-none': 'Auto-play: no card can go home safely now.',
+  'msg.finishing': 'Every card left can go home: finishing the game.',
+  'msg.bad-deal-number': 'A deal number is a whole number from 1 to 4294967295.',
+  'new.winnable': 'Winnable deals only (the server has won each with every card known)',
+  'new.number': 'Deal number (optional: public deal #N, the same for everyone)',
+  'deal.public': 'deal #{n}',
+  'deal.replay': 'replay',
+  'deal.winnable': 'winnable deal',
+  'result.winnable': '✔ This deal was dealt as winnable: the server won it with every card known before you were dealt it.',
+  'result.solution': 'Its winning line, {n} move (check it with patience verify):|Its winning line, {n} moves (check it with patience verify):',
+  'result.public': 'Public deal #{n}: its seed is SHA-256(“patience-public-deal|{n}”), the same for every player, so no fairness is claimed.',
+  'result.public-ok': '✔ The revealed seed is public deal #{n}’s.',
+  'result.public-bad': '✘ The revealed seed is NOT public deal #{n}’s.',
+  'result.replay': 'A replay: the same deal as an earlier game, dealt from its revealed seed.',
+  'cert.field.dealt': 'Dealt',
+  'cert.field.deal_number': 'Deal number',
+  'cert.field.hints': 'Hints',
+  'cert.dealt.random': 'at random',
+  'cert.dealt.ticket': 'from a deal ticket',
+  'cert.dealt.winnable': 'as winnable (solved by the server)',
+  'cert.dealt.replay': 'a replay of a revealed seed',
+  'cert.dealt.public': 'a public numbered deal',
   brand: 'Patience',
   moves: 'Moves',
   undos: 'Undos',
@@ -116,7 +152,8 @@ const EN = {
   'stats.best-time': 'Best time',
   'stats.best-moves': 'Fewest moves',
   'stats.none': 'No games played in this browser yet.',
-  'stats.note': 'Kept in this browser only.',
+  'stats.note': 'Kept in this browser only. Replays and numbered public deals are not counted.',
+  'result.not-counted': 'Replays and numbered public deals are not counted in the statistics.',
   'rules.title': 'Rules',
   'rules.notation': 'How to play here',
   'rules.controls': 'Click or tap a card, then where it goes; or drag it. Click it again (or double-click, double-tap) to send it to a foundation. Shift-click several free cards to put them in the reserve as one move. Keyboard: Tab and the arrow keys move between piles, Enter or Space picks a card up and puts it down, ↑ and ↓ choose how many cards of a column, F sends a card home, Esc drops it, Ctrl+Z undoes.',
@@ -133,6 +170,42 @@ const EN = {
 };
 
 const RU = {
+  hints: 'Подсказки',
+  'btn.auto': 'Авто',
+  'btn.auto-title': 'Автоходы: отправить в дом все карты, которые можно отправить без риска (A)',
+  'btn.again': 'Сыграть этот расклад ещё раз',
+  'btn.solution': 'Решение сервера',
+  'hint.card': '{card} ({move})',
+  'hint.WINNING_LINE': 'с него начинается выигрышная линия, найденная сервером: до конца {moves} ход.|с него начинается выигрышная линия, найденная сервером: до конца {moves} хода.|с него начинается выигрышная линия, найденная сервером: до конца {moves} ходов.',
+  'hint.WINS_IN_GUESSES': 'он выиграл в {wins} из {tried} догадок о закрытых картах (сервер в них не заглядывает).',
+  'hint.SAFE_MOVE': 'безопасный ход в дом: он не может испортить выигрыш.',
+  'hint.BEST_SCORE': 'в пределах бюджета сервера выигрыш не найден; этот ход выглядит лучшим.',
+  'hint.NO_MOVE': 'Ходов больше нет.',
+  'msg.hint': 'Подсказка: {move}.',
+  'msg.hint-why': 'Подсказка: {move} — {why}',
+  'msg.auto-done': 'Автоходы: в дом отправлена {n} карта.|Автоходы: в дом отправлены {n} карты.|Автоходы: в дом отправлено {n} карт.',
+  'msg.auto-none': 'Автоходы: сейчас ни одну карту нельзя без риска отправить в дом.',
+  'msg.finishing': 'Все оставшиеся карты могут уйти в дом: доигрываю партию.',
+  'msg.bad-deal-number': 'Номер расклада — целое число от 1 до 4294967295.',
+  'new.winnable': 'Только выигрышные расклады (сервер выиграл каждый, зная все карты)',
+  'new.number': 'Номер расклада (необязательно: открытый расклад №N, один для всех)',
+  'deal.public': 'расклад №{n}',
+  'deal.replay': 'повтор',
+  'deal.winnable': 'выигрышный расклад',
+  'result.winnable': '✔ Этот расклад выдан как выигрышный: сервер выиграл его, зная все карты, ещё до того, как вы его получили.',
+  'result.solution': 'Его выигрышная линия, {n} ход (проверьте её командой patience verify):|Его выигрышная линия, {n} хода (проверьте её командой patience verify):|Его выигрышная линия, {n} ходов (проверьте её командой patience verify):',
+  'result.public': 'Открытый расклад №{n}: его зерно — SHA-256(«patience-public-deal|{n}»), одно для всех игроков, поэтому о честности раздачи речи нет.',
+  'result.public-ok': '✔ Открытое зерно совпадает с зерном расклада №{n}.',
+  'result.public-bad': '✘ Открытое зерно НЕ совпадает с зерном расклада №{n}.',
+  'result.replay': 'Повтор: тот же расклад, что в одной из прошлых партий, сданный по её открытому зерну.',
+  'cert.field.dealt': 'Раздача',
+  'cert.field.deal_number': 'Номер расклада',
+  'cert.field.hints': 'Подсказки',
+  'cert.dealt.random': 'случайная',
+  'cert.dealt.ticket': 'по билету расклада',
+  'cert.dealt.winnable': 'выигрышная (решена сервером)',
+  'cert.dealt.replay': 'повтор по открытому зерну',
+  'cert.dealt.public': 'открытый номерной расклад',
   brand: 'Пасьянс',
   moves: 'Ходы',
   undos: 'Отмены',
@@ -244,7 +317,8 @@ const RU = {
   'stats.best-time': 'Лучшее время',
   'stats.best-moves': 'Меньше всего ходов',
   'stats.none': 'В этом браузере ещё не сыграно ни одной игры.',
-  'stats.note': 'Хранится только в этом браузере.',
+  'stats.note': 'Хранится только в этом браузере. Повторы и открытые номерные расклады не учитываются.',
+  'result.not-counted': 'Повторы и открытые номерные расклады в статистике не учитываются.',
   'rules.title': 'Правила',
   'rules.notation': 'Как играть здесь',
   'rules.controls': 'Щёлкните или коснитесь карты, затем места, куда её положить; или перетащите её. Второй щелчок (или двойной щелчок, двойное касание) отправляет карту в дом. Shift-щелчок по нескольким свободным картам кладёт их в резерв одним ходом. Клавиатура: Tab и стрелки переходят между стопками, Enter или пробел берут и кладут карту, ↑ и ↓ выбирают, сколько карт столбца взять, F отправляет карту в дом, Esc отпускает её, Ctrl+Z отменяет ход.',
@@ -313,10 +387,11 @@ export function t(key, vars = {}) {
   return pick.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
 }
 
-/** Fill every element marked data-i18n (text) or data-i18n-label (aria-label) under ``root``. */
+/** Fill every element marked data-i18n (text), data-i18n-label (aria-label) or data-i18n-title under ``root``. */
 export function translate(root = document) {
   for (const node of root.querySelectorAll('[data-i18n]')) node.textContent = t(node.dataset.i18n);
   for (const node of root.querySelectorAll('[data-i18n-label]')) node.setAttribute('aria-label', t(node.dataset.i18nLabel));
+  for (const node of root.querySelectorAll('[data-i18n-title]')) node.title = t(node.dataset.i18nTitle);
 }
 
 /** A duration in seconds as m:ss or h:mm:ss. */

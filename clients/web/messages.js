@@ -65,6 +65,16 @@ const REASONS = {
   UNKNOWN_VARIANT: ['The server does not know that game.', 'Сервер не знает такой игры.'],
   BAD_OPTION: ['That option value is not allowed.', 'Такое значение параметра не допускается.'],
   SIGNING_UNAVAILABLE: ['This server signs no certificates.', 'Этот сервер не подписывает сертификаты.'],
+  WINNABLE_POOL_EMPTY: [
+    'No proven winnable deal of this game is ready yet. Try again in a minute, or switch “Winnable deals only” off.',
+    'Проверенного выигрышного расклада этой игры пока нет. Попробуйте через минуту или выключите «Только выигрышные расклады».',
+  ],
+  BAD_DEAL_NUMBER: ['A deal number is a whole number from 1 to 4294967295.', 'Номер расклада — целое число от 1 до 4294967295.'],
+  BAD_REPLAY_SEED: ['That seed cannot be dealt again.', 'Этот расклад нельзя сдать ещё раз.'],
+  DEAL_FIELDS_CONFLICT: [
+    'Choose one way to deal: a deal number, your own seed, a deal ticket or a replay.',
+    'Выберите один способ раздачи: номер расклада, своё зерно, билет расклада или повтор.',
+  ],
   UNREACHABLE: [
     'The server cannot be reached. Check the connection and try again.',
     'Сервер недоступен. Проверьте соединение и попробуйте снова.',

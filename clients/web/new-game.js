@@ -1,5 +1,6 @@
-// The New game dialog and the links that deal: a game and its options, undo, the player's own seed or a deal
-// ticket; /?variant=ID&option=value read into the same request.
+// The New game dialog and the links that deal: a game and its options, undo, winnable deals only (kept in the
+// browser), a public deal's number, the player's own seed or a deal ticket; /?variant=ID&option=value (with
+// &deal=N, &winnable=true) read into the same request.
 
 import { ApiError } from './api.js';
 import { lang, t } from './i18n.js';
@@ -9,7 +10,15 @@ import { summary } from './rules.js';
 import { $, closeMenu, state } from './state.js';
 import * as store from './storage.js';
 
-const RESERVED_PARAMS = new Set(['variant', 'game', 'lang', 'undo']);
+const RESERVED_PARAMS = new Set(['variant', 'game', 'lang', 'undo', 'deal', 'winnable']);
+const MAX_DEAL_NUMBER = 2 ** 32 - 1;
+
+/** A public deal's number from text: 1 .. 2^32-1, or null when it is not one. */
+function dealNumber(text) {
+  if (!/^[0-9]{1,10}$/.test(text)) return null;
+  const n = Number(text);
+  return n >= 1 && n <= MAX_DEAL_NUMBER ? n : null;
+}
 
 export function fillVariants() {
   const select = $('variant');
@@ -80,13 +89,19 @@ function chosenOptions() {
   return options;
 }
 
-/** The link that deals this game with these options: /?variant=ID&option=value (defaults left out). */
-function showLink() {
+/**
+ * The link that deals this game with these options: /?variant=ID&option=value (defaults left out), with
+ * &deal=N for a public deal or &winnable=true.
+ */
+export function showLink() {
   const v = state.byId.get($('variant').value);
   if (!v) return;
   const params = new URLSearchParams({ variant: v.id });
   const options = chosenOptions();
   for (const opt of v.options || []) if (options[opt.name] !== opt.defaultValue) params.set(opt.name, options[opt.name]);
+  const number = dealNumber($('deal-number').value.trim());
+  if (number !== null) params.set('deal', String(number));
+  else if ($('winnable').checked) params.set('winnable', 'true');
   const link = $('variant-link');
   link.href = `/?${params}`;
   link.textContent = `${location.origin}/?${params}`;
@@ -101,12 +116,26 @@ export async function deal(e) {
   e.preventDefault();
   const request = { allowUndo: $('allow-undo').checked };
   const ticket = $('deal-ticket').value.trim();
+  const number = $('deal-number').value.trim();
+  store.keepWinnable($('winnable').checked);
   if (ticket) request.dealTicket = ticket;
   else {
     request.variant = $('variant').value;
     request.options = chosenOptions();
     const seed = $('client-seed').value;
-    if (seed) request.clientSeed = utf8Base64(seed);
+    // One way of choosing the deal: a public deal's number, the player's seed, or a winnable deal, or chance.
+    if (number) {
+      const n = dealNumber(number);
+      if (n === null) {
+        $('variant-summary').textContent = t('msg.bad-deal-number');
+        return;
+      }
+      request.dealNumber = n;
+    } else if (seed) {
+      request.clientSeed = utf8Base64(seed);
+    } else if ($('winnable').checked) {
+      request.winnable = true;
+    }
     store.keepVariant(request.variant);
   }
   try {
@@ -122,6 +151,8 @@ export async function deal(e) {
 export function openNewGame() {
   $('result').hidden = true;
   closeMenu();
+  $('winnable').checked = store.winnable();
+  showLink();
   const dialog = $('new-game');
   if (!dialog.open) dialog.showModal();
 }
@@ -138,5 +169,13 @@ export function requestFromUrl(params) {
     if (!spec || !(spec.allowedValues || []).includes(value)) return { error: t('msg.bad-option', { name, value }) };
     options[name] = value;
   }
-  return { request: { variant: id, options, allowUndo: params.get('undo') !== 'false' } };
+  const request = { variant: id, options, allowUndo: params.get('undo') !== 'false' };
+  if (params.has('deal')) {
+    const n = dealNumber(params.get('deal'));
+    if (n === null) return { error: t('msg.bad-deal-number') };
+    request.dealNumber = n;
+  } else if (params.get('winnable') === 'true') {
+    request.winnable = true;
+  }
+  return { request };
 }

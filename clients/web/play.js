@@ -5,8 +5,10 @@
 import { api, ApiError } from './api.js';
 import { cardLabel } from './cards.js';
 import { controls, render } from './draw.js';
+import { allCanGoHome } from './finish.js';
 import { t } from './i18n.js';
-import { explain } from './messages.js';
+import { explain, reasonCode } from './messages.js';
+import { pause } from './motion.js';
 import { showResult } from './result.js';
 import { homeMove, moveText, showSelection, targetsOf } from './selection.js';
 import { $, gameUrl, isColumn, isOver, parseLegal, pileCards, say, state, variant, view } from './state.js';
@@ -52,9 +54,76 @@ export async function play(text) {
     state.legal = [];
     render();
     say('');
-    await afterChange();
+    if (canFinish()) await finish();
+    else await afterChange();
   } catch (err) {
     await refused(err, text);
+  } finally {
+    state.busy = false;
+  }
+}
+
+/** Whether the game can finish on its own: nothing hidden, and every card left goes home by foundation moves. */
+function canFinish() {
+  const v = variant();
+  return !isOver() && Boolean(v) && allCanGoHome(view(), v.family, v.deckSize || 104);
+}
+
+/** A move home that is legal now (not a foundation run between foundations), if any. */
+function anyHomeMove() {
+  return state.legal.find((m) => m.sources.length === 1 && m.sources[0][0] !== 'f' && (m.target[0] === 'f' || m.target === 'k')) || null;
+}
+
+/**
+ * Finish the game on its own (finish.js says every card left goes home): AutoPlay sends the safe moves, then the
+ * other moves home follow one at a time, each drawn and animated like the player's own, until the game is won.
+ */
+async function finish() {
+  say(t('msg.finishing'), 'info');
+  document.body.dataset.finished = 'auto';
+  settled(); // the player's own move is drawn; what follows is the page's
+  try {
+    const response = await api.autoPlay(state.game.gameId, state.token, state.game.version);
+    state.game = response.game;
+    render();
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+  }
+  for (let step = 0; step < 110 && !isOver(); step++) {
+    await refreshLegal();
+    const home = anyHomeMove();
+    if (!home) break;
+    await pause();
+    try {
+      const response = await api.applyMove(state.game.gameId, state.token, state.game.version, home.text);
+      state.game = response.game;
+    } catch (err) {
+      await refused(err, home.text);
+      return;
+    }
+    state.legal = [];
+    render();
+  }
+  await afterChange();
+}
+
+/** The Auto-play button (and A): every safe move to the foundations, in one call, animated as one change. */
+export async function autoPlay() {
+  if (state.busy || isOver()) return;
+  state.busy = true;
+  deselect();
+  try {
+    const response = await api.autoPlay(state.game.gameId, state.token, state.game.version);
+    state.game = response.game;
+    state.legal = [];
+    render();
+    const n = (response.applied || []).length;
+    say(n ? t('msg.auto-done', { n }) : t('msg.auto-none'), 'info');
+    document.body.dataset.autoApplied = String(n);
+    if (canFinish()) await finish();
+    else await afterChange();
+  } catch (err) {
+    await refused(err);
   } finally {
     state.busy = false;
   }
@@ -217,15 +286,28 @@ export async function dealGame(request) {
   const response = await api.newGame(request);
   const g = response.game;
   store.keepGame(g.gameId, { token: response.gameToken, variant: g.variant, firstView: g.view, serverCommitment, dealt: Date.now() });
-  store.countDeal(g.variant, g.gameId);
+  if (store.counts(g)) store.countDeal(g.variant, g.gameId);
   history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));
   await start(g, response.gameToken);
+}
+
+/** "Play this deal again": a new game from the revealed seed of the game just over (marked as a replay). */
+export async function playAgain() {
+  const g = state.game;
+  if (!g || !g.seed || !isOver()) return;
+  try {
+    await dealGame({ variant: g.variant, options: g.options || {}, allowUndo: Boolean(g.allowUndo), replaySeed: g.seed });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    say(explain(err), 'refused');
+  }
 }
 
 export async function start(game, token) {
   for (const id of ['fair-status', 'deal-status']) delete $(id).dataset.ok;
   delete $('cert-status').dataset.valid;
   delete document.body.dataset.revealed;
+  delete document.body.dataset.finished;
   state.game = game;
   state.token = token;
   state.selection = null;
@@ -272,14 +354,57 @@ export async function resign() {
   }
 }
 
-export function hint() {
-  if (!state.legal.length) return;
-  const order = (m) => (m.target[0] === 'f' ? 0 : isColumn(m.target) ? 1 : m.sources.length === 0 ? 3 : 2);
-  const best = [...state.legal].sort((a, b) => order(a) - order(b))[0];
-  deselect();
-  const table = $('table');
-  for (const s of best.sources) table.querySelector(`.pile[data-pile="${s}"]`)?.classList.add('hint');
-  if (best.target) table.querySelector(`.pile[data-pile="${best.target}"]`)?.classList.add('target');
-  if (!best.sources.length) table.querySelector('.pile[data-pile="stock"]')?.classList.add('hint', 'target');
-  say(t('msg.try', { move: best.text }));
+/** The page's pile for a hinted move's target ("r" and "k" name the first empty cell and the king row). */
+function targetPile(id) {
+  if (id === 'r') {
+    const i = view().cells.findIndex((c) => !c);
+    return i >= 0 ? `r${i + 1}` : '';
+  }
+  return id;
+}
+
+/** Why the server hints a move, in the page's language, from its reason code (never the code itself). */
+function hintReason(h) {
+  const key = `hint.${reasonCode(h.reasonCode)}`;
+  const text = t(key, { wins: h.wins || 0, tried: h.tried || 0, moves: h.movesToEnd || 0, n: h.movesToEnd || 0 });
+  return text === key ? '' : text;
+}
+
+/** The Hint button (and H): the server's move for this position, marked on the table with its reason. */
+export async function hint() {
+  if (state.busy || isOver()) return;
+  state.busy = true;
+  try {
+    const h = await api.hint(state.game.gameId, state.token);
+    if (String(h.version) !== String(state.game.version)) return;
+    state.game.hintCount = h.hintCount ?? (state.game.hintCount || 0) + 1;
+    deselect();
+    controls();
+    if (!h.move) {
+      say(hintReason(h) || t('hint.NO_MOVE'), 'info');
+      return;
+    }
+    const best = parseLegal(h.move);
+    const table = $('table');
+    for (const s of best.sources) table.querySelector(`[data-pile="${s}"]`)?.classList.add('hint');
+    const target = targetPile(best.target);
+    if (target) table.querySelector(`[data-pile="${target}"]`)?.classList.add('target');
+    if (!best.sources.length) table.querySelector('.pile[data-pile="stock"]')?.classList.add('hint', 'target');
+    const source = best.sources.length === 1 ? pileCards(best.sources[0]) : [];
+    const from = source.length - (isColumn(best.sources[0]) ? best.count || 1 : 1);
+    const card = source.length ? source[Math.max(from, 0)] : null;
+    if (card) {
+      for (const c of table.querySelectorAll(`.pile[data-pile="${best.sources[0]}"] .card[data-pos]`)) {
+        if (Number(c.dataset.pos) >= from) c.classList.add('hint-card');
+      }
+    }
+    const why = hintReason(h);
+    const move = card ? t('hint.card', { card: cardLabel(card), move: best.text }) : best.text;
+    say(why ? t('msg.hint-why', { move, why }) : t('msg.hint', { move }), 'hint');
+    document.body.dataset.hint = best.text;
+  } catch (err) {
+    await refused(err);
+  } finally {
+    state.busy = false;
+  }
 }

@@ -3,7 +3,7 @@
 // reopened, copied and downloaded.
 
 import { api, ApiError } from './api.js';
-import { checkCommitment, checkMix, fromBase64, verifyCertificate } from './certificate.js';
+import { checkCommitment, checkMix, fromBase64, sha256Hex, verifyCertificate } from './certificate.js';
 import { checkDeal } from './deal.js';
 import { render } from './draw.js';
 import { duration, lang, t } from './i18n.js';
@@ -20,13 +20,18 @@ export async function showResult() {
   $('result-title').textContent = t(won ? 'result.won' : g.status === 'GAME_STATUS_RESIGNED' ? 'result.resigned' : 'result.over');
   const seconds = Math.round(elapsed());
   $('result-text').textContent = won ? t('result.won-text', { moves: g.moveCount, undos: g.undoCount, time: duration(seconds) }) : '';
-  const { entry, best } = store.countEnd(g.variant, g.gameId, { won, seconds, moves: g.moveCount });
-  $('result-stats').textContent = `${won && best ? `${t('result.new-best')} ` : ''}${t('result.stats', {
-    name: variantName(v),
-    played: entry.played,
-    won: entry.won,
-    streak: entry.streak,
-  })}`;
+  if (store.counts(g)) {
+    const { entry, best } = store.countEnd(g.variant, g.gameId, { won, seconds, moves: g.moveCount });
+    $('result-stats').textContent = `${won && best ? `${t('result.new-best')} ` : ''}${t('result.stats', {
+      name: variantName(v),
+      played: entry.played,
+      won: entry.won,
+      streak: entry.streak,
+    })}`;
+  } else {
+    $('result-stats').textContent = t('result.not-counted');
+  }
+  $('result-again').hidden = !g.seed;
   $('result').hidden = false;
   const cert = won && g.certificate && g.certificate.encoded ? g.certificate : null;
   if (cert) store.keepGame(g.gameId, { certificate: cert, finished: Date.now() });
@@ -53,6 +58,7 @@ async function showDeal(g) {
   status.className = check.ok ? 'cert-status ok' : 'cert-status bad';
   await showMixCheck(g);
   await showDealCheck(g);
+  await showDealt(g, check.seedHex);
   const v = variant();
   if (g.status !== 'GAME_STATUS_WON' && v && v.family !== 'king-chain') {
     try {
@@ -66,6 +72,35 @@ async function showDeal(g) {
     $('revealed-note').hidden = true;
   }
   document.body.dataset.revealed = String(Boolean(state.revealed));
+}
+
+/**
+ * How the deal was chosen: a winnable deal shows the server's winning line (Game.solution, to check with
+ * patience verify), a public deal #N that its seed is the public one, a replay that it is one.
+ */
+async function showDealt(g, seedHex) {
+  const note = $('dealt-note');
+  const solution = $('solution');
+  const list = g.solution || [];
+  solution.hidden = !(g.dealt === 'winnable' && list.length);
+  $('solution-count').textContent = t('result.solution', { n: list.length });
+  $('solution-moves').textContent = list.join(' ');
+  note.className = 'summary';
+  delete note.dataset.ok;
+  if (g.dealt === 'winnable') {
+    note.textContent = t('result.winnable');
+  } else if (g.dealt === 'replay') {
+    note.textContent = t('result.replay');
+  } else if (g.dealt === 'public' && g.dealNumber) {
+    const n = Number(g.dealNumber);
+    const ok = (await sha256Hex(new TextEncoder().encode(`patience-public-deal|${n}`))) === seedHex;
+    note.dataset.ok = String(ok);
+    note.className = ok ? 'cert-status ok' : 'cert-status bad';
+    note.textContent = `${t('result.public', { n })} ${t(ok ? 'result.public-ok' : 'result.public-bad', { n })}`;
+  } else {
+    note.textContent = '';
+  }
+  note.hidden = !note.textContent;
 }
 
 async function showMixCheck(g) {
@@ -173,6 +208,7 @@ async function fillCertificate(root, cert) {
     const label = t(`cert.field.${key}`);
     let text = value;
     if (key.endsWith('_at') && typeof value === 'number') text = new Date(value).toISOString();
+    else if (key === 'dealt' && t(`cert.dealt.${value}`) !== `cert.dealt.${value}`) text = t(`cert.dealt.${value}`);
     else if (Array.isArray(value)) text = value.join(' ');
     else if (value && typeof value === 'object') text = JSON.stringify(value);
     addField(fields, label.startsWith('cert.field.') ? key : label, text);

@@ -5,7 +5,7 @@
 import { $, isColumn, pileCards, state, variant, view } from './state.js';
 
 export function clearMarks() {
-  for (const n of $('table').querySelectorAll('.selected, .target, .hint')) n.classList.remove('selected', 'target', 'hint');
+  for (const n of $('table').querySelectorAll('.selected, .target, .hint, .hint-card')) n.classList.remove('selected', 'target', 'hint', 'hint-card');
 }
 
 export function showSelection() {
