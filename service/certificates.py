@@ -106,11 +106,15 @@ class CertificateContents:
     final_state_hash: str = ""  # engine.encoding.state_hash of the final position
     deal_algorithm: str = DEAL_ALGORITHM
     played: str = ""  # "moves" (move by move) or "submitted" (a whole solution); "" before the field existed
+    dealt: str = ""  # how the deal was chosen (DEALT); "" before the field existed
+    deal_number: int = 0  # the public deal's number, 0 unless dealt is "public"
 
     def payload(self, key_id: str) -> bytes:
-        """The canonical signed bytes (``played`` only when known, so that a certificate signed before the field
-        existed signs to the same bytes again)."""
+        """The canonical signed bytes (``played`` and ``dealt`` only when known, so that a certificate signed
+        before the fields existed signs to the same bytes again)."""
         fields: dict[str, object] = {"played": self.played} if self.played else {}
+        if self.dealt:
+            fields.update(dealt=self.dealt, deal_number=self.deal_number)
         return canonical_json(
             {
                 **fields,
@@ -149,6 +153,9 @@ class CertificateContents:
             raise ValueError("moves are non-empty texts")
         if self.played not in PLAYED:
             raise ValueError(f"played is one of {sorted(PLAYED)}")
+        problem = _dealt_problem(self.dealt, self.deal_number) if self.dealt or self.deal_number else None
+        if problem is not None:
+            raise ValueError(problem)
 
 
 @dataclass(frozen=True)
@@ -266,6 +273,23 @@ _PAYLOAD_FIELDS: dict[str, type] = {
 }
 #: How a win was played: the optional ``played`` field (absent from certificates signed before it existed).
 PLAYED = frozenset({"", "moves", "submitted"})
+#: How the deal was chosen: the ``dealt`` field (with ``deal_number``; both absent from older certificates).
+DEALT = frozenset({"random", "ticket", "winnable", "replay", "public"})
+MAX_DEAL_NUMBER = (1 << 32) - 1
+
+
+def _dealt_problem(dealt: object, deal_number: object) -> str | None:
+    """What is wrong with a ``dealt``/``deal_number`` pair, or None: ``dealt`` is one of DEALT, and
+    ``deal_number`` is 1 to 2**32-1 for a public deal and 0 for any other."""
+    if not isinstance(dealt, str) or dealt not in DEALT:
+        return f"dealt is one of {', '.join(sorted(DEALT))}"
+    if isinstance(deal_number, bool) or not isinstance(deal_number, int):
+        return "deal_number is an integer"
+    if dealt == "public" and not 1 <= deal_number <= MAX_DEAL_NUMBER:
+        return "a public deal's deal_number is 1 to 2**32-1"
+    if dealt != "public" and deal_number != 0:
+        return "deal_number is 0 unless dealt is public"
+    return None
 
 
 def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
@@ -281,6 +305,13 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     played = data.pop("played", None)  # optional: certificates signed before it existed have none
     if played is not None and (played == "" or played not in PLAYED):
         raise ValueError('played is "moves" or "submitted"')
+    if ("dealt" in data) != ("deal_number" in data):  # both, or neither (certificates signed before they existed)
+        raise ValueError("dealt and deal_number come together")
+    present = "dealt" in data
+    dealt, deal_number = data.pop("dealt", ""), data.pop("deal_number", 0)
+    problem = _dealt_problem(dealt, deal_number) if present else None
+    if problem is not None:
+        raise ValueError(problem)
     if set(data) != set(_PAYLOAD_FIELDS):
         missing = sorted(set(_PAYLOAD_FIELDS) - set(data))
         extra = sorted(set(data) - set(_PAYLOAD_FIELDS))
@@ -315,6 +346,8 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         final_state_hash=data["final_state_hash"],
         deal_algorithm=data["deal"],
         played=played or "",
+        dealt=dealt or "",
+        deal_number=deal_number,
     )
     return data, contents
 

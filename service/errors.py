@@ -137,6 +137,29 @@ def ticket_fixes_deal(field: str, ticket_variant: str) -> ServiceError:
     )  # fmt: skip
 
 
+def deal_fields_conflict(field: str, other: str) -> ServiceError:
+    """Two NewGame fields that each choose the deal (a replay seed or a deal number, and anything else that does)."""
+    return _invalid(
+        "DEAL_FIELDS_CONFLICT",
+        f"{field} chooses the deal by itself: send it without {other}",
+        {"field": field, "conflicts_with": other},
+    )
+
+
+def bad_replay_seed(length: int) -> ServiceError:
+    return _invalid(
+        "BAD_REPLAY_SEED",
+        f"a replay seed is a deal's 32-byte seed, not {length} bytes",
+        {"field": "replay_seed", "length": length},
+    )
+
+
+def bad_deal_number(maximum: int) -> ServiceError:
+    return _invalid(
+        "BAD_DEAL_NUMBER", f"a public deal's number is 1 to {maximum}", {"field": "deal_number", "limit": maximum}
+    )
+
+
 def prepared_needs_client_seed() -> ServiceError:
     return _invalid(
         "PREPARED_NEEDS_CLIENT_SEED",

@@ -75,6 +75,8 @@ def the_win() -> tuple[Game, State, CertificateContents]:
         ticket_id="",
         final_state_hash=state_hash(game, result.state),
         played="moves",
+        dealt="random",
+        deal_number=0,
     )
     return game, result.state, contents
 
@@ -141,6 +143,19 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
         signed(without("played")),
         "",
     )
+    add(
+        "no-dealt",
+        "signed without the optional dealt and deal_number fields (certificates from before they existed)",
+        signed({k: v for k, v in fields.items() if k not in ("dealt", "deal_number")}),
+        "",
+    )
+    for dealt, number in (("ticket", 0), ("winnable", 0), ("replay", 0), ("public", 1), ("public", (1 << 32) - 1)):
+        add(
+            f"dealt-{dealt}-{number}",
+            f"dealt {dealt!r}, deal_number {number} (re-signed)",
+            signed({**fields, "dealt": dealt, "deal_number": number}),
+            "",
+        )
     flipped = bytearray(payload)
     flipped[payload.index(b'"undo_count":0') + len('"undo_count":')] = ord("1")
     add(
@@ -254,6 +269,35 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
     )
     add("result-not-won", "result 'lost' (re-signed)", signed({**fields, "result": "lost"}), "malformed")
     add("played-unknown", "played 'solved' (re-signed)", signed({**fields, "played": "solved"}), "malformed")
+    add("dealt-unknown", "dealt 'shuffled' (re-signed)", signed({**fields, "dealt": "shuffled"}), "malformed")
+    add("dealt-empty", "dealt '' (re-signed)", signed({**fields, "dealt": ""}), "malformed")
+    add("dealt-not-text", "dealt as a number (re-signed)", signed({**fields, "dealt": 1}), "malformed")
+    add("dealt-alone", "dealt without deal_number (re-signed)", signed(without("deal_number")), "malformed")
+    add("deal-number-alone", "deal_number without dealt (re-signed)", signed(without("dealt")), "malformed")
+    add(
+        "deal-number-not-public",
+        "dealt 'random' with deal_number 5 (re-signed)",
+        signed({**fields, "deal_number": 5}),
+        "malformed",
+    )
+    add(
+        "public-number-zero",
+        "dealt 'public' with deal_number 0 (re-signed)",
+        signed({**fields, "dealt": "public", "deal_number": 0}),
+        "malformed",
+    )
+    add(
+        "public-number-too-large",
+        "dealt 'public' with deal_number 2**32 (re-signed)",
+        signed({**fields, "dealt": "public", "deal_number": 1 << 32}),
+        "malformed",
+    )
+    add(
+        "deal-number-as-text",
+        "dealt 'public' with deal_number '7' (re-signed)",
+        signed({**fields, "dealt": "public", "deal_number": "7"}),
+        "malformed",
+    )
     add(
         "seed-uppercase",
         "the seed in upper-case hex (re-signed)",

@@ -38,13 +38,26 @@ export async function sha256Hex(bytes) {
   return hex(await crypto.subtle.digest('SHA-256', bytes));
 }
 
-// The payload's fields and their JSON types ("played" is optional: certificates signed before it existed lack it).
+// The payload's fields and their JSON types ("played", and "dealt" with "deal_number", are optional: certificates
+// signed before they existed lack them).
 const FIELDS = {
   type: "string", key_id: "string", game_id: "string", variant: "string", options: "object", deal: "string",
   seed: "string", commitment: "string", moves: "array", move_count: "integer", undo_count: "integer",
   started_at: "integer", finished_at: "integer", ticket_id: "string", final_state_hash: "string", result: "string",
 };
 const MAX_INT = 2 ** 53 - 1;
+const OPTIONAL = ['played', 'dealt', 'deal_number'];
+// How a deal was chosen (the "dealt" field); deal_number is 1 .. 2^32-1 for "public" and 0 for the others.
+export const DEALT = ['random', 'ticket', 'winnable', 'replay', 'public'];
+const MAX_DEAL_NUMBER = 2 ** 32 - 1;
+
+function dealtProblem(contents) {
+  if (('dealt' in contents) !== ('deal_number' in contents)) return true;
+  if (!('dealt' in contents)) return false;
+  const { dealt, deal_number: number } = contents;
+  if (!DEALT.includes(dealt) || !Number.isInteger(number)) return true;
+  return dealt === 'public' ? !(number >= 1 && number <= MAX_DEAL_NUMBER) : number !== 0;
+}
 
 // Code-point order (Python's sort of str), not JavaScript's default UTF-16 order: they differ only beyond U+FFFF.
 function byCodePoint(a, b) {
@@ -89,7 +102,8 @@ function checkPayload(payload, envelopeKeyId) {
   if (/\\ud[89a-f][0-9a-f]{2}/.test(again) || !sameBytes(new TextEncoder().encode(again), payload)) return "malformed";
   if (contents.type !== TYPE) return "unsupported-type";
   if ("played" in contents && contents.played !== "moves" && contents.played !== "submitted") return "malformed";
-  const names = Object.keys(contents).filter((k) => k !== "played").sort().join(",");
+  if (dealtProblem(contents)) return "malformed";
+  const names = Object.keys(contents).filter((k) => !OPTIONAL.includes(k)).sort().join(",");
   if (names !== Object.keys(FIELDS).sort().join(",")) return "malformed";
   for (const [name, type] of Object.entries(FIELDS)) {
     const value = contents[name];

@@ -79,7 +79,7 @@ def seed_revealed(record: GameRecord, status: pb.GameStatus) -> bool:
 def template_key(record: GameRecord, game: Game) -> tuple[object, ...]:
     """What a game's template depends on."""
     return (record.game_id, game, record.allow_undo, record.seed, record.client_seed, record.server_seed,
-            record.ticket_id, record.created_at)  # fmt: skip
+            record.ticket_id, record.created_at, record.dealt, record.deal_number)  # fmt: skip
 
 
 def template(record: GameRecord, game: Game) -> pb.Game:
@@ -95,6 +95,8 @@ def template(record: GameRecord, game: Game) -> pb.Game:
         ticket_id=ticket_id(record.ticket_id),
         created_at=ts(record.created_at),
         server_seed_commitment=hashlib.sha256(record.server_seed).digest() if record.server_seed else b"",
+        dealt=record.dealt,
+        deal_number=record.deal_number,
     )
 
 
@@ -126,4 +128,6 @@ def certificate_message(encoded: bytes, contents: CertificateContents, checked: 
         ticket_id=contents.ticket_id,
         final_state_hash=contents.final_state_hash,
         played=contents.played,
+        dealt=contents.dealt,
+        deal_number=contents.deal_number,
     )

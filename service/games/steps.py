@@ -264,11 +264,14 @@ class Steps:
             ticket_id=messages.ticket_id(record.ticket_id),
             final_state_hash=state_hash(game, final),
             played=record.played,
+            dealt=record.dealt,
+            deal_number=record.deal_number,
         )
         # The certificate as first issued, when the store keeps one: a key rotated since must not change its bytes.
         encoded = record.certificate or self.key_ring.sign(contents)
         checked = self.key_ring.verify(encoded)
-        return messages.certificate_message(encoded, contents, checked)
+        # The message repeats what the certificate says (a kept one may predate fields the game has now).
+        return messages.certificate_message(encoded, checked.contents or contents, checked)
 
     async def _keep_certificate(self, record: GameRecord, certificate: pb.Certificate) -> None:
         """Keep the first certificate issued for a win (in the game's record), so that it keeps its bytes whatever

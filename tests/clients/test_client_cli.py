@@ -190,3 +190,29 @@ def test_mint_and_submit_for_a_ticket(env: Path, tmp_path: Path, service: Servic
     assert run("new", f"--ticket={ticket}")[0] == 0
     code, out = run("submit", str(solution), "--cert-out", str(tmp_path / "t.cert"))
     assert code == 0 and "won" in out and (tmp_path / "t.cert").exists()
+
+
+def test_replay_deals_the_ended_game_again_and_new_takes_a_seed_or_a_deal_number(env: Path) -> None:
+    run("new", "cats-tail", "--no-undo")
+    code, out = run("replay")
+    assert code == 2  # the first game is not over: its seed is still secret
+    run("resign")
+    first = statefile.load(env)
+    code, out = run("replay")
+    assert code == 0 and "replay" in out and "no fairness claim" in out
+    again = statefile.load(env)
+    assert first is not None and again is not None and again.game_id != first.game_id
+    seed = seed_for(0)
+    assert hashlib.sha256(seed).hexdigest() in out  # the commitment of the same deal
+    code, out = run("undo")  # a replay of a no-undo game forbids undo too
+    assert code == 1 and "UNDO_FORBIDDEN" in out
+    code, out = run("new", "cats-tail", "--replay", seed.hex())
+    assert code == 0 and hashlib.sha256(seed).hexdigest() in out
+    code, out = run("new", "sultan-36", "--deal", "7")
+    assert code == 0 and "public deal #7" in out
+    assert hashlib.sha256(hashlib.sha256(b"patience-public-deal|7").digest()).hexdigest() in out
+    assert run("new", "cats-tail", "--replay", "abc")[0] == 2
+    assert run("new", "cats-tail", "--deal", "7", "--replay", seed.hex())[0] == 2
+    assert run("new", "cats-tail", "--deal", "7", "--client-seed", "00")[0] == 2
+    code, out = run("new", "cats-tail", "--deal", "0")
+    assert code == 1 and "BAD_DEAL_NUMBER" in out

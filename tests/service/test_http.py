@@ -364,6 +364,35 @@ def test_a_prepared_game_over_rest(client: httpx.Client, server: LiveServer) -> 
     error(client.post("/v1/games", json={"variant": "tribunal", "preparedId": "x"}), 400, "PREPARED_NEEDS_CLIENT_SEED")
 
 
+def test_a_replay_and_a_public_deal_over_rest(client: httpx.Client, server: LiveServer) -> None:
+    seed = hashlib.sha256(b"replay over rest").digest()
+    first = new_game(client, server, "captives", seed)
+    over = client.post(f"/v1/games/{first['game']['gameId']}/resign", headers=bearer(first["gameToken"]), json={})
+    assert base64.b64decode(over.json()["game"]["seed"]) == seed
+    again = new_game(client, server, "captives", replaySeed=over.json()["game"]["seed"])["game"]
+    assert (again["dealt"], again["commitment"], again["view"]) == ("replay", first["game"]["commitment"],
+                                                                   first["game"]["view"])  # fmt: skip
+    assert again["dealNumber"] == 0
+    public = new_game(client, server, "captives", dealNumber=4294967295)["game"]
+    assert (public["dealt"], public["dealNumber"]) == ("public", 4294967295)
+    assert (
+        base64.b64decode(public["commitment"])
+        == hashlib.sha256(hashlib.sha256(b"patience-public-deal|4294967295").digest()).digest()
+    )
+    assert new_game(client, server, "captives", deal_number=3)["game"]["dealNumber"] == 3  # proto names too
+    meta = error(client.post("/v1/games", json={"variant": "captives", "replaySeed": "AAAA"}), 400, "BAD_REPLAY_SEED")
+    assert (meta["field"], meta["length"]) == ("replay_seed", "3")
+    error(client.post("/v1/games", json={"variant": "captives", "dealNumber": 0}), 400, "BAD_DEAL_NUMBER")
+    meta = error(
+        client.post("/v1/games", json={"variant": "captives", "dealNumber": 5, "clientSeed": "AAAA"}),
+        400,
+        "DEAL_FIELDS_CONFLICT",
+    )
+    assert (meta["field"], meta["conflicts_with"]) == ("deal_number", "client_seed")
+    error(client.post("/v1/games", json={"variant": "captives", "dealNumber": 4294967296}), 400, "INVALID_JSON")
+    error(client.post("/v1/games", json={"variant": "captives", "dealNumber": -1}), 400, "INVALID_JSON")
+
+
 def test_credentials_mirror_grpc_metadata(client: httpx.Client, server: LiveServer) -> None:
     data = new_game(client, server, "tribunal")
     gid, token = data["game"]["gameId"], data["gameToken"]

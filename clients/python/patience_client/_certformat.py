@@ -28,7 +28,9 @@ of the object ``{"key_id": K, "payload": base64(P), "signature": base64(S)}``, w
 explicit text form), ``move_count`` (= the number of moves), ``undo_count``, ``started_at`` and ``finished_at``
 (Unix milliseconds), ``ticket_id``, ``final_state_hash`` (hex SHA-256 of the engine's encoding of the final
 position) and ``result`` ("won"), and, in certificates signed since it exists, ``played`` ("moves": won move by
-move; "submitted": a whole solution submitted at once). Check the signature over P's bytes first, then read the
+move; "submitted": a whole solution submitted at once), and, in certificates signed since they exist, ``dealt``
+("random", "ticket", "winnable", "replay" or "public": how the deal was chosen) with ``deal_number`` (the public
+deal's number, 1 to 2**32-1; 0 for any other deal). Check the signature over P's bytes first, then read the
 fields."""
 
 
@@ -59,6 +61,8 @@ class CertificateContents:
     deal_algorithm: str = DEAL_ALGORITHM
     key_id: str = ""  # the key the payload names
     played: str = ""  # "moves" (move by move) or "submitted" (a whole solution); "" in older certificates
+    dealt: str = ""  # how the deal was chosen (DEALT); "" in older certificates
+    deal_number: int = 0  # the public deal's number; 0 unless dealt is "public"
 
 
 @dataclass(frozen=True)
@@ -126,6 +130,26 @@ _FIELDS: dict[str, type] = {
 }
 #: The optional ``played`` field: how the win was played (absent from certificates signed before it existed).
 PLAYED = ("moves", "submitted")
+#: The ``dealt`` field (with ``deal_number``; both absent from certificates signed before they existed).
+DEALT = ("random", "ticket", "winnable", "replay", "public")
+_MAX_DEAL_NUMBER = (1 << 32) - 1
+_OPTIONAL = frozenset({"played", "dealt", "deal_number"})
+
+
+def _check_dealt(data: dict[str, Any]) -> tuple[str, int]:
+    """``dealt`` and ``deal_number``: both or neither; one of DEALT, and a number only for a public deal."""
+    if ("dealt" in data) != ("deal_number" in data):
+        raise DecodeError("dealt and deal_number come together")
+    if "dealt" not in data:
+        return "", 0
+    dealt, number = data["dealt"], data["deal_number"]
+    if not isinstance(dealt, str) or dealt not in DEALT:
+        raise DecodeError(f"dealt is one of {', '.join(DEALT)}")
+    if isinstance(number, bool) or not isinstance(number, int):
+        raise DecodeError("deal_number is an integer")
+    if (dealt == "public" and not 1 <= number <= _MAX_DEAL_NUMBER) or (dealt != "public" and number != 0):
+        raise DecodeError("deal_number is 1 to 2**32-1 for a public deal, else 0")
+    return dealt, number
 
 
 def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
@@ -147,7 +171,8 @@ def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     played = data.get("played")
     if played is not None and played not in PLAYED:
         raise DecodeError('played is "moves" or "submitted"')
-    if set(data) - {"played"} != set(_FIELDS):
+    dealt, deal_number = _check_dealt(data)
+    if set(data) - _OPTIONAL != set(_FIELDS):
         missing, extra = sorted(set(_FIELDS) - set(data)), sorted(set(data) - set(_FIELDS))
         raise DecodeError(f"fields missing {missing}, unknown {extra}")
     for name, kind in _FIELDS.items():
@@ -183,6 +208,8 @@ def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         deal_algorithm=data["deal"],
         key_id=data["key_id"],
         played=played or "",
+        dealt=dealt,
+        deal_number=deal_number,
     )
     return data, contents
 
