@@ -8,6 +8,7 @@ deal, both marked and kept out of the statistics; an axe-core scan of the new co
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_support import LiveServer, live_server
+from http_support import LiveServer, fcs_fixtures, live_server
 from web_support import Table, chromium_missing, launch
 
 from engine.cards import TEXT
@@ -28,7 +29,6 @@ SEED = hashlib.sha256(b"web0").digest()
 #: Controls whose server call is not in this tree yet (the hint and winnable branches): they must fail until it is.
 AWAITS_HINT = pytest.mark.xfail(strict=True, reason="Hint and AutoPlay are not served yet")
 AWAITS_WINNABLE = pytest.mark.xfail(strict=True, reason="NewGame winnable is not served yet")
-AWAITS_DEALKINDS = pytest.mark.xfail(strict=True, reason="replay_seed and deal_number are not served yet")
 #: A reason code as the API spells it: the page never shows one.
 CODE = re.compile(r"\b[A-Z]{2,}(?:_[A-Z]+)+\b")
 
@@ -241,7 +241,6 @@ def test_winnable_switch_is_kept_and_an_empty_pool_is_explained(table: Table) ->
 # ------------------------------------------------------------------------------------------------ replays, deal #N
 
 
-@AWAITS_DEALKINDS
 def test_play_this_deal_again_deals_a_replay_kept_out_of_the_statistics(table: Table, server: LiveServer) -> None:
     page = table.page
     server.seeds.push(SEED)
@@ -262,7 +261,38 @@ def test_play_this_deal_again_deals_a_replay_kept_out_of_the_statistics(table: T
     assert stats["cats-tail"]["played"] == 1  # the first game only
 
 
-@AWAITS_DEALKINDS
+def test_a_won_replay_is_certified_as_a_replay(table: Table, api: httpx.Client) -> None:
+    """A replay of a known win (a Freecell Solver line), all but its last move through the API, the last by click."""
+    seed, moves = fcs_fixtures("cats-tail")[0]
+    body = api.post("/v1/games", json={"variant": "cats-tail", "replaySeed": base64.b64encode(seed).decode()}).json()
+    game, token = body["game"], body["gameToken"]
+    assert game["dealt"] == "replay"
+    for text in moves[:-1]:
+        response = api.post(
+            f"/v1/games/{game['gameId']}/moves",
+            headers={"authorization": f"Bearer {token}"},
+            json={"expectedVersion": game["version"], "text": text},
+        )
+        game = response.json()["game"]
+    page = table.page
+    page.evaluate(
+        """([id, token]) => {
+            const games = JSON.parse(localStorage.getItem('patience.games') || '{}');
+            games[id] = { token, variant: 'cats-tail', dealt: Date.now() };
+            localStorage.setItem('patience.games', JSON.stringify(games));
+        }""",
+        [game["gameId"], token],
+    )
+    page.goto(f"{table.base_url}/?game={game['gameId']}")
+    page.wait_for_selector("body[data-ready=true]")
+    assert "replay" in page.inner_text("#game-title")
+    table.click_move(moves[-1])
+    page.wait_for_selector("#cert-status[data-valid='true']")
+    fields = page.inner_text("#cert-fields")
+    assert "Dealt" in fields and "a replay of a revealed seed" in fields, fields
+    assert "replay" in page.inner_text("#dealt-note")
+
+
 def test_a_deal_number_link_deals_the_public_deal(table: Table, api: httpx.Client) -> None:
     page = table.page
     page.goto(f"{table.base_url}/?variant=captives&deal=7")
@@ -283,7 +313,6 @@ def test_a_deal_number_link_deals_the_public_deal(table: Table, api: httpx.Clien
     assert "1 to 4294967295" in table.message()
 
 
-@AWAITS_DEALKINDS
 def test_the_dialog_deals_a_numbered_deal(table: Table) -> None:
     page = table.page
     page.click("#new-game .advanced > summary")
