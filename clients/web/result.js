@@ -96,7 +96,7 @@ async function showDealt(g, seedHex) {
     const ok = (await sha256Hex(new TextEncoder().encode(`patience-public-deal|${n}`))) === seedHex;
     note.dataset.ok = String(ok);
     note.className = ok ? 'cert-status ok' : 'cert-status bad';
-    note.textContent = `${t('result.public', { n })} ${t(ok ? 'result.public-ok' : 'result.public-bad', { n })}`;
+    note.textContent = `${t('result.public', { n, text: `patience-public-deal|${n}` })} ${t(ok ? 'result.public-ok' : 'result.public-bad', { n })}`;
   } else {
     note.textContent = '';
   }

@@ -306,7 +306,7 @@ def test_a_deal_number_link_deals_the_public_deal(table: Table, api: httpx.Clien
     _resign(table)
     page.wait_for_selector("#dealt-note[data-ok]")
     assert page.get_attribute("#dealt-note", "data-ok") == "true"
-    assert "deal #7" in page.inner_text("#dealt-note")
+    assert "deal #7" in page.inner_text("#dealt-note") and "“patience-public-deal|7”" in page.inner_text("#dealt-note")
     # A number that is not one is explained, never dealt.
     page.goto(f"{table.base_url}/?variant=captives&deal=0")
     page.wait_for_selector("body[data-ready=true]")
@@ -347,3 +347,19 @@ def test_axe_finds_no_serious_violation_in_the_new_controls(browser: Any, server
         assert _axe(table) == []  # the result with Play this deal again
     finally:
         ctx.close()
+
+
+def test_every_word_of_the_page_is_in_english_and_russian() -> None:
+    """i18n.js: the Russian table has exactly the English keys, each with as many | forms as the language needs."""
+    text = (Path(__file__).resolve().parents[2] / "clients" / "web" / "i18n.js").read_text()
+    en_block = text[text.index("const EN = {") : text.index("const RU = {")]
+    ru_block = text[text.index("const RU = {") : text.index("};", text.index("const RU = {"))]
+    entry = re.compile(r"^  '?([\w.\-]+)'?: '(.*)',$", re.M)
+    en, ru = dict(entry.findall(en_block)), dict(entry.findall(ru_block))
+    assert len(en) > 150 and set(en) == set(ru), set(en) ^ set(ru)
+    for key in ("hints", "btn.auto", "btn.again", "new.winnable", "new.number", "hint.WINNING_LINE", "deal.public"):
+        assert en[key] and ru[key] and en[key] != ru[key], key
+    # Russian plurals have one, few and many forms where English has one and other.
+    for key, value in en.items():
+        if "|" in value and key != "result.won-text":
+            assert ru[key].count("|") == 2, key
