@@ -183,7 +183,7 @@ def test_hint_marks_the_servers_move_with_its_reason_and_counts(table: Table, se
     page.click("#btn-lang")
     page.evaluate("() => { document.getElementById('message').textContent = ''; }")
     page.keyboard.press("h")
-    page.wait_for_function("document.getElementById('message').textContent.startsWith('Подсказка: ')")
+    page.wait_for_selector("#message:has-text('Подсказка: ')")
     message = table.message()
     assert not CODE.search(message) and " — " in message, message
     assert page.inner_text("#hints") == "1"
@@ -191,7 +191,7 @@ def test_hint_marks_the_servers_move_with_its_reason_and_counts(table: Table, se
     table.click_move(next(text for text in legal if re.fullmatch(r"\d-\d/\d+", text)))
     assert table.moves() == 1
     page.keyboard.press("h")
-    page.wait_for_function("document.getElementById('hints').textContent === '2'")
+    page.wait_for_selector("#hints:text-is('2')")
 
 
 def _safe_seed(variant: str) -> tuple[bytes, list[str]]:
@@ -238,7 +238,7 @@ def test_winnable_switch_is_kept_and_an_empty_pool_is_explained(table: Table) ->
     page.select_option("#variant", "royal-retinue")
     page.click("#deal")
     # The test server runs no filler: its pools stay empty, and the page says what that means.
-    page.wait_for_function("document.getElementById('variant-summary').textContent.includes('winnable')")
+    page.wait_for_selector("#variant-summary:has-text('winnable')")
     assert not CODE.search(page.inner_text("#variant-summary"))
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
