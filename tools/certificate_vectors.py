@@ -20,6 +20,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf import json_format
+from patience.certificates import CertificateContents, canonical_json, key_id_of, raw_public_key
 from patience.v1 import patience_pb2 as pb
 
 from engine import get_game
@@ -29,7 +30,7 @@ from engine.game import Game, format_option
 from engine.moves import split_moves
 from engine.state import State
 from engine.verify import replay
-from service.certificates import CertificateContents, KeyRing, canonical_json, key_id_of, raw_public_key
+from service.signing import KeyRing
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "certificate-vectors"

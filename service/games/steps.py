@@ -11,6 +11,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from patience.certificates import CertificateContents
 from patience.v1 import patience_pb2 as pb
 
 from engine.catalogue import get_game
@@ -24,7 +25,6 @@ from engine.verify import Replay, replay
 from engine.view import player_view
 from service import convert, errors
 from service.caches import RecentGames, Templates
-from service.certificates import CertificateContents
 from service.config import Settings
 from service.errors import ServiceError
 from service.games import messages

@@ -13,10 +13,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given
 from hypothesis import strategies as st
+from patience.certificates import DEALT, CertificateContents, canonical_json, verify_certificate
 from patience_client.certificates import verify_certificate as client_verify
 from test_certificates import won_contents
 
-from service.certificates import DEALT, CertificateContents, KeyRing, canonical_json, verify_certificate
+from service.signing import KeyRing
 
 RING = KeyRing(Ed25519PrivateKey.from_private_bytes(bytes(range(32))))
 PUBLIC = {RING.active_key_id: RING.public_keys()[0][1]}

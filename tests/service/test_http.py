@@ -852,7 +852,9 @@ def test_a_deeply_nested_certificate_is_invalid_argument(client: httpx.Client, s
 
 
 def test_the_certificate_library_never_raises_on_deep_input() -> None:
-    from service.certificates import KeyRing, verify_certificate
+    from patience.certificates import verify_certificate
+
+    from service.signing import KeyRing
 
     checked = verify_certificate(DEEP, KeyRing.generate())
     assert not checked.valid and checked.reason == "malformed"
@@ -861,7 +863,7 @@ def test_the_certificate_library_never_raises_on_deep_input() -> None:
 
 
 def test_json_depth_scanner() -> None:
-    from service.jsonlimits import too_deep
+    from patience.jsonlimits import too_deep
 
     assert not too_deep(b"[]" * 10_000)  # many brackets, shallow
     assert too_deep(b"[" * 33 + b"]" * 33)

@@ -15,8 +15,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+from patience.certificates import CertificateContents, key_id_of, raw_public_key
 
-from service.certificates import CertificateContents, KeyRing, key_id_of, raw_public_key
 from service.keys import (
     ENV_RETIRED_PUBLIC_KEYS,
     ENV_RETIRED_TICKET_KEYS,
@@ -31,6 +31,7 @@ from service.keys import (
     load_service_keys,
     rotate_keys,
 )
+from service.signing import KeyRing
 from service.tickets import TicketMinter, ticket_key_id
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -29,9 +29,9 @@ from engine.catalogue import VARIANT_IDS, get_game
 from engine.errors import MoveError
 from engine.moves import Move
 from engine.view import player_view
-from service.certificates import KeyRing
 from service.convert import view_message
 from service.games import MIX_LABEL
+from service.signing import KeyRing
 
 SEED = bytes.fromhex("5eed" * 16)
 KEY_RING = KeyRing.generate()

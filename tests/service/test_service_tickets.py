@@ -16,8 +16,8 @@ from service_harness import Client, ServerThread, bearer, operator, refusal, run
 
 from engine.catalogue import get_game
 from engine.view import player_view
-from service.certificates import KeyRing
 from service.convert import view_message
+from service.signing import KeyRing
 from service.tickets import TicketMinter
 
 KEY_RING = KeyRing.generate()
