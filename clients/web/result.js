@@ -7,7 +7,7 @@ import { checkCommitment, checkMix, fromBase64, sha256Hex, verifyCertificate } f
 import { checkDeal } from './deal.js';
 import { render } from './draw.js';
 import { duration, lang, t } from './i18n.js';
-import { reasonCode } from './messages.js';
+import { reasonCode, reasonText } from './messages.js';
 import { celebrate } from './motion.js';
 import { revealHidden } from './reveal.js';
 import { $, closeMenu, elapsed, say, state, variant, variantName } from './state.js';
@@ -195,12 +195,13 @@ async function fillCertificate(root, cert) {
     const keys = await api.signingKeys();
     result = await verifyCertificate(fromBase64(cert.encoded), keys.keys || []);
   } catch (err) {
-    result = { valid: false, reason: err instanceof ApiError ? reasonCode(err.reason) || 'no-keys' : 'error' };
+    result = { valid: false, reason: err instanceof ApiError ? reasonCode(err.reason) || 'NO_KEYS' : 'UNREACHABLE' };
   }
   status.dataset.valid = String(result.valid);
   status.dataset.reason = result.reason;
   status.className = `cert-status ${result.valid ? 'ok' : 'bad'}`;
-  status.textContent = result.valid ? t('cert.ok', { key: result.keyId }) : t('cert.bad', { reason: result.reason });
+  const why = reasonText(result.reason) || result.reason;
+  status.textContent = result.valid ? t('cert.ok', { key: result.keyId }) : t('cert.bad', { reason: why });
   // Whatever the signed payload holds, in its own order; the well-known fields get names people read. A
   // certificate that did not verify still shows what it claims (under the refusal above).
   const contents = result.contents || claimed(cert);

@@ -88,16 +88,16 @@ fields."""
 class CertificateReason(StrEnum):
     """Why a certificate is refused. Values are API-stable (``VerifyCertificateResponse.reason``)."""
 
-    MALFORMED = "malformed"  # not a certificate: bad JSON or base64, missing or ill-typed field, not canonical
-    UNSUPPORTED_TYPE = "unsupported-type"  # a "type" other than patience-certificate/v1
-    UNKNOWN_KEY = "unknown-key"  # no key with this id, active or retired
-    BAD_SIGNATURE = "bad-signature"  # the signature does not match the payload bytes
-    KEY_MISMATCH = "key-mismatch"  # the payload names another key than the envelope
-    COMMITMENT_MISMATCH = "commitment-mismatch"  # commitment != SHA-256(seed)
-    COUNT_MISMATCH = "count-mismatch"  # move_count != number of moves
-    UNSUPPORTED_DEAL_ALGORITHM = "unsupported-deal-algorithm"  # a deal other than deal-v2 (deal-v1 was withdrawn)
-    NOT_WON = "not-won"  # replay: the moves are illegal or do not win
-    REPLAY_MISMATCH = "replay-mismatch"  # replay: a win, but not the certified final position
+    MALFORMED = "MALFORMED"  # not a certificate: bad JSON or base64, missing or ill-typed field, not canonical
+    UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE"  # a "type" other than patience-certificate/v1
+    UNKNOWN_KEY = "UNKNOWN_KEY"  # no key with this id, active or retired
+    BAD_SIGNATURE = "BAD_SIGNATURE"  # the signature does not match the payload bytes
+    KEY_MISMATCH = "KEY_MISMATCH"  # the payload names another key than the envelope
+    COMMITMENT_MISMATCH = "COMMITMENT_MISMATCH"  # commitment != SHA-256(seed)
+    COUNT_MISMATCH = "COUNT_MISMATCH"  # move_count != number of moves
+    UNSUPPORTED_DEAL_ALGORITHM = "UNSUPPORTED_DEAL_ALGORITHM"  # a deal other than deal-v2 (deal-v1 was withdrawn)
+    NOT_WON = "NOT_WON"  # replay: the moves are illegal or do not win
+    REPLAY_MISMATCH = "REPLAY_MISMATCH"  # replay: a win, but not the certified final position
 
 
 def canonical_json(value: object) -> bytes:
@@ -227,7 +227,7 @@ PublicKeys: TypeAlias = Mapping[str, bytes]
 
 
 class DecodeError(ValueError):
-    """Bytes that are not a certificate; ``reason`` is ``malformed`` or ``unsupported-type``."""
+    """Bytes that are not a certificate; ``reason`` is ``MALFORMED`` or ``UNSUPPORTED_TYPE``."""
 
     def __init__(self, message: str, reason: str = CertificateReason.MALFORMED.value) -> None:
         super().__init__(message)

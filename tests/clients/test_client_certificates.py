@@ -110,39 +110,39 @@ def cases(win: core.CertificateContents, ring: KeyRing) -> dict[str, tuple[bytes
     other_moves = edited(win, kid, lambda d: d.__setitem__("undo_count", 0))
     short = win.moves[:-1]
     return {
-        "not json": (b"certificate?", "malformed"),
-        "missing field": (core.canonical_json({"key_id": kid, "payload": "", "x": ""}), "malformed"),
-        "bad base64": (core.canonical_json({"key_id": kid, "payload": "!!", "signature": "!!"}), "malformed"),
-        "unknown key": (envelope(ring, win.payload(kid), key_id="0123456789abcdef"), "unknown-key"),
+        "not json": (b"certificate?", "MALFORMED"),
+        "missing field": (core.canonical_json({"key_id": kid, "payload": "", "x": ""}), "MALFORMED"),
+        "bad base64": (core.canonical_json({"key_id": kid, "payload": "!!", "signature": "!!"}), "MALFORMED"),
+        "unknown key": (envelope(ring, win.payload(kid), key_id="0123456789abcdef"), "UNKNOWN_KEY"),
         "flipped signature": (
             core.canonical_json({**outer, "signature": base64.b64encode(bytes(flipped_sig)).decode()}),
-            "bad-signature",
+            "BAD_SIGNATURE",
         ),
         "payload edited after signing": (
             core.canonical_json({**outer, "payload": base64.b64encode(other_moves).decode()}),
-            "bad-signature",
+            "BAD_SIGNATURE",
         ),
-        "zero signature": (envelope(ring, win.payload(kid), sign=False), "bad-signature"),
-        "other type": (envelope(ring, edited(win, kid, lambda d: d.__setitem__("type", "x/v9"))), "unsupported-type"),
-        "not canonical": (envelope(ring, win.payload(kid).replace(b",", b", ", 1)), "malformed"),
-        "extra field": (envelope(ring, edited(win, kid, lambda d: d.__setitem__("extra", 1))), "malformed"),
-        "key mismatch": (envelope(ring, win.payload("feedfacefeedface")), "key-mismatch"),
+        "zero signature": (envelope(ring, win.payload(kid), sign=False), "BAD_SIGNATURE"),
+        "other type": (envelope(ring, edited(win, kid, lambda d: d.__setitem__("type", "x/v9"))), "UNSUPPORTED_TYPE"),
+        "not canonical": (envelope(ring, win.payload(kid).replace(b",", b", ", 1)), "MALFORMED"),
+        "extra field": (envelope(ring, edited(win, kid, lambda d: d.__setitem__("extra", 1))), "MALFORMED"),
+        "key mismatch": (envelope(ring, win.payload("feedfacefeedface")), "KEY_MISMATCH"),
         "deal-v1": (
             envelope(ring, edited(win, kid, lambda d: d.__setitem__("deal", "deal-v1"))),
-            "unsupported-deal-algorithm",
+            "UNSUPPORTED_DEAL_ALGORITHM",
         ),
         "commitment": (
             envelope(ring, edited(win, kid, lambda d: d.__setitem__("commitment", "00" * 32))),
-            "commitment-mismatch",
+            "COMMITMENT_MISMATCH",
         ),
-        "count": (envelope(ring, edited(win, kid, lambda d: d.__setitem__("move_count", 3))), "count-mismatch"),
+        "count": (envelope(ring, edited(win, kid, lambda d: d.__setitem__("move_count", 3))), "COUNT_MISMATCH"),
         "not won": (
             envelope(ring, replace(win, moves=short, move_count=len(short)).payload(kid)),
-            "not-won",
+            "NOT_WON",
         ),
         "final state": (
             envelope(ring, replace(win, final_state_hash="ab" * 32).payload(kid)),
-            "replay-mismatch",
+            "REPLAY_MISMATCH",
         ),
     }
 
@@ -169,5 +169,5 @@ def test_a_rotated_key_still_verifies_old_certificates(win: core.CertificateCont
     check = verify_certificate(encoded, public(new))
     assert check.valid and check.key_id == old.active_key_id
     assert verify_certificate(encoded, {new.active_key_id or "": public(new)[new.active_key_id or ""]}).reason == (
-        "unknown-key"
+        "UNKNOWN_KEY"
     )

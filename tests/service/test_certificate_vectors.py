@@ -146,16 +146,16 @@ def test_the_tampered_set_covers_every_reason_code() -> None:
     reasons = {c["reason"] for c in tampered()} | {c["reason_with_replay"] for c in tampered()}
     assert reasons == {
         "",
-        "malformed",
-        "unsupported-type",
-        "unknown-key",
-        "bad-signature",
-        "key-mismatch",
-        "commitment-mismatch",
-        "count-mismatch",
-        "unsupported-deal-algorithm",
-        "not-won",
-        "replay-mismatch",
+        "MALFORMED",
+        "UNSUPPORTED_TYPE",
+        "UNKNOWN_KEY",
+        "BAD_SIGNATURE",
+        "KEY_MISMATCH",
+        "COMMITMENT_MISMATCH",
+        "COUNT_MISMATCH",
+        "UNSUPPORTED_DEAL_ALGORITHM",
+        "NOT_WON",
+        "REPLAY_MISMATCH",
     }
 
 
