@@ -32,29 +32,45 @@ function fits(pile, card, family, deckSize) {
   return Boolean(want) && want.rank === card[0] && (want.suit === null || want.suit === card[1]);
 }
 
-/** Whether every card left can go home by foundation moves alone, with nothing hidden. */
-export function allCanGoHome(view, family, deckSize = 104) {
-  if (!view || (view.stockCount || 0) > 0) return false;
+/**
+ * The moves that bring every card left home by foundation moves alone ("3-f5", "r2-f1", "w-f8", "c4-f2", and
+ * "3-k" for a Captives king), or null when some card would be left, or something is still hidden.
+ */
+export function homeLine(view, family, deckSize = 104) {
+  if (!view || (view.stockCount || 0) > 0) return null;
   const columns = (view.columns || []).map((c) => [...(c.cards || [])]);
-  const captives = (view.captives || []).filter(Boolean);
-  if (columns.some((c) => c.includes('??')) || captives.includes('??')) return false;
+  const captives = view.captives || [];
+  if (columns.some((c) => c.includes('??')) || captives.includes('??')) return null;
   const foundations = (view.foundations || []).map((f) => [...(f.cards || [])]);
   // Salic Law's kings never move: the game is won with them alone in their columns.
   const needed = family === 'salic-law' ? (card) => card[0] !== 'K' : () => true;
-  // Every place a card waits, its free card last; the waste's top is its last card.
-  const stacks = [...columns, ...(view.cells || []).filter(Boolean).map((c) => [c]), ...captives.map((c) => [c]), [...(view.waste || [])]];
+  // Every place a card waits, its free card last (the waste's top is its last card), with its pile id.
+  const stacks = [
+    ...columns.map((cards, i) => ({ id: String(i + 1), cards })),
+    ...(view.cells || []).map((c, i) => ({ id: `r${i + 1}`, cards: c ? [c] : [] })),
+    ...captives.map((c, i) => ({ id: `c${i + 1}`, cards: c ? [c] : [] })),
+    { id: 'w', cards: [...(view.waste || [])] },
+  ];
+  const line = [];
   let moved = true;
   while (moved) {
     moved = false;
-    for (const stack of stacks) {
-      while (stack.length && needed(stack[stack.length - 1])) {
-        const card = stack[stack.length - 1];
-        const home = foundations.find((f) => fits(f, card, family, deckSize));
-        if (!home) break;
-        home.push(stack.pop());
+    for (const { id, cards } of stacks) {
+      while (cards.length && needed(cards[cards.length - 1])) {
+        const card = cards[cards.length - 1];
+        const i = foundations.findIndex((f) => fits(f, card, family, deckSize));
+        if (i < 0) break;
+        // An empty king-row slot takes a king by the king row ("k"): the leftmost empty one, as here.
+        line.push(family === 'captives' && !foundations[i].length ? `${id}-k` : `${id}-f${i + 1}`);
+        foundations[i].push(cards.pop());
         moved = true;
       }
     }
   }
-  return stacks.every((stack) => !stack.some(needed));
+  return stacks.every(({ cards }) => !cards.some(needed)) ? line : null;
+}
+
+/** Whether every card left can go home by foundation moves alone, with nothing hidden. */
+export function allCanGoHome(view, family, deckSize = 104) {
+  return homeLine(view, family, deckSize) !== null;
 }

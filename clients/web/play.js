@@ -5,7 +5,7 @@
 import { api, ApiError } from './api.js';
 import { cardLabel } from './cards.js';
 import { controls, render } from './draw.js';
-import { allCanGoHome } from './finish.js';
+import { allCanGoHome, homeLine } from './finish.js';
 import { t } from './i18n.js';
 import { explain, reasonCode } from './messages.js';
 import { pause } from './motion.js';
@@ -69,14 +69,10 @@ function canFinish() {
   return !isOver() && Boolean(v) && allCanGoHome(view(), v.family, v.deckSize || 104);
 }
 
-/** A move home that is legal now (not a foundation run between foundations), if any. */
-function anyHomeMove() {
-  return state.legal.find((m) => m.sources.length === 1 && m.sources[0][0] !== 'f' && (m.target[0] === 'f' || m.target === 'k')) || null;
-}
-
 /**
- * Finish the game on its own (finish.js says every card left goes home): AutoPlay sends the safe moves, then the
- * other moves home follow one at a time, each drawn and animated like the player's own, until the game is won.
+ * Finish the game on its own (finish.js says every card left goes home): AutoPlay sends the safe moves in one
+ * call, then the rest of finish.js's line home follows one move at a time, each drawn and animated like the
+ * player's own, until the game is won.
  */
 async function finish() {
   say(t('msg.finishing'), 'info');
@@ -89,16 +85,14 @@ async function finish() {
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
   }
-  for (let step = 0; step < 110 && !isOver(); step++) {
-    await refreshLegal();
-    const home = anyHomeMove();
-    if (!home) break;
+  const v = variant();
+  for (const text of isOver() ? [] : homeLine(view(), v.family, v.deckSize || 104) || []) {
     await pause();
     try {
-      const response = await api.applyMove(state.game.gameId, state.token, state.game.version, home.text);
+      const response = await api.applyMove(state.game.gameId, state.token, state.game.version, text);
       state.game = response.game;
     } catch (err) {
-      await refused(err, home.text);
+      await refused(err, text);
       return;
     }
     state.legal = [];

@@ -150,10 +150,22 @@ FINISH_CASES = [
 ]
 
 
+#: Run in the page: the moves finish.js would play.
+HOME_LINE = """async ([view, family, deckSize]) => {
+    const { homeLine } = await import('/finish.js');
+    return homeLine(view, family, deckSize);
+}"""
+
+
 def test_the_page_knows_when_every_card_left_goes_home(table: Table) -> None:
     table.page.keyboard.press("Escape")
     for what, view, family, size, expected in FINISH_CASES:
         assert table.page.evaluate(CAN_FINISH, [view, family, size]) is expected, what
+    # The line it plays then: explicit moves, free cards first.
+    line = table.page.evaluate(HOME_LINE, [_king_chain([["KS", "QS"]]), "king-chain", 104])
+    assert line == ["1-f8", "1-f8"]
+    assert table.page.evaluate(HOME_LINE, [_captives([], "QS"), "captives", 104]) == ["c7-f8"]
+    assert table.page.evaluate(HOME_LINE, [_salic([["KC", "TS"], ["KD", "JS"]]), "salic-law", 104]) == ["1-f8", "2-f8"]
 
 
 # ------------------------------------------------------------------------------------------------ hint, auto-play
@@ -238,7 +250,7 @@ def test_winnable_switch_is_kept_and_an_empty_pool_is_explained(table: Table) ->
     page.select_option("#variant", "royal-retinue")
     page.click("#deal")
     # The test server runs no filler: its pools stay empty, and the page says what that means.
-    page.wait_for_selector("#variant-summary:has-text('winnable')")
+    page.wait_for_selector("#variant-summary:has-text('No proven winnable deal of this game is ready yet')")
     assert not CODE.search(page.inner_text("#variant-summary"))
     page.reload()
     page.wait_for_selector("body[data-ready=true]")

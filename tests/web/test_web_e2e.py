@@ -176,7 +176,7 @@ def test_win_cats_tail_through_the_page_and_verify_the_certificate(
     table.deal("cats-tail")
     clicked = _replay_through_the_page(table, moves)
     page = table.page
-    page.wait_for_selector("#result:not([hidden])")
+    page.wait_for_selector("#result:not([hidden])", timeout=90_000)  # the page plays the rest, move by move
     assert page.inner_text("#result-title") == "You won!"
     assert page.get_attribute("body", "data-status") == "GAME_STATUS_WON"
     # The page finished the game on its own once every card left could go home, before the solution's end.
