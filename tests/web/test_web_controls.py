@@ -28,7 +28,6 @@ AXE = Path(__file__).resolve().parents[2] / "tools" / "node_modules" / "axe-core
 SEED = hashlib.sha256(b"web0").digest()
 #: Controls whose server call is not in this tree yet (the hint and winnable branches): they must fail until it is.
 AWAITS_HINT = pytest.mark.xfail(strict=True, reason="Hint and AutoPlay are not served yet")
-AWAITS_WINNABLE = pytest.mark.xfail(strict=True, reason="NewGame winnable is not served yet")
 #: A reason code as the API spells it: the page never shows one.
 CODE = re.compile(r"\b[A-Z]{2,}(?:_[A-Z]+)+\b")
 
@@ -242,7 +241,6 @@ def test_auto_play_sends_the_safe_cards_home_as_the_engine_does(table: Table, se
 # ------------------------------------------------------------------------------------------------ winnable deals
 
 
-@AWAITS_WINNABLE
 def test_winnable_switch_is_kept_and_an_empty_pool_is_explained(table: Table) -> None:
     page = table.page
     page.check("#winnable")
