@@ -8,10 +8,12 @@ deal, both marked and kept out of the statistics; an axe-core scan of the new co
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import re
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +25,9 @@ from web_support import Table, chromium_missing, launch
 from engine.cards import TEXT
 from engine.catalogue import get_game
 from engine.solver.safe import autoplay
+from engine.verify import Outcome, replay
+from service.store import open_store
+from service.winnable import Budget, pool_name, prove
 
 AXE = Path(__file__).resolve().parents[2] / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 SEED = hashlib.sha256(b"web0").digest()
@@ -253,6 +258,49 @@ def test_winnable_switch_is_kept_and_an_empty_pool_is_explained(table: Table) ->
     page.reload()
     page.wait_for_selector("body[data-ready=true]")
     assert page.is_checked("#winnable")
+
+
+def test_a_winnable_deal_shows_its_proof_after_the_end(browser: Any, redis_url: str, tmp_path: Path) -> None:
+    """A server whose cats-tail pool holds one proven deal (put there as its filler would): the page deals it as
+    winnable, and after the end shows the server's winning line, which the engine replays as a win."""
+    game = get_game("cats-tail")
+    entry = next(
+        attempt.entry
+        for i in range(20)
+        if (attempt := prove(game, hashlib.sha256(b"web winnable %d" % i).digest(), Budget(20_000, 10.0))).entry
+    )
+
+    async def fill() -> None:
+        store = open_store(redis_url, idle_seconds=600, key_prefix="webwin")
+        try:
+            await store.push_winnable(pool_name(game), entry.pack())
+        finally:
+            await store.close()
+
+    with ThreadPoolExecutor(1) as thread:  # Playwright's sync API keeps an event loop running in this one
+        thread.submit(asyncio.run, fill()).result()
+    with live_server(redis_url, tmp_path, store_prefix="webwin") as server:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 800}, reduced_motion="reduce")
+        page = ctx.new_page()
+        page.set_default_timeout(20_000)
+        table = Table(page, server.base_url).open()
+        try:
+            page.check("#winnable")
+            page.select_option("#variant", "cats-tail")
+            page.click("#deal")
+            page.wait_for_selector("body[data-dealt='winnable']")
+            assert page.inner_text("#game-title") == "Cat's Tail · winnable deal"
+            _resign(table)
+            assert "dealt as winnable" in page.inner_text("#dealt-note")
+            page.click("#solution > summary")
+            line = page.inner_text("#solution-moves").split()
+            assert line == [m.text() for m in entry.line]
+            assert replay(game, game.deal(entry.seed), line).verdict.outcome is Outcome.WON
+            assert f"{len(line)} moves" in page.inner_text("#solution-count")
+        finally:
+            errors = list(table.errors)
+            ctx.close()
+            assert errors == [], errors
 
 
 # ------------------------------------------------------------------------------------------------ replays, deal #N
