@@ -68,6 +68,14 @@ const REASONS = {
   UNKNOWN_VARIANT: ['The server does not know that game.', 'Сервер не знает такой игры.'],
   BAD_OPTION: ['That option value is not allowed.', 'Такое значение параметра не допускается.'],
   SIGNING_UNAVAILABLE: ['This server signs no certificates.', 'Этот сервер не подписывает сертификаты.'],
+  WINNABLE_NOT_COMBINABLE: [
+    'A winnable deal is one the server has proven: it cannot be combined with your seed, a ticket or a deal number.',
+    'Выигрышную раздачу выбирает сервер из проверенных: её нельзя сочетать со своим зерном, билетом или номером раздачи.',
+  ],
+  WINNABLE_POOL_EMPTY: [
+    'No proven winnable deal of this game is ready yet. Try again in a minute, or switch “Winnable deals only” off.',
+    'Проверенной выигрышной раздачи этой игры пока нет. Попробуйте через минуту или выключите «Только выигрышные раздачи».',
+  ],
   UNREACHABLE: [
     'The server cannot be reached. Check the connection and try again.',
     'Сервер недоступен. Проверьте соединение и попробуйте снова.',
