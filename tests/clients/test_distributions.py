@@ -176,6 +176,7 @@ def test_the_installed_client_verifies_a_certificate_offline(fresh: Fresh, signe
 def test_the_service_installs_after_them_with_every_module(fresh: Fresh) -> None:
     fresh.install("patience-service")  # README.md: `pip install . ./service`, the core being in already
     assert "patience-service" in fresh.installed()
+    assert "--redis-url" in run(fresh.bin / "patience-filler", "--help", cwd=fresh.venv).stdout  # its command
     shipped = fresh.python(
         "import importlib.resources, service.server, service.http\n"
         "root = importlib.resources.files('service')\n"
