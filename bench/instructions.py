@@ -27,7 +27,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import service_bench as sb  # the benchmark's own servers and helpers
+import grpc_echo
+import processes
+import service_loads
+from grpc_echo import ECHO_METHOD
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,11 +43,11 @@ async def drive(
     from patience.v1 import patience_pb2 as pb
     from patience.v1 import patience_pb2_grpc as pb_grpc
 
-    chans = sb.channels(address, min(sb.CHANNELS, concurrency), roots)
+    chans = service_loads.channels(address, min(service_loads.CHANNELS, concurrency), roots)
     if server == "echo":
         invokers = [
             c.unary_unary(  # type: ignore[attr-defined]
-                sb.ECHO_METHOD,
+                ECHO_METHOD,
                 request_serializer=pb.ApplyMoveRequest.SerializeToString,
                 response_deserializer=pb.ApplyMoveResponse.FromString,
                 _registered_method=True,  # as the generated stubs of the ApplyMove load call
@@ -107,7 +110,7 @@ def main() -> None:
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is needed")
     tmp = Path(tempfile.mkdtemp(prefix="patience-instr-"))
-    redis_port, port = sb.free_port(), sb.free_port()
+    redis_port, port = processes.free_port(), processes.free_port()
     procs: list[subprocess.Popen[bytes]] = []
     try:
         from service import dev_certificates
@@ -126,14 +129,14 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
         )
         procs.append(redis)
-        sb.wait_port(redis_port, redis)
+        processes.wait_port(redis_port, redis)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
         if args.server == "echo":
             reply = tmp / "reply.bin"
-            service, address = sb.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
-            reply.write_bytes(asyncio.run(sb.typical_reply(address))[0])
-            sb.stop(service)
-            command = [sys.executable, str(Path(sb.__file__)), "--echo-child", str(port), str(reply)]
+            service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
+            reply.write_bytes(asyncio.run(service_loads.typical_reply(address))[0])
+            processes.stop(service)
+            command = [sys.executable, grpc_echo.__file__, str(port), str(reply)]
         else:
             env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                         "PATIENCE_LOG_LEVEL": args.log_level, "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
@@ -154,7 +157,7 @@ def main() -> None:
             stderr=subprocess.DEVNULL,
         )
         procs.append(server)
-        sb.wait_port(port, server, timeout=600)
+        processes.wait_port(port, server, timeout=600)
         time.sleep(2)
         address = f"127.0.0.1:{port}"
         asyncio.run(drive(args.server, address, args.concurrency, args.warm, roots=roots))
@@ -178,7 +181,7 @@ def main() -> None:
         print(f"{what}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
     finally:
         for proc in reversed(procs):
-            sb.stop(proc)
+            processes.stop(proc)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

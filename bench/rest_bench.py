@@ -31,7 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from service_bench import cpu_seconds, free_port, wait_port  # noqa: E402
+from processes import cpu_seconds, free_port, wait_port  # noqa: E402
 
 #: ``--profile``: the service under cProfile (its main thread, where the REST layer and the use case run); the
 #: stats are written when the service stops on SIGTERM.

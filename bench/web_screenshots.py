@@ -4,9 +4,9 @@
 
 Starts a real server (a throwaway redis-server, fresh keys), deals known seeds through the page in Debian's
 headless Chromium, plays a few moves by clicking (foundation moves first, then the others, then the stock)
-so that the tables look like games in progress, and saves one PNG per family and size; then a won Cat's Tail
-game with its certificate checked in the browser, a resigned Captives game with its deal revealed face up, and
-the Russian page with its rules.
+so that the tables look like games in progress, and saves one PNG per family and size; then a hint marked on
+the table, public deal #7 on a phone, a won Cat's Tail game with its certificate checked in the browser, a
+resigned Captives game with its deal revealed face up, and the Russian page with its rules.
 """
 
 from __future__ import annotations
@@ -106,6 +106,15 @@ def main(out: Path) -> None:
             _open(phone, gid, token, variant)
             phone.page.screenshot(path=str(out / f"{family}-phone.{EXT}"), **IMAGE)
             print(f"{family}: {variant}, {desktop.moves()} moves", file=sys.stderr)
+        # A hint marked on the table, with its reason; then public deal #7 on a phone.
+        server.seeds.push(hashlib.sha256(b"screenshot hint").digest())
+        desktop.deal("royal-retinue")
+        desktop.page.click("#btn-hint")
+        desktop.page.wait_for_selector("#message.hint")
+        desktop.page.screenshot(path=str(out / f"hint-desktop.{EXT}"), **IMAGE)
+        phone.page.goto(f"{server.base_url}/?variant=captives&deal=7")
+        phone.page.wait_for_selector("body[data-ready=true]")
+        phone.page.screenshot(path=str(out / f"deal-number-phone.{EXT}"), **IMAGE)
         # A win: all but the last move of a known solution through the API, the last one by click.
         fixtures = fcs_fixtures("cats-tail")
         if fixtures:

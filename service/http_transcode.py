@@ -18,10 +18,10 @@ from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
+from patience.jsonlimits import MAX_JSON_DEPTH, too_deep
 
 from . import json_mapping
 from .http_routes import HttpRoute
-from .jsonlimits import MAX_JSON_DEPTH, too_deep
 
 
 class TranscodeError(ValueError):

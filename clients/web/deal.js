@@ -183,9 +183,9 @@ export function firstLayout(variant, dealt) {
 
 /** Compare the recomputed first layout with the view the page saved at the deal. */
 export async function checkDeal(seed, variant, size, firstView) {
-  if (!PULLS[variant]) return { ok: false, reason: 'unknown-variant' };
+  if (!PULLS[variant]) return { ok: false, reason: 'UNKNOWN_VARIANT' };
   const layout = firstLayout(variant, await dealCards(seed, variant, size));
-  if (!firstView) return { ok: null, reason: 'no-first-view' };
+  if (!firstView) return { ok: null, reason: 'NO_FIRST_VIEW' };
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   if (layout.columns && !same(layout.columns, firstView.columns.map((p) => p.cards || []))) {
     return { ok: false, reason: 'columns' };

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 
 from google.protobuf.timestamp_pb2 import Timestamp
+from patience.certificates import CertificateContents, Verification
 from patience.v1 import patience_pb2 as pb
 
 from engine import movelog
@@ -15,7 +16,6 @@ from engine.game import Game, Status
 from engine.verify import Replay
 from engine.view import hidden_cards
 from service import convert
-from service.certificates import CertificateContents, Verification
 from service.store import GameRecord, StoreStatus
 
 #: The statuses of a game that is over (its seed may be revealed).

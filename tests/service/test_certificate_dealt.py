@@ -13,10 +13,11 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hypothesis import given
 from hypothesis import strategies as st
+from patience.certificates import DEALT, CertificateContents, canonical_json, verify_certificate
 from patience_client.certificates import verify_certificate as client_verify
 from test_certificates import won_contents
 
-from service.certificates import DEALT, CertificateContents, KeyRing, canonical_json, verify_certificate
+from service.signing import KeyRing
 
 RING = KeyRing(Ed25519PrivateKey.from_private_bytes(bytes(range(32))))
 PUBLIC = {RING.active_key_id: RING.public_keys()[0][1]}
@@ -90,7 +91,7 @@ def test_any_other_dealt_is_malformed_for_every_reader(change: dict[str, Any]) -
     fields = {k: v for k, v in payload_of(RING.sign(replace(CONTENTS, dealt="random"))).items()
               if k not in ("dealt", "deal_number")}  # fmt: skip
     forged = resign({**fields, **change})
-    assert both(forged) == ((False, "malformed"), (False, "malformed"))
+    assert both(forged) == ((False, "MALFORMED"), (False, "MALFORMED"))
 
 
 @given(st.text(max_size=12), st.integers(min_value=0, max_value=(1 << 33)))
@@ -100,7 +101,7 @@ def test_the_readers_agree_on_any_dealt_and_number(dealt: str, number: int) -> N
     ours, theirs = both(forged)
     assert ours == theirs
     good = dealt in DEALT and (1 <= number < 1 << 32 if dealt == "public" else number == 0)
-    assert ours == ((True, "") if good else (False, "malformed"))
+    assert ours == ((True, "") if good else (False, "MALFORMED"))
 
 
 @pytest.mark.parametrize(("dealt", "number"), [("lucky", 0), ("random", 3), ("public", 0), ("public", 1 << 32)])

@@ -17,8 +17,8 @@ from service_harness import Client, FixedSeeds, ServerThread, bearer, operator, 
 
 from engine.catalogue import get_game
 from engine.view import player_view
-from service.certificates import KeyRing
 from service.convert import view_message
+from service.signing import KeyRing
 from service.tickets import TicketMinter
 
 SEED = bytes.fromhex("5eed" * 16)  # a sultan-36 deal the test solver wins quickly
