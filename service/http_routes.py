@@ -254,17 +254,19 @@ class Router:
 
     def __init__(self, routes: Sequence[HttpRoute]) -> None:
         self.routes = tuple(routes)
+        self._by_method: dict[str, tuple[HttpRoute, ...]] = {}
+        for route in self.routes:
+            self._by_method[route.http_method] = (*self._by_method.get(route.http_method, ()), route)
 
     def match(self, http_method: str, raw_path: str) -> RouteMatch | list[str]:
         """The matching route, or the HTTP methods the path allows (empty: no such path)."""
-        allowed: list[str] = []
         method = http_method.upper()
-        for route in self.routes:
+        for route in self._by_method.get(method, ()):  # the routes of other methods matter only for a 405
             params = route.match(raw_path)
-            if params is None:
-                continue
-            if route.http_method == method:
+            if params is not None:
                 return RouteMatch(route, params)
-            if route.http_method not in allowed:
+        allowed: list[str] = []
+        for route in self.routes:
+            if route.http_method not in allowed and route.regex.fullmatch(raw_path):
                 allowed.append(route.http_method)
         return allowed
