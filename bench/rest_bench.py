@@ -34,11 +34,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from service_bench import cpu_seconds, free_port, wait_port  # noqa: E402
 
-#: ``--profile``: the service under cProfile (its main thread, where the REST layer and the use case run); the
-#: stats are written when the service stops on SIGTERM.
+#: ``--profile``: the service under cProfile (its main thread, where the REST layer and the use case run), timed in
+#: that thread's CPU time (wall time on a shared host counts the neighbours); the stats are written when the
+#: service stops on SIGTERM.
 PROFILED = r"""
-import cProfile, runpy, sys
-profile = cProfile.Profile()
+import cProfile, runpy, sys, time
+profile = cProfile.Profile(time.thread_time)
 sys.argv = ["service", *sys.argv[2:]]
 profile.enable()
 try:
@@ -105,6 +106,19 @@ async def _play(base: str, concurrency: int, seconds: float, games: list[tuple[s
     return calls
 
 
+def _deal(base: str, count: int) -> list[tuple[str, str, int, int, int]]:
+    """``count`` fresh sultan-52 games: (id, token, version, stock, redeals) each."""
+    import httpx
+
+    games = []
+    for _ in range(count):
+        g = httpx.post(base + "/v1/games", json={"variant": "sultan-52"}, timeout=30).json()
+        view = g["game"]["view"]
+        games.append((g["game"]["gameId"], g["gameToken"], int(g["game"]["version"]),
+                      int(view.get("stockCount", 0)), int(view.get("redealsLeft", 0))))  # fmt: skip
+    return games
+
+
 def _load(base: str, concurrency: int, seconds: float, state_file: str, out: Any) -> None:
     games = [tuple(g) for g in json.loads(Path(state_file).read_text())]
     calls = asyncio.run(_play(base, concurrency, seconds, games))  # type: ignore[arg-type]
@@ -138,13 +152,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=16, help="concurrent clients (default 16)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--profile", type=Path, help="run the service under cProfile and write its stats here")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout of the project (git worktree or archive): its service is loaded in turn with this "
+        "one's and the bare app, on the same Redis, for a before/after comparison in the same conditions",
+    )
     args = parser.parse_args(argv)
     redis_server = shutil.which("redis-server")
     if redis_server is None:
         raise SystemExit("redis-server is needed")
     with tempfile.TemporaryDirectory(prefix="patience-rest-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        redis_port, http_port, bare_port = free_port(), free_port(), free_port()
+        redis_port, bare_port = free_port(), free_port()
         procs: list[subprocess.Popen[bytes]] = []
         try:
             procs.append(subprocess.Popen(
@@ -159,23 +179,22 @@ def main(argv: list[str] | None = None) -> int:
             if args.profile:
                 (tmp / "profiled.py").write_text(PROFILED.replace("OUT", repr(str(args.profile.resolve()))))
                 launcher = [sys.executable, str(tmp / "profiled.py"), "service"]
-            service = subprocess.Popen(
-                [*launcher, "--listen", f"127.0.0.1:{free_port()}", "--http-listen",
-                 f"127.0.0.1:{http_port}", "--redis-url", f"redis://127.0.0.1:{redis_port}/0", "--rate-limits",
-                 "false"],
-                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
-            procs.append(service)
-            wait_port(http_port, service)
+            checkouts = {"service": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
+            services: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+            for name, checkout in checkouts.items():
+                port = free_port()
+                services[name] = (subprocess.Popen(
+                    [*(launcher if name == "service" else [sys.executable, "-m", "service"]), "--listen",
+                     f"127.0.0.1:{free_port()}", "--http-listen", f"127.0.0.1:{port}", "--redis-url",
+                     f"redis://127.0.0.1:{redis_port}/0", "--rate-limits", "false"],
+                    cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                ), f"http://127.0.0.1:{port}")  # fmt: skip
+                procs.append(services[name][0])
+                wait_port(port, services[name][0])
             import httpx
 
-            base = f"http://127.0.0.1:{http_port}"
-            games = []
-            for _ in range(args.concurrency):
-                g = httpx.post(base + "/v1/games", json={"variant": "sultan-52"}, timeout=30).json()
-                view = g["game"]["view"]
-                games.append((g["game"]["gameId"], g["gameToken"], int(g["game"]["version"]),
-                              int(view.get("stockCount", 0)), int(view.get("redealsLeft", 0))))  # fmt: skip
+            base = services["service"][1]
+            games = _deal(base, args.concurrency)
             first = games[0]
             reply = httpx.post(
                 f"{base}/v1/games/{first[0]}/moves",
@@ -194,17 +213,22 @@ def main(argv: list[str] | None = None) -> int:
             )
             procs.append(bare)
             wait_port(bare_port, bare)
-            state = tmp / "games.json"
-            state.write_text(json.dumps(games))
-            bare_state = tmp / "bare-games.json"
-            bare_state.write_text(json.dumps(games))
-            rows: dict[str, list[Slice]] = {"service": [], "bare": []}
+            services["bare"] = (bare, f"http://127.0.0.1:{bare_port}")
+            states = {}
+            for name in services:  # each server plays games of its own (the baseline's dealt by itself)
+                states[name] = tmp / f"{name}-games.json"
+                if name == "baseline":
+                    base_games = _deal(services[name][1], args.concurrency)
+                    states[name].write_text(json.dumps(base_games))
+                else:
+                    states[name].write_text(json.dumps(games))
+            rows: dict[str, list[Slice]] = {name: [] for name in services}
             for _ in range(args.slices):
-                rows["service"].append(
-                    run_slice(base, service.pid, args.concurrency, args.seconds, str(state), procs[0].pid)
-                )
-                bare_base = f"http://127.0.0.1:{bare_port}"
-                rows["bare"].append(run_slice(bare_base, bare.pid, args.concurrency, args.seconds, str(bare_state)))
+                for name, (proc, url) in services.items():
+                    redis_pid = procs[0].pid if name != "bare" else None
+                    rows[name].append(
+                        run_slice(url, proc.pid, args.concurrency, args.seconds, str(states[name]), redis_pid)
+                    )
         finally:
             for p in procs:
                 p.terminate()
@@ -224,20 +248,24 @@ def main(argv: list[str] | None = None) -> int:
             "cpu_us_per_call": round(cpu / calls * 1e6, 1),
             "cpu_us_per_call_each_slice": [round(s / c * 1e6, 1) for c, s, _, _ in slices],
         }
-        if name == "service":
+        if name != "bare":
             figures[name]["redis_cpu_us_per_call"] = round(redis / calls * 1e6, 1)
             figures[name]["cpu_with_redis_us_per_call_each_slice"] = [
                 round((s + r) / c * 1e6, 1) for c, s, r, _ in slices
             ]
-    pairs = [(s, b) for s, b in zip(rows["service"], rows["bare"], strict=True) if s[0] and b[0]]
-    # The goal's ratio: the bare app's CPU per call over the service's plus Redis's (a move needs its Redis write;
-    # the gRPC benchmark's figure is taken the same way); and the service process's alone.
-    figures["cpu_ratio_bare_over_service_and_redis"] = round(
-        statistics.median((b[1] / b[0]) / ((s[1] + s[2]) / s[0]) for s, b in pairs), 3
-    )
-    figures["cpu_ratio_bare_over_service"] = round(
-        statistics.median((b[1] / b[0]) / (s[1] / s[0]) for s, b in pairs), 3
-    )
+    for name in ("service", "baseline"):
+        if name not in rows:
+            continue
+        pairs = [(s, b) for s, b in zip(rows[name], rows["bare"], strict=True) if s[0] and b[0]]
+        # The goal's ratio: the bare app's CPU per call over the service's plus Redis's (a move needs its Redis
+        # write; the gRPC benchmark's figure is taken the same way); and over the service process's alone.
+        prefix = "" if name == "service" else "baseline_"
+        figures[prefix + "cpu_ratio_bare_over_service_and_redis"] = round(
+            statistics.median((b[1] / b[0]) / ((s[1] + s[2]) / s[0]) for s, b in pairs), 3
+        )
+        figures[prefix + "cpu_ratio_bare_over_service"] = round(
+            statistics.median((b[1] / b[0]) / (s[1] / s[0]) for s, b in pairs), 3
+        )
     text = json.dumps(figures, indent=2)
     print(text)
     if args.json:

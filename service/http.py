@@ -101,8 +101,9 @@ def _service_error(error: ServiceError, headers: dict[str, str] | None = None) -
     return _error_response(status, http, {**(headers or {}), **extra} if extra else headers)
 
 
-#: The API's JSON: compact, UTF-8, no NaN (one encoder, not one per call as json.dumps with options makes).
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+#: The API's JSON: compact, UTF-8, no NaN (one encoder, not one per call as json.dumps with options makes; no
+#: check for cycles, which trees fresh from the JSON mapping cannot have).
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False, check_circular=False)
 
 
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -119,8 +120,9 @@ def _is_json(content_type: str) -> bool:
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
-#: The request headers the gateway reads: those that become call metadata, and the body's length and type.
-_READ_HEADERS = frozenset(FORWARDED_HEADERS) | {"content-length", "content-type"}
+#: The request headers the gateway reads (as ASGI gives their names: lower case bytes): those that become call
+#: metadata, and the body's length and type.
+_READ_HEADERS = {name.encode(): name for name in (*FORWARDED_HEADERS, "content-length", "content-type")}
 
 
 class RestGateway:
@@ -168,13 +170,12 @@ class RestGateway:
             return _answer(_service_error(errors.method_not_allowed(method, allow), {"allow": allow}))
         route = found.route
         seen: dict[str, str] = {}  # the first value of each header the gateway reads, as Starlette's headers give
-        everything: list[tuple[str, str]] = []
         for raw_name, raw_value in scope["headers"]:
-            name, value = raw_name.decode("latin-1"), raw_value.decode("latin-1")
-            everything.append((name, value))
-            if name in _READ_HEADERS and name not in seen:
-                seen[name] = value
-        rid = request_id_of(everything)
+            name = _READ_HEADERS.get(raw_name)
+            if name is not None and name not in seen:
+                seen[name] = raw_value.decode("latin-1")
+        given = seen.get("x-request-id")
+        rid = request_id_of((("x-request-id", given),) if given is not None else ())
         headers = {"x-request-id": rid, "cache-control": "no-store"}
         if route.rpc_name in self.client_certificate_rpcs and not tls.scope_has_client_certificate(scope):
             return _answer(_service_error(tls.client_certificate_required(route.rpc_name), headers))

@@ -191,11 +191,18 @@ def build_request(
         tree = {}
         for var in route.variables:
             text = path_params[var.name]
+            if var.text_field:
+                # What reading {"field": text} and merging it gives, without the round: a decoded path segment is
+                # never empty and never holds a lone surrogate, so the JSON mapping would take it as it is.
+                setattr(request, var.field_path[0], text)
+                continue
             _set_path(tree, desc, var.field_path, lambda f, t=text, n=var.name: _query_value(f, [t], n), var.name)
-        partial = _parse(request_class, tree, "path")
-        for var in route.variables:  # the path wins over the body
-            _clear_path(request, var.field_path)
-        request.MergeFrom(partial)
+        if tree:
+            partial = _parse(request_class, tree, "path")
+            for var in route.variables:  # the path wins over the body
+                if not var.text_field:
+                    _clear_path(request, var.field_path)
+            request.MergeFrom(partial)
     return request
 
 
