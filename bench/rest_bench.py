@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -69,80 +70,165 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", h
 """
 
 
-async def _play(base: str, concurrency: int, seconds: float, games: list[tuple[str, str, int, int, int]]) -> int:
-    """Moves for ``seconds``; ``games`` holds each client's (id, token, version, stock, redeals) and is updated."""
-    import httpx
+class _Connection:
+    """One keep-alive HTTP/1.1 connection speaking just what the benchmark needs (a JSON POST, an answer with a
+    Content-Length): a client far lighter than httpx, so that on a shared host the load starves the servers
+    less and each slice holds more calls."""
 
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str) -> None:
+        self.reader, self.writer, self.host = reader, writer, host
+
+    @classmethod
+    async def open(cls, base: str) -> _Connection:
+        host, _, port = base.removeprefix("http://").partition(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        return cls(reader, writer, f"{host}:{port}")
+
+    async def post(self, path: str, data: Any, token: str = "") -> tuple[int, Any]:
+        body = json.dumps(data, separators=(",", ":")).encode()
+        auth = f"authorization: Bearer {token}\r\n" if token else ""
+        head = (
+            f"POST {path} HTTP/1.1\r\nhost: {self.host}\r\nuser-agent: rest-bench\r\naccept: application/json\r\n"
+            f"content-type: application/json\r\ncontent-length: {len(body)}\r\n{auth}\r\n"
+        )
+        self.writer.write(head.encode() + body)
+        lines = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        length = next(int(line.split(":", 1)[1]) for line in lines if line.lower().startswith("content-length:"))
+        return int(lines[0].split(" ", 2)[1]), json.loads(await self.reader.readexactly(length))
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+Game = tuple[str, str, int, int, int]  # id, token, version, cards in the stock, redeals left
+
+
+def _game(answer: Any, token: str) -> Game:
+    game, view = answer["game"], answer["game"]["view"]
+    return (game["gameId"], token, int(game["version"]), int(view.get("stockCount", 0)),
+            int(view.get("redealsLeft", 0)))  # fmt: skip
+
+
+class _Httpx:
+    """The same calls through httpx (``--client httpx``: the client of this benchmark's first figures)."""
+
+    def __init__(self, base: str, concurrency: int) -> None:
+        import httpx
+
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        self.http = httpx.AsyncClient(base_url=base, limits=limits, timeout=30)
+
+    async def post(self, path: str, data: Any, token: str = "") -> tuple[int, Any]:
+        r = await self.http.post(path, json=data, headers={"authorization": f"Bearer {token}"} if token else {})
+        return r.status_code, r.json()
+
+    def close(self) -> None:
+        pass
+
+
+async def _play(
+    base: str, concurrency: int, seconds: float, games: list[Game], started: Callable[[], None], client_kind: str
+) -> int:
+    """Moves for ``seconds`` once every client is connected (``started`` then starts the clocks); ``games`` holds
+    each client's game and is updated."""
+    connections: list[Any]
+    if client_kind == "httpx":
+        shared = _Httpx(base, concurrency)
+        connections = [shared] * concurrency
+        for g in games:  # connect each before the clock starts
+            await shared.post(f"/v1/games/{g[0]}/moves", {"expectedVersion": "0", "text": "s"}, g[1])
+    else:
+        connections = [await _Connection.open(base) for _ in range(concurrency)]
+    started()
     stop = time.monotonic() + seconds
     calls = 0
 
-    async def client(i: int, http: httpx.AsyncClient) -> None:
+    async def client(i: int, http: Any) -> None:
         nonlocal calls
         while time.monotonic() < stop:
             game_id, token, version, stock, redeals = games[i]
             if stock == 0 and redeals == 0:
-                r = await http.post("/v1/games", json={"variant": "sultan-52"})
-                g = r.json()
-                view = g["game"]["view"]
-                games[i] = (g["game"]["gameId"], g["gameToken"], int(g["game"]["version"]),
-                            int(view.get("stockCount", 0)), int(view.get("redealsLeft", 0)))  # fmt: skip
+                _, answer = await http.post("/v1/games", {"variant": "sultan-52"})
+                games[i] = _game(answer, answer["gameToken"])
                 continue
             text = "s" if stock else "rd"
-            r = await http.post(
-                f"/v1/games/{game_id}/moves",
-                json={"expectedVersion": str(version), "text": text},
-                headers={"authorization": f"Bearer {token}"},
+            status, answer = await http.post(
+                f"/v1/games/{game_id}/moves", {"expectedVersion": str(version), "text": text}, token
             )
             calls += 1
-            answer = r.json()
-            if r.status_code == 200 and "game" in answer and answer["game"].get("gameId") == game_id:
-                view = answer["game"]["view"]
-                games[i] = (game_id, token, int(answer["game"]["version"]),
-                            int(view.get("stockCount", 0)), int(view.get("redealsLeft", 0)))  # fmt: skip
+            if status == 200 and answer["game"].get("gameId") == game_id:
+                games[i] = _game(answer, token)
 
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as http:
-        await asyncio.gather(*(client(i, http) for i in range(concurrency)))
+    await asyncio.gather(*(client(i, c) for i, c in enumerate(connections)))
+    for c in connections:
+        c.close()
+    if client_kind == "httpx":
+        await shared.http.aclose()
     return calls
 
 
-def _deal(base: str, count: int) -> list[tuple[str, str, int, int, int]]:
-    """``count`` fresh sultan-52 games: (id, token, version, stock, redeals) each."""
+def _deal(base: str, count: int) -> list[Game]:
+    """``count`` fresh sultan-52 games."""
     import httpx
 
-    games = []
-    for _ in range(count):
-        g = httpx.post(base + "/v1/games", json={"variant": "sultan-52"}, timeout=30).json()
-        view = g["game"]["view"]
-        games.append((g["game"]["gameId"], g["gameToken"], int(g["game"]["version"]),
-                      int(view.get("stockCount", 0)), int(view.get("redealsLeft", 0))))  # fmt: skip
-    return games
+    answers = [httpx.post(base + "/v1/games", json={"variant": "sultan-52"}, timeout=30).json() for _ in range(count)]
+    return [_game(a, a["gameToken"]) for a in answers]
 
 
-def _load(base: str, concurrency: int, seconds: float, state_file: str, out: Any) -> None:
+def _load(base: str, concurrency: int, seconds: float, state_file: str, pids: list[int], client: str, out: Any) -> None:
+    """One slice of REST load, in a process of its own: (calls, CPU seconds of each of ``pids``, wall seconds)."""
     games = [tuple(g) for g in json.loads(Path(state_file).read_text())]
-    calls = asyncio.run(_play(base, concurrency, seconds, games))  # type: ignore[arg-type]
+    marks: dict[str, Any] = {}
+
+    def started() -> None:
+        marks["cpu"], marks["at"] = [cpu_seconds(p) for p in pids], time.monotonic()
+
+    calls = asyncio.run(_play(base, concurrency, seconds, games, started, client))  # type: ignore[arg-type]
+    spent = [cpu_seconds(p) - b for p, b in zip(pids, marks["cpu"], strict=True)]
     Path(state_file).write_text(json.dumps(games))  # the service's games go on where they stopped
-    out.put(calls)
+    out.put((calls, spent[0], spent[1] if len(spent) > 1 else 0.0, time.monotonic() - marks["at"]))
 
 
 Slice = tuple[int, float, float, float]
 
 
 def run_slice(
-    base: str, pid: int, concurrency: int, seconds: float, state_file: str, redis_pid: int | None = None
+    base: str, pid: int, concurrency: int, seconds: float, state_file: str, redis_pid: int | None, client: str
 ) -> Slice:
     """One slice of load on one server: (calls, the server's CPU seconds, Redis's CPU seconds, wall seconds)."""
-    queue: mp.Queue[int] = mp.Queue()
-    before = cpu_seconds(pid)
-    redis_before = cpu_seconds(redis_pid) if redis_pid else 0.0
-    began = time.monotonic()
-    proc = mp.Process(target=_load, args=(base, concurrency, seconds, state_file, queue))
+    queue: mp.Queue[Slice] = mp.Queue()
+    pids = [pid] if redis_pid is None else [pid, redis_pid]
+    proc = mp.Process(target=_load, args=(base, concurrency, seconds, state_file, pids, client, queue))
     proc.start()
-    calls = queue.get(timeout=seconds + 120)
+    figures = queue.get(timeout=seconds + 120)
     proc.join(30)
-    redis = cpu_seconds(redis_pid) - redis_before if redis_pid else 0.0
-    return calls, cpu_seconds(pid) - before, redis, time.monotonic() - began
+    return figures
+
+
+def _grpc_load(
+    kind: str, address: str, concurrency: int, seconds: float, pids: list[int], extra: Any, out: Any
+) -> None:
+    """One slice of service_bench's gRPC load ``kind`` ("apply_move" or "echo"); the servers' CPU clocks start
+    once the load is set up (its games dealt, its channels connected), as in that benchmark."""
+    import service_bench as sb
+
+    marks: dict[str, Any] = {}
+
+    def started() -> None:
+        marks["cpu"], marks["at"] = [cpu_seconds(p) for p in pids], time.monotonic()
+
+    result = asyncio.run(sb.LOADS[kind](address, concurrency, seconds, started, **extra))
+    spent = [cpu_seconds(p) - b for p, b in zip(pids, marks["cpu"], strict=True)]
+    out.put((len(result["latencies"]), spent[0], spent[1] if len(spent) > 1 else 0.0, time.monotonic() - marks["at"]))
+
+
+def run_grpc_slice(kind: str, address: str, concurrency: int, seconds: float, pids: list[int], extra: Any) -> Slice:
+    queue: mp.Queue[Slice] = mp.Queue()
+    proc = mp.Process(target=_grpc_load, args=(kind, address, concurrency, seconds, pids, extra, queue))
+    proc.start()
+    figures = queue.get(timeout=seconds + 120)
+    proc.join(30)
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -157,6 +243,18 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="another checkout of the project (git worktree or archive): its service is loaded in turn with this "
         "one's and the bare app, on the same Redis, for a before/after comparison in the same conditions",
+    )
+    parser.add_argument(
+        "--client",
+        choices=("raw", "httpx"),
+        default="raw",
+        help="the REST load's HTTP client: raw (keep-alive HTTP/1.1 on asyncio streams, the default) or httpx",
+    )
+    parser.add_argument(
+        "--grpc",
+        action="store_true",
+        help="also, in the same slices, gRPC ApplyMove on the same service against bench/service_bench.py's bare "
+        "grpc.aio echo server: the gRPC path's ratio beside the REST one",
     )
     args = parser.parse_args(argv)
     redis_server = shutil.which("redis-server")
@@ -181,11 +279,13 @@ def main(argv: list[str] | None = None) -> int:
                 launcher = [sys.executable, str(tmp / "profiled.py"), "service"]
             checkouts = {"service": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
             services: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+            grpc_port = free_port()
             for name, checkout in checkouts.items():
                 port = free_port()
                 services[name] = (subprocess.Popen(
                     [*(launcher if name == "service" else [sys.executable, "-m", "service"]), "--listen",
-                     f"127.0.0.1:{free_port()}", "--http-listen", f"127.0.0.1:{port}", "--redis-url",
+                     f"127.0.0.1:{grpc_port if name == 'service' else free_port()}", "--http-listen",
+                     f"127.0.0.1:{port}", "--redis-url",
                      f"redis://127.0.0.1:{redis_port}/0", "--rate-limits", "false"],
                     cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 ), f"http://127.0.0.1:{port}")  # fmt: skip
@@ -223,12 +323,35 @@ def main(argv: list[str] | None = None) -> int:
                 else:
                     states[name].write_text(json.dumps(games))
             rows: dict[str, list[Slice]] = {name: [] for name in services}
+            grpc_loads: list[tuple[str, str, str, list[int], dict[str, str]]] = []
+            if args.grpc:
+                import service_bench as sb
+
+                reply, game_id, token = asyncio.run(sb.typical_reply(f"127.0.0.1:{grpc_port}"))
+                (tmp / "reply.bin").write_bytes(reply)
+                echo_port = free_port()
+                echo = subprocess.Popen(
+                    [sys.executable, str(Path(sb.__file__)), "--echo-child", str(echo_port), str(tmp / "reply.bin")],
+                    cwd=ROOT,
+                )
+                procs.append(echo)
+                wait_port(echo_port, echo)
+                service_pids = [services["service"][0].pid, procs[0].pid]
+                grpc_loads = [
+                    ("grpc", "apply_move", f"127.0.0.1:{grpc_port}", service_pids, {}),
+                    ("echo", "echo", f"127.0.0.1:{echo_port}", [echo.pid], {"game_id": game_id, "token": token}),
+                ]
+                rows |= {"grpc": [], "echo": []}
             for _ in range(args.slices):
                 for name, (proc, url) in services.items():
                     redis_pid = procs[0].pid if name != "bare" else None
                     rows[name].append(
-                        run_slice(url, proc.pid, args.concurrency, args.seconds, str(states[name]), redis_pid)
+                        run_slice(
+                            url, proc.pid, args.concurrency, args.seconds, str(states[name]), redis_pid, args.client
+                        )
                     )
+                for name, kind, address, pids, extra in grpc_loads:
+                    rows[name].append(run_grpc_slice(kind, address, args.concurrency, args.seconds, pids, extra))
         finally:
             for p in procs:
                 p.terminate()
@@ -236,7 +359,8 @@ def main(argv: list[str] | None = None) -> int:
                     p.wait(10)
                 except subprocess.TimeoutExpired:
                     p.kill()
-    figures: dict[str, Any] = {"concurrency": args.concurrency, "slices": args.slices, "seconds": args.seconds}
+    figures: dict[str, Any] = {"concurrency": args.concurrency, "slices": args.slices, "seconds": args.seconds,
+                               "client": args.client, "loadavg_1m": round(os.getloadavg()[0], 2)}  # fmt: skip
     for name, slices in rows.items():
         calls = sum(c for c, _, _, _ in slices)
         cpu = sum(s for _, s, _, _ in slices)
@@ -248,18 +372,17 @@ def main(argv: list[str] | None = None) -> int:
             "cpu_us_per_call": round(cpu / calls * 1e6, 1),
             "cpu_us_per_call_each_slice": [round(s / c * 1e6, 1) for c, s, _, _ in slices],
         }
-        if name != "bare":
+        if name not in ("bare", "echo"):
             figures[name]["redis_cpu_us_per_call"] = round(redis / calls * 1e6, 1)
             figures[name]["cpu_with_redis_us_per_call_each_slice"] = [
                 round((s + r) / c * 1e6, 1) for c, s, r, _ in slices
             ]
-    for name in ("service", "baseline"):
+    for name, floor, prefix in (("service", "bare", ""), ("baseline", "bare", "baseline_"), ("grpc", "echo", "grpc_")):
         if name not in rows:
             continue
-        pairs = [(s, b) for s, b in zip(rows[name], rows["bare"], strict=True) if s[0] and b[0]]
-        # The goal's ratio: the bare app's CPU per call over the service's plus Redis's (a move needs its Redis
-        # write; the gRPC benchmark's figure is taken the same way); and over the service process's alone.
-        prefix = "" if name == "service" else "baseline_"
+        pairs = [(s, b) for s, b in zip(rows[name], rows[floor], strict=True) if s[0] and b[0]]
+        # The goal's ratio: the bare server's CPU per call over the service's plus Redis's (a move needs its Redis
+        # write; the issue's gRPC figure is taken the same way); and over the service process's alone.
         figures[prefix + "cpu_ratio_bare_over_service_and_redis"] = round(
             statistics.median((b[1] / b[0]) / ((s[1] + s[2]) / s[0]) for s, b in pairs), 3
         )
