@@ -31,8 +31,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import grpc_echo
+import processes
 import rest_bench  # its bare app
-import service_bench as sb  # the benchmark's own servers and helpers
+import service_loads
+from grpc_echo import ECHO_METHOD
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -45,11 +48,11 @@ async def drive(
     from patience.v1 import patience_pb2 as pb
     from patience.v1 import patience_pb2_grpc as pb_grpc
 
-    chans = sb.channels(address, min(sb.CHANNELS, concurrency), roots)
+    chans = service_loads.channels(address, min(service_loads.CHANNELS, concurrency), roots)
     if server == "echo":
         invokers = [
             c.unary_unary(  # type: ignore[attr-defined]
-                sb.ECHO_METHOD,
+                ECHO_METHOD,
                 request_serializer=pb.ApplyMoveRequest.SerializeToString,
                 response_deserializer=pb.ApplyMoveResponse.FromString,
                 _registered_method=True,  # as the generated stubs of the ApplyMove load call
@@ -132,7 +135,7 @@ async def rest_answer(address: str) -> bytes:
     from google.protobuf import json_format
     from patience.v1 import patience_pb2 as pb
 
-    reply, _, _ = await sb.typical_reply(address)
+    reply, _, _ = await service_loads.typical_reply(address)
     answer = json_format.MessageToDict(
         pb.ApplyMoveResponse.FromString(reply), always_print_fields_with_no_presence=True
     )
@@ -156,7 +159,7 @@ def main() -> None:
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is needed")
     tmp = Path(tempfile.mkdtemp(prefix="patience-instr-"))
-    redis_port, port = sb.free_port(), sb.free_port()
+    redis_port, port = processes.free_port(), processes.free_port()
     procs: list[subprocess.Popen[bytes]] = []
     try:
         from service import dev_certificates
@@ -175,28 +178,28 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
         )
         procs.append(redis)
-        sb.wait_port(redis_port, redis)
+        processes.wait_port(redis_port, redis)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
         rest = args.server.startswith("rest")
         if args.server == "rest-bare":
-            service, address = sb.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
+            service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
             (tmp / "answer.json").write_bytes(asyncio.run(rest_answer(address)))
-            sb.stop(service)
+            processes.stop(service)
             (tmp / "bare.py").write_text(rest_bench.BARE_APP)
             command = [sys.executable, str(tmp / "bare.py"), str(port), str(tmp / "answer.json")]
         elif args.server == "echo":
             reply = tmp / "reply.bin"
-            service, address = sb.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
-            reply.write_bytes(asyncio.run(sb.typical_reply(address))[0])
-            sb.stop(service)
-            command = [sys.executable, str(Path(sb.__file__)), "--echo-child", str(port), str(reply)]
+            service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
+            reply.write_bytes(asyncio.run(service_loads.typical_reply(address))[0])
+            processes.stop(service)
+            command = [sys.executable, grpc_echo.__file__, str(port), str(reply)]
         else:
             env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                         "PATIENCE_LOG_LEVEL": args.log_level})  # fmt: skip
             command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url,
                        "--rate-limits", "false"]  # fmt: skip
             if rest:  # gRPC on a port of its own, REST on the measured one
-                command[3:5] = ["--listen", f"127.0.0.1:{sb.free_port()}", "--http-listen", f"127.0.0.1:{port}"]
+                command[3:5] = ["--listen", f"127.0.0.1:{processes.free_port()}", "--http-listen", f"127.0.0.1:{port}"]
             if args.redis_tls:
                 command += ["--redis-ca-file", str(tmp / "tls" / "ca.crt")]
         roots = None
@@ -212,7 +215,7 @@ def main() -> None:
             stderr=subprocess.DEVNULL,
         )
         procs.append(server)
-        sb.wait_port(port, server, timeout=600)
+        processes.wait_port(port, server, timeout=600)
         time.sleep(2)
         address = f"127.0.0.1:{port}"
         load: Callable[[int], Coroutine[Any, Any, None]] = (
@@ -241,7 +244,7 @@ def main() -> None:
         print(f"{what}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
     finally:
         for proc in reversed(procs):
-            sb.stop(proc)
+            processes.stop(proc)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

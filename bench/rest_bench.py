@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from service_bench import cpu_seconds, free_port, wait_port  # noqa: E402
+from processes import cpu_seconds, free_port, wait_port  # noqa: E402
 
 #: ``--profile``: the service under cProfile (its main thread, where the REST layer and the use case run), timed in
 #: that thread's CPU time (wall time on a shared host counts the neighbours); the stats are written when the
@@ -208,16 +208,16 @@ def run_slice(
 def _grpc_load(
     kind: str, address: str, concurrency: int, seconds: float, pids: list[int], extra: Any, out: Any
 ) -> None:
-    """One slice of service_bench's gRPC load ``kind`` ("apply_move" or "echo"); the servers' CPU clocks start
+    """One slice of bench/service_loads.py's gRPC load ``kind`` ("apply_move" or "echo"); the servers' CPU clocks start
     once the load is set up (its games dealt, its channels connected), as in that benchmark."""
-    import service_bench as sb
+    import service_loads
 
     marks: dict[str, Any] = {}
 
     def started() -> None:
         marks["cpu"], marks["at"] = [cpu_seconds(p) for p in pids], time.monotonic()
 
-    result = asyncio.run(sb.LOADS[kind](address, concurrency, seconds, started, **extra))
+    result = asyncio.run(service_loads.LOADS[kind](address, concurrency, seconds, started, **extra))
     spent = [cpu_seconds(p) - b for p, b in zip(pids, marks["cpu"], strict=True)]
     out.put((len(result["latencies"]), spent[0], spent[1] if len(spent) > 1 else 0.0, time.monotonic() - marks["at"]))
 
@@ -253,7 +253,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--grpc",
         action="store_true",
-        help="also, in the same slices, gRPC ApplyMove on the same service against bench/service_bench.py's bare "
+        help="also, in the same slices, gRPC ApplyMove on the same service against bench/grpc_echo.py's bare "
         "grpc.aio echo server: the gRPC path's ratio beside the REST one",
     )
     args = parser.parse_args(argv)
@@ -325,15 +325,13 @@ def main(argv: list[str] | None = None) -> int:
             rows: dict[str, list[Slice]] = {name: [] for name in services}
             grpc_loads: list[tuple[str, str, str, list[int], dict[str, str]]] = []
             if args.grpc:
-                import service_bench as sb
+                import service_loads
+                from grpc_echo import start_echo
 
-                reply, game_id, token = asyncio.run(sb.typical_reply(f"127.0.0.1:{grpc_port}"))
+                reply, game_id, token = asyncio.run(service_loads.typical_reply(f"127.0.0.1:{grpc_port}"))
                 (tmp / "reply.bin").write_bytes(reply)
                 echo_port = free_port()
-                echo = subprocess.Popen(
-                    [sys.executable, str(Path(sb.__file__)), "--echo-child", str(echo_port), str(tmp / "reply.bin")],
-                    cwd=ROOT,
-                )
+                echo = start_echo(echo_port, tmp / "reply.bin")
                 procs.append(echo)
                 wait_port(echo_port, echo)
                 service_pids = [services["service"][0].pid, procs[0].pid]

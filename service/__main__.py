@@ -32,6 +32,8 @@ def local_redis(directory: Path, maxmemory: str = "256mb") -> Iterator[str]:
             "no --redis-url given and no redis-server on PATH: install Redis "
             "(Debian/Ubuntu: apt-get install redis-server) or pass --redis-url redis://HOST:PORT/0"
         )
+    # redis-server changes into --dir before it reads --logfile and --unixsocket: give it absolute paths
+    directory = directory.resolve()
     directory.mkdir(parents=True, exist_ok=True)
     socket = directory / "redis.sock"
     if len(str(socket)) > 100:  # a Unix socket path is at most ~107 bytes: fall back to a short private dir

@@ -19,10 +19,10 @@ from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
+from patience.jsonlimits import MAX_JSON_DEPTH, too_deep
 
 from . import json_mapping, json_parsing
 from .http_routes import HttpRoute
-from .jsonlimits import MAX_JSON_DEPTH, too_deep
 
 M = TypeVar("M", bound=Message)
 

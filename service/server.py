@@ -26,12 +26,12 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 from patience.v1 import patience_pb2
 
 from service import http, logs, metrics, tls
-from service.certificates import KeyRing
 from service.config import Settings
 from service.games import GameService
 from service.keys import load_service_keys
 from service.operations import Operations
 from service.servicer import PatienceServicer
+from service.signing import KeyRing
 from service.store import GameStore, StoreError, open_store
 from service.tickets import TicketMinter
 

@@ -120,7 +120,7 @@ def solution_for(variant: str, seed: bytes) -> list[str]:
 
 
 def refused_move(
-    variant: str, seed: bytes, reasons: tuple[str, ...] = ("does-not-fit", "wrong-colour")
+    variant: str, seed: bytes, reasons: tuple[str, ...] = ("DOES_NOT_FIT", "WRONG_COLOUR")
 ) -> tuple[str, str]:
     """A column-to-column move the engine refuses at the deal for one of ``reasons``: (text, reason code)."""
     from engine.errors import IllegalMoveError

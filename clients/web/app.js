@@ -12,7 +12,7 @@ import { checkCommitment, checkMix, fromBase64, verifyCertificate } from './cert
 import { checkDeal } from './deal.js';
 import { detect, duration, lang, setLang, t, translate } from './i18n.js';
 import { attachInput } from './input.js';
-import { explain, reasonCode } from './messages.js';
+import { explain, reasonCode, reasonText } from './messages.js';
 import { animateFrom, celebrate, snapshot } from './motion.js';
 import { revealHidden } from './reveal.js';
 import { renderRules, summary } from './rules.js';
@@ -579,12 +579,13 @@ async function fillCertificate(root, cert) {
     const keys = await api.signingKeys();
     result = await verifyCertificate(fromBase64(cert.encoded), keys.keys || []);
   } catch (err) {
-    result = { valid: false, reason: err instanceof ApiError ? reasonCode(err.reason) || 'no-keys' : 'error' };
+    result = { valid: false, reason: err instanceof ApiError ? reasonCode(err.reason) || 'NO_KEYS' : 'UNREACHABLE' };
   }
   status.dataset.valid = String(result.valid);
   status.dataset.reason = result.reason;
   status.className = `cert-status ${result.valid ? 'ok' : 'bad'}`;
-  status.textContent = result.valid ? t('cert.ok', { key: result.keyId }) : t('cert.bad', { reason: result.reason });
+  const why = reasonText(result.reason) || result.reason;
+  status.textContent = result.valid ? t('cert.ok', { key: result.keyId }) : t('cert.bad', { reason: why });
   // Whatever the signed payload holds, in its own order; the well-known fields get names people read. A
   // certificate that did not verify still shows what it claims (under the refusal above).
   const contents = result.contents || claimed(cert);

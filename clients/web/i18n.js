@@ -128,6 +128,8 @@ const EN = {
   'cert.field.commitment': 'Commitment',
   'cert.field.finished_at': 'Finished',
   'cert.field.key_id': 'Key',
+  'cert.field.dealt': 'Dealt',
+  'cert.field.deal_number': 'Deal number',
   'option.sequence_moves': 'A run of several cards may move as one move',
   'option.deals': 'Deals in all (the first included)',
 };
@@ -256,6 +258,8 @@ const RU = {
   'cert.field.commitment': 'Обязательство',
   'cert.field.finished_at': 'Окончена',
   'cert.field.key_id': 'Ключ',
+  'cert.field.dealt': 'Раздача',
+  'cert.field.deal_number': 'Номер раздачи',
   'option.sequence_moves': 'Последовательность карт переносится одним ходом',
   'option.deals': 'Всего раздач (включая первую)',
 };

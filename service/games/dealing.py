@@ -8,13 +8,14 @@ import logging
 from patience.v1 import patience_pb2 as pb
 
 from engine.catalogue import variants
+from engine.deal import MAX_DEAL_NUMBER, SEED_BYTES, public_deal_seed
 from engine.encoding import encode_state
 from engine.game import Game
 from service import convert, errors
 from service.games import messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms, unavailable
-from service.store import AlreadyExists, NewGameRecord, StoreUnavailable
+from service.store import AlreadyExists, Dealt, NewGameRecord, StoreUnavailable
 from service.tokens import mix_seed, new_game_id, new_token, token_hash
 
 log = logging.getLogger("service.games")
@@ -26,11 +27,14 @@ class Dealing(Steps):
 
     async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
         await self._limit("NewGame", credentials)
-        if request.HasField("deal_ticket"):
+        dealt, number, ticket, server_seed, client_seed = Dealt.RANDOM, 0, "", b"", b""
+        if request.HasField("replay_seed") or request.HasField("deal_number"):
+            game, seed, dealt, number = self._chosen_deal(request)
+        elif request.HasField("deal_ticket"):
             game, seed, server_seed, client_seed, ticket = self._ticket_deal(request)
+            dealt = Dealt.TICKET
         else:
             game, seed, server_seed, client_seed = await self._own_deal(request)
-            ticket = ""
         state = self._deal(game, seed)
         token = new_token()
         record_in = NewGameRecord(
@@ -44,6 +48,8 @@ class Dealing(Steps):
             server_seed=server_seed,
             client_seed=client_seed,
             ticket_id=ticket,
+            dealt=dealt,
+            deal_number=number,
         )
         try:
             record = await self.store.create(record_in)
@@ -52,8 +58,24 @@ class Dealing(Steps):
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         self.recent.remember(record, game, state, token)
-        log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id})
+        log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id, "dealt": dealt})
         return pb.NewGameResponse(game=self._game_message(record, game, state), game_token=token)
+
+    def _chosen_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, Dealt, int]:
+        """A deal the player names: a replay of a seed, or public deal #N. The seed is known to the player (or to
+        anyone), so the deal makes no fairness claim and mixes nothing in: game, seed, how dealt, deal number."""
+        field = "replay_seed" if request.HasField("replay_seed") else "deal_number"
+        for other in ("deal_number", "deal_ticket", "client_seed", "prepared_id"):
+            if other != field and request.HasField(other):
+                raise errors.deal_fields_conflict(field, other)
+        if field == "replay_seed":
+            if len(request.replay_seed) != SEED_BYTES:
+                raise errors.bad_replay_seed(len(request.replay_seed))
+            return self._game(request.variant, request.options), request.replay_seed, Dealt.REPLAY, 0
+        if not 1 <= request.deal_number <= MAX_DEAL_NUMBER:
+            raise errors.bad_deal_number(MAX_DEAL_NUMBER)
+        game = self._game(request.variant, request.options)
+        return game, public_deal_seed(request.deal_number), Dealt.PUBLIC, request.deal_number
 
     def _ticket_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, bytes, bytes, str]:
         """A deal ticket's game and seed, and the ticket as the store keeps it."""

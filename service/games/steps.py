@@ -11,12 +11,13 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from patience.certificates import CertificateContents
 from patience.v1 import patience_pb2 as pb
 
 from engine.catalogue import get_game
 from engine.deal import SEED_BYTES
 from engine.encoding import EncodingError, decode_state, state_hash
-from engine.errors import VariantError
+from engine.errors import Reason, VariantError
 from engine.game import Game, Status
 from engine.moves import Move, split_moves
 from engine.state import State
@@ -24,7 +25,6 @@ from engine.verify import Replay, replay
 from engine.view import player_view
 from service import convert, errors
 from service.caches import RecentGames, Templates
-from service.certificates import CertificateContents
 from service.config import Settings
 from service.errors import ServiceError
 from service.games import messages
@@ -40,7 +40,7 @@ from service.store import (
     StoreUnavailable,
     VersionConflict,
 )
-from service.tickets import Ticket, TicketError
+from service.tickets import Ticket, TicketError, TicketReason
 from service.tokens import token_hash
 
 log = logging.getLogger("service.games")
@@ -161,7 +161,7 @@ class Steps:
             return get_game(variant, convert.text_options(options) if options else None)
         except VariantError as exc:
             error = errors.from_engine(exc)
-            error.metadata["field"] = "variant" if exc.reason.value == "unknown-variant" else "options"
+            error.metadata["field"] = "variant" if exc.reason is Reason.UNKNOWN_VARIANT else "options"
             raise error from exc
 
     def _decode(self, record: GameRecord) -> tuple[Game, State]:
@@ -198,7 +198,7 @@ class Steps:
         try:
             return self.tickets, self.tickets.open(text, now=now_ms() // 1000)
         except TicketError as exc:
-            if exc.reason == "expired":
+            if exc.reason == TicketReason.EXPIRED:
                 raise errors.ticket_expired() from exc
             raise errors.bad_ticket(exc.reason) from exc
 
@@ -264,11 +264,14 @@ class Steps:
             ticket_id=messages.ticket_id(record.ticket_id),
             final_state_hash=state_hash(game, final),
             played=record.played,
+            dealt=record.dealt,
+            deal_number=record.deal_number,
         )
         # The certificate as first issued, when the store keeps one: a key rotated since must not change its bytes.
         encoded = record.certificate or self.key_ring.sign(contents)
         checked = self.key_ring.verify(encoded)
-        return messages.certificate_message(encoded, contents, checked)
+        # The message repeats what the certificate says (a kept one may predate fields the game has now).
+        return messages.certificate_message(encoded, checked.contents or contents, checked)
 
     async def _keep_certificate(self, record: GameRecord, certificate: pb.Certificate) -> None:
         """Keep the first certificate issued for a win (in the game's record), so that it keeps its bytes whatever

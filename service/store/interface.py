@@ -106,6 +106,25 @@ class Played(StrEnum):
     SUBMITTED = "submitted"  # a whole solution at once (SubmitSolution)
 
 
+class Dealt(StrEnum):
+    """How a game's deal was chosen (``Game.dealt``, and the certificate's ``dealt``): docs/fairness.md says which
+    of them make a fairness claim."""
+
+    RANDOM = "random"  # the service's own seed, perhaps mixed with a client seed
+    TICKET = "ticket"  # a minted deal ticket's deal
+    WINNABLE = "winnable"  # drawn from deals known to be winnable
+    REPLAY = "replay"  # a seed the player gave (a deal played again)
+    PUBLIC = "public"  # the numbered public deal ``deal_number``
+
+
+def dealt_of(stored: str, ticket_id: str) -> str:
+    """How a game was dealt: what its record says, or -- for a record written before the field existed -- what
+    it holds (a ticket's id, else the service's own seed)."""
+    if stored:
+        return stored
+    return Dealt.TICKET if ticket_id else Dealt.RANDOM
+
+
 @dataclass(frozen=True, slots=True)
 class NewGameRecord:
     """What ``create`` needs: everything fixed when the game is dealt."""
@@ -124,6 +143,8 @@ class NewGameRecord:
     moves: tuple[Move, ...] = ()
     status: str = "in-progress"
     played: str = ""  # Played, for a game recorded won
+    dealt: str = ""  # Dealt; "" = from the ticket id ("ticket" with one, else "random")
+    deal_number: int = 0  # the public deal's number (Dealt.PUBLIC only)
 
 
 @dataclass(slots=True)
@@ -157,6 +178,8 @@ class GameRecord:
     moves: tuple[Move, ...] | None = None  # the log, first move first; None when not asked for
     played: str = ""  # Played, once won ("" for games won before the field was stored)
     certificate: bytes = b""  # the won game's certificate as first issued (b"" until it is kept)
+    dealt: str = Dealt.RANDOM  # Dealt (records written before the field existed: see ``dealt_of``)
+    deal_number: int = 0  # the public deal's number, 0 unless dealt is Dealt.PUBLIC
 
     @property
     def commitment(self) -> bytes:

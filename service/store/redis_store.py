@@ -67,6 +67,7 @@ from service.store.interface import (
     StoreStatus,
     StoreUnavailable,
     VersionConflict,
+    dealt_of,
 )
 
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
@@ -91,6 +92,9 @@ _F_FINISHED = "fa"
 _F_MOVES = "mc"
 _F_UNDOS = "uc"
 _F_PLAYED = "pl"
+_F_DEALT = "dk"  # how the deal was chosen (absent from records written before it existed)
+_F_DEAL_NUMBER = "dn"  # a public deal's number (absent unless dealt is "public")
+_B_DEALT, _B_DEAL_NUMBER = _F_DEALT.encode(), _F_DEAL_NUMBER.encode()
 _B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
 _B_SERVER_SEED, _B_CLIENT_SEED, _B_TICKET, _B_UNDO_OK = (
@@ -230,6 +234,11 @@ class RedisGameStore(GameStore):
         ]  # fmt: skip
         if game.played:
             fields += [_F_PLAYED, _small("played", game.played.encode())]
+        fields += [_F_DEALT, _small("dealt", dealt_of(game.dealt, game.ticket_id).encode())]
+        if game.deal_number:
+            if isinstance(game.deal_number, bool) or not 0 < game.deal_number < 1 << 32:
+                raise ValueError(f"a deal number is 1 to 2**32-1, not {game.deal_number!r}")
+            fields += [_F_DEAL_NUMBER, str(game.deal_number)]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
             raise ValueError(f"bad status {game.status!r}")
         log = movelog.pack_all(game.moves)
@@ -414,12 +423,14 @@ class RedisGameStore(GameStore):
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
+            p.certificate, p.dealt, p.deal_number,
         )  # fmt: skip
 
     def _record(
         self, game_id: str, meta: list[bytes], now: bytes | int, state: bytes, moves: tuple[Move, ...] | None = None
     ) -> GameRecord:
         m = dict(zip(meta[::2], meta[1::2], strict=True))  # names stay bytes (the _B_ constants)
+        ticket = m.get(_B_TICKET, b"").decode()
         return GameRecord(
             game_id=game_id,
             token_hash=m[_B_TOKEN],
@@ -428,7 +439,7 @@ class RedisGameStore(GameStore):
             seed=m[_B_SEED],
             server_seed=m.get(_B_SERVER_SEED, b""),
             client_seed=m.get(_B_CLIENT_SEED, b""),
-            ticket_id=m.get(_B_TICKET, b"").decode(),
+            ticket_id=ticket,
             allow_undo=m.get(_B_UNDO_OK, b"1") == b"1",
             state=state,
             version=int(m[_B_VERSION]),
@@ -443,6 +454,8 @@ class RedisGameStore(GameStore):
             moves=moves,
             played=m.get(_B_PLAYED, b"").decode(),
             certificate=m.get(b"ct", b""),
+            dealt=dealt_of(m.get(_B_DEALT, b"").decode(), ticket),
+            deal_number=int(m.get(_B_DEAL_NUMBER, b"0")),
         )
 
 

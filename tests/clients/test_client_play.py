@@ -69,7 +69,7 @@ def test_play_a_game_in_a_terminal(service: ServiceThread, tmp_path: Path) -> No
     assert all(m in child.before for m in legal)
 
     child.sendline(bad)
-    child.expect(f"✗ '{re.escape(bad)}' refused: {rule.upper().replace('-', '_')}: ")
+    child.expect(f"✗ '{re.escape(bad)}' refused: {rule}: ")
     child.expect("why: ")
     child.expect("move> ")
 

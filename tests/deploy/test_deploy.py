@@ -40,7 +40,7 @@ def tool(name: str) -> str:
         return str(path)
     found = shutil.which(name)
     if found is None:
-        pytest.fail(f"{name} is not installed: `pip install -e '.[test]'` (deploy/setup.sh does it)", pytrace=False)
+        pytest.fail(f"{name} is not installed: `pip install --group test` (deploy/setup.sh does it)", pytrace=False)
     return found
 
 
@@ -157,7 +157,8 @@ def test_dockerfile_copies_only_what_exists_and_dockerignore_lets_it_through() -
             for source in sources:
                 name = source.rstrip("/")
                 assert (ROOT / name).exists(), f"COPY {source}: no such file in the repository"
-                assert name in allowed, f"COPY {source}: excluded by deploy/Dockerfile.dockerignore"
+                let_through = {str(parent) for parent in Path(name).parents} | {name}
+                assert let_through & allowed, f"COPY {source}: excluded by deploy/Dockerfile.dockerignore"
 
 
 # ------------------------------------------------------------------------------------------------- YAML

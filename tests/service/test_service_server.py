@@ -252,3 +252,20 @@ def test_a_serving_process_freezes_its_startup_objects_out_of_the_collectors_rea
 class _Cyclic:
     def __init__(self) -> None:
         self.me = self
+
+
+def test_a_relative_local_redis_dir_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--local-redis-dir var/r`` names a folder under the working directory, as an absolute one would."""
+    import redis
+
+    from service.__main__ import local_redis
+
+    monkeypatch.chdir(tmp_path)
+    with local_redis(Path("var") / "r") as url:
+        assert url == f"unix://{tmp_path / 'var' / 'r' / 'redis.sock'}"
+        client = redis.Redis(unix_socket_path=url.removeprefix("unix://"))
+        try:
+            assert client.ping() is True
+        finally:
+            client.close()
+    assert (tmp_path / "var" / "r" / "redis.log").exists()

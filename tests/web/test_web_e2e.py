@@ -201,7 +201,7 @@ def test_a_forged_certificate_is_refused_in_the_browser(table: Table, server: Li
         }""",
         [base64.b64encode(encoded).decode(), keys],
     )
-    assert result["valid"] is False and result["reason"] == "bad-signature"
+    assert result["valid"] is False and result["reason"] == "BAD_SIGNATURE"
 
 
 def test_a_resigned_deal_is_re_dealt_in_the_browser(table: Table, server: LiveServer) -> None:

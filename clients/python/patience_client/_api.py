@@ -93,8 +93,16 @@ def new_game_request(
     deal_ticket: str | None,
     allow_undo: bool | None,
     prepared_id: str | None = None,
+    replay_seed: bytes | None = None,
+    deal_number: int | None = None,
 ) -> pb.NewGameRequest:
     req = pb.NewGameRequest(variant=variant, options=options_text(options))
+    if replay_seed is not None:
+        req.replay_seed = replay_seed
+    if deal_number is not None:
+        if isinstance(deal_number, bool) or not isinstance(deal_number, int) or not 0 <= deal_number < 1 << 32:
+            raise ValueError(f"a deal number is 1 to 4294967295, not {deal_number!r}")
+        req.deal_number = deal_number  # 0 goes to the server, which refuses it with its reason
     if client_seed is not None:
         req.client_seed = client_seed
     if deal_ticket is not None:

@@ -118,9 +118,13 @@ class AsyncPatienceClient:
         deal_ticket: str | None = None,
         allow_undo: bool | None = None,
         prepared_id: str | None = None,
+        replay_seed: bytes | None = None,
+        deal_number: int | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
-        req = _api.new_game_request(variant, options, client_seed, deal_ticket, allow_undo, prepared_id)
+        req = _api.new_game_request(
+            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number
+        )
         resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
         self.credentials.remember(resp.game.game_id, resp.game_token)
         return resp

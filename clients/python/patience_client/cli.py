@@ -145,9 +145,35 @@ def cmd_variants(ctx: Context) -> int:
     return 0
 
 
-def _new(ctx: Context, variant: str) -> pb.Game:
+def _seed_arg(text: str) -> bytes:
+    try:
+        seed = bytes.fromhex(text)
+    except ValueError:
+        seed = b""
+    if len(seed) != 32:
+        raise UsageError(f"--replay takes a deal's seed, 64 hex digits, not {text[:80]!r}")
+    return seed
+
+
+def _new(
+    ctx: Context,
+    variant: str,
+    *,
+    replay_seed: bytes | None = None,
+    options: dict[str, str] | None = None,
+    allow_undo: bool | None = None,
+) -> pb.Game:
+    """Deal a new game from the command line's options (or, for ``replay``, from the ended game's)."""
     a = ctx.args
     client_seed = bytes.fromhex(a.client_seed) if getattr(a, "client_seed", None) else None
+    if getattr(a, "replay", None):
+        replay_seed = _seed_arg(a.replay)
+    deal_number = getattr(a, "deal", None)
+    chosen = [name for name, given in (("--replay", replay_seed), ("--deal", deal_number)) if given is not None]
+    others = [name for name, given in (("--client-seed", client_seed), ("--ticket", getattr(a, "ticket", None)))
+              if given is not None]  # fmt: skip
+    if chosen and len(chosen + others) > 1:
+        raise UsageError(f"{chosen[0]} chooses the deal by itself: not with {(chosen + others)[1]}")
     prepared = None
     if client_seed is not None:  # the server commits to its seed before it sees ours (docs/fairness.md)
         prepared = ctx.client.prepare_game()
@@ -155,20 +181,37 @@ def _new(ctx: Context, variant: str) -> pb.Game:
         ctx.print(f"  {prepared.server_seed_commitment.hex()}")
     resp = ctx.client.new_game(
         variant,
-        _options(getattr(a, "option", []) or []),
+        options if options is not None else _options(getattr(a, "option", []) or []),
         client_seed=client_seed,
         deal_ticket=getattr(a, "ticket", None),
-        allow_undo=False if getattr(a, "no_undo", False) else None,
+        allow_undo=False if getattr(a, "no_undo", False) else allow_undo,
         prepared_id=prepared.prepared_id if prepared is not None else None,
+        replay_seed=replay_seed,
+        deal_number=deal_number,
     )
     ctx.save(resp.game)
-    ctx.print(f"new game {resp.game.game_id}:")
-    ctx.print(f"  commitment {resp.game.commitment.hex()}")
-    return resp.game
+    game = resp.game
+    how = f" ({dealt_words(game.dealt, game.deal_number)})" if game.dealt in ("public", "replay") else ""
+    ctx.print(f"new game {game.game_id}{how}:")
+    ctx.print(f"  commitment {game.commitment.hex()}")
+    return game
 
 
 def cmd_new(ctx: Context) -> int:
     ctx.show(_new(ctx, ctx.args.variant or ""))
+    return 0
+
+
+def cmd_replay(ctx: Context) -> int:
+    """A new game of the current game's deal, once that game is over and its seed revealed."""
+    old = ctx.client.get_game(ctx.game_id())
+    if not old.seed:
+        over = old.status in (pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED,
+                              pb.GAME_STATUS_FORFEITED)  # fmt: skip
+        why = "its deal ticket is still valid" if over else "it is not over (resign it first)"
+        raise UsageError(f"game {old.game_id}'s seed is still secret: {why}")
+    game = _new(ctx, old.variant, replay_seed=old.seed, options=dict(old.options), allow_undo=old.allow_undo)
+    ctx.show(game)
     return 0
 
 
@@ -330,15 +373,25 @@ def cmd_verify_cert(ctx: Context) -> int:
 _PLAYED = {"moves": "played move by move", "submitted": "submitted whole"}
 
 
+def dealt_words(dealt: str, deal_number: int) -> str:
+    """How a deal was chosen, in words ("" when not said: a certificate signed before the field existed)."""
+    if dealt == "public":
+        return f"public deal #{deal_number} (no fairness claim)"
+    if dealt == "replay":
+        return "a replay of a seed the player chose (no fairness claim)"
+    return {"random": "dealt at random", "ticket": "a minted deal", "winnable": "a winnable deal"}.get(dealt, dealt)
+
+
 def describe_check(check: CertificateCheck) -> str:
     if not check.valid:
         return f"✗ certificate NOT valid: {check.reason}: {check.message}"
     c = check.contents
     assert c is not None
+    how = dealt_words(c.dealt, c.deal_number)
     lines = [
         f"✓ certificate valid (key {check.key_id}): game {c.game_id}, {c.variant}, "
         f"{c.move_count} moves, {c.undo_count} undos" + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
-        f"  seed {c.seed.hex()}",
+        f"  seed {c.seed.hex()}" + (f", {how}" if how else ""),
     ]
     if check.replayed:
         lines.append(f"  replayed with the engine: won, final state {c.final_state_hash[:16]} matches")
@@ -506,6 +559,8 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--client-seed", metavar="HEX", help="your own bytes mixed into the seed (hex, up to 64)")
         s.add_argument("--ticket", help="play a minted deal ticket (then VARIANT may be left out)")
         s.add_argument("--no-undo", action="store_true", help="forbid undo in this game")
+        s.add_argument("--replay", metavar="SEEDHEX", help="play again the deal of this seed (a finished game's)")
+        s.add_argument("--deal", type=int, metavar="N", help="play numbered public deal #N (1 to 4294967295)")
 
     cmd(
         "variants",
@@ -522,6 +577,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmd("undo", cmd_undo, "take back the last move")
     cmd("legal", cmd_legal, "list the legal moves")
     cmd("resign", cmd_resign, "give up the current game (reveals its seed)")
+    s = cmd("replay", cmd_replay, "play the current game's deal again, once it is over (a new game, dealt replay)")
+    s.add_argument("--no-undo", action="store_true", help="forbid undo in the new game")
     s = cmd(
         "submit",
         cmd_submit,

@@ -152,7 +152,8 @@ def view_lines(view: pb.View, *, color: bool = False, width: int = 100) -> list[
 def game_header(game: pb.Game, *, width: int = 100) -> str:
     """One line, or two where the terminal is narrow (never a part cut in the middle)."""
     status = STATUS_NAMES.get(game.status, str(game.status))
-    first = f"{game.variant}  game {game.game_id}"
+    how = f" deal #{game.deal_number}" if game.dealt == "public" else " (replay)" if game.dealt == "replay" else ""
+    first = f"{game.variant}{how}  game {game.game_id}"
     second = f"version {game.version}  moves {game.move_count}  undos {game.undo_count}  {status}"
     if len(first) + 2 + len(second) <= width:
         return f"{first}  {second}"

@@ -178,7 +178,7 @@ class NotatedMove(_message.Message):
     def __init__(self, text: _Optional[str] = ..., move: _Optional[_Union[Move, _Mapping]] = ...) -> None: ...
 
 class Game(_message.Message):
-    __slots__ = ("game_id", "variant", "options", "version", "status", "view", "move_count", "undo_count", "allow_undo", "deal_algorithm", "commitment", "client_seed", "ticket_id", "seed", "server_seed", "created_at", "updated_at", "finished_at", "expires_at", "moves", "certificate", "server_seed_commitment")
+    __slots__ = ("game_id", "variant", "options", "version", "status", "view", "move_count", "undo_count", "allow_undo", "deal_algorithm", "commitment", "client_seed", "ticket_id", "seed", "server_seed", "created_at", "updated_at", "finished_at", "expires_at", "moves", "certificate", "server_seed_commitment", "dealt", "deal_number")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -208,6 +208,8 @@ class Game(_message.Message):
     MOVES_FIELD_NUMBER: _ClassVar[int]
     CERTIFICATE_FIELD_NUMBER: _ClassVar[int]
     SERVER_SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    DEALT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     variant: str
     options: _containers.ScalarMap[str, str]
@@ -230,7 +232,9 @@ class Game(_message.Message):
     moves: _containers.RepeatedScalarFieldContainer[str]
     certificate: Certificate
     server_seed_commitment: bytes
-    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., allow_undo: _Optional[bool] = ..., deal_algorithm: _Optional[str] = ..., commitment: _Optional[bytes] = ..., client_seed: _Optional[bytes] = ..., ticket_id: _Optional[str] = ..., seed: _Optional[bytes] = ..., server_seed: _Optional[bytes] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., moves: _Optional[_Iterable[str]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., server_seed_commitment: _Optional[bytes] = ...) -> None: ...
+    dealt: str
+    deal_number: int
+    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., allow_undo: _Optional[bool] = ..., deal_algorithm: _Optional[str] = ..., commitment: _Optional[bytes] = ..., client_seed: _Optional[bytes] = ..., ticket_id: _Optional[str] = ..., seed: _Optional[bytes] = ..., server_seed: _Optional[bytes] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., moves: _Optional[_Iterable[str]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., server_seed_commitment: _Optional[bytes] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ...) -> None: ...
 
 class PrepareGameRequest(_message.Message):
     __slots__ = ()
@@ -247,7 +251,7 @@ class PrepareGameResponse(_message.Message):
     def __init__(self, prepared_id: _Optional[str] = ..., server_seed_commitment: _Optional[bytes] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class NewGameRequest(_message.Message):
-    __slots__ = ("variant", "options", "client_seed", "deal_ticket", "allow_undo", "prepared_id")
+    __slots__ = ("variant", "options", "client_seed", "deal_ticket", "allow_undo", "prepared_id", "replay_seed", "deal_number")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -261,13 +265,17 @@ class NewGameRequest(_message.Message):
     DEAL_TICKET_FIELD_NUMBER: _ClassVar[int]
     ALLOW_UNDO_FIELD_NUMBER: _ClassVar[int]
     PREPARED_ID_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_SEED_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     variant: str
     options: _containers.ScalarMap[str, str]
     client_seed: bytes
     deal_ticket: str
     allow_undo: bool
     prepared_id: str
-    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., client_seed: _Optional[bytes] = ..., deal_ticket: _Optional[str] = ..., allow_undo: _Optional[bool] = ..., prepared_id: _Optional[str] = ...) -> None: ...
+    replay_seed: bytes
+    deal_number: int
+    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., client_seed: _Optional[bytes] = ..., deal_ticket: _Optional[str] = ..., allow_undo: _Optional[bool] = ..., prepared_id: _Optional[str] = ..., replay_seed: _Optional[bytes] = ..., deal_number: _Optional[int] = ...) -> None: ...
 
 class NewGameResponse(_message.Message):
     __slots__ = ("game", "game_token")
@@ -398,7 +406,7 @@ class SubmitSolutionResponse(_message.Message):
     def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., game_id: _Optional[str] = ..., game: _Optional[_Union[Game, _Mapping]] = ...) -> None: ...
 
 class Certificate(_message.Message):
-    __slots__ = ("encoded", "key_id", "signature", "game_id", "variant", "options", "seed", "commitment", "moves", "move_count", "undo_count", "started_at", "finished_at", "ticket_id", "final_state_hash", "played")
+    __slots__ = ("encoded", "key_id", "signature", "game_id", "variant", "options", "seed", "commitment", "moves", "move_count", "undo_count", "started_at", "finished_at", "ticket_id", "final_state_hash", "played", "dealt", "deal_number")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -422,6 +430,8 @@ class Certificate(_message.Message):
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     FINAL_STATE_HASH_FIELD_NUMBER: _ClassVar[int]
     PLAYED_FIELD_NUMBER: _ClassVar[int]
+    DEALT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     encoded: bytes
     key_id: str
     signature: bytes
@@ -438,7 +448,9 @@ class Certificate(_message.Message):
     ticket_id: str
     final_state_hash: str
     played: str
-    def __init__(self, encoded: _Optional[bytes] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ..., game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[bytes] = ..., commitment: _Optional[bytes] = ..., moves: _Optional[_Iterable[str]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ticket_id: _Optional[str] = ..., final_state_hash: _Optional[str] = ..., played: _Optional[str] = ...) -> None: ...
+    dealt: str
+    deal_number: int
+    def __init__(self, encoded: _Optional[bytes] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ..., game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[bytes] = ..., commitment: _Optional[bytes] = ..., moves: _Optional[_Iterable[str]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ticket_id: _Optional[str] = ..., final_state_hash: _Optional[str] = ..., played: _Optional[str] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ...) -> None: ...
 
 class VerifyCertificateRequest(_message.Message):
     __slots__ = ("certificate", "replay")

@@ -14,9 +14,13 @@ and Ed25519:
 
 Ed25519 signatures are deterministic, so the same game signed with the same key
 always gives the same certificate: nothing needs storing. The key id is the
-first 16 hex digits of SHA-256 of the raw 32-byte public key. A :class:`KeyRing`
-signs with one active key and verifies with it and any number of retired
-public keys, so keys rotate while old certificates stay verifiable.
+first 16 hex digits of SHA-256 of the raw 32-byte public key.
+
+This module is the format's one implementation, in the pure core that both the
+service and the Python client install: the contents and their canonical bytes,
+reading, and verification against public keys (:func:`verify_certificate`).
+Signing stays with the service (``service.signing.KeyRing``), the only holder
+of a private key.
 """
 
 from __future__ import annotations
@@ -25,28 +29,38 @@ import base64
 import binascii
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol, TypeAlias
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from engine.deal import ALGORITHM
-from service.jsonlimits import too_deep
+from engine.errors import PatienceError
+from engine.verify import Outcome, verify
+from patience.jsonlimits import too_deep
 
 __all__ = [
     "CERTIFICATE_TYPE",
+    "DEAL_ALGORITHM",
+    "FORMAT",
     "CertificateContents",
     "CertificateReason",
-    "KeyRing",
+    "DecodeError",
+    "DecodedCertificate",
+    "Envelope",
+    "KeySource",
+    "PublicKeys",
     "Verification",
     "canonical_json",
+    "decode",
     "key_id_of",
     "raw_public_key",
-    "replay_certificate",
+    "read_envelope",
+    "read_payload",
     "verify_certificate",
 ]
 
@@ -55,20 +69,35 @@ DEAL_ALGORITHM = ALGORITHM
 MAX_CERTIFICATE_BYTES = 4 << 20  # 100,000 moves fit; anything bigger is refused before parsing
 _MAX_INT = (1 << 53) - 1  # integers a JavaScript verifier reads exactly
 
+FORMAT = """\
+A certificate (``Certificate.encoded``) is UTF-8 canonical JSON -- keys sorted, no whitespace, integers only --
+of the object ``{"key_id": K, "payload": base64(P), "signature": base64(S)}``, where ``P`` is the signed payload
+(itself canonical JSON) and ``S`` the 64-byte Ed25519 signature of ``P``'s exact bytes by the key whose id is
+``K`` (the first 16 hex digits of SHA-256 of the raw 32-byte public key). ``P`` holds exactly: ``type``
+("patience-certificate/v1"), ``key_id`` (= K), ``game_id``, ``variant``, ``options`` (text values), ``deal``
+("deal-v2"), ``seed`` and ``commitment`` (64 lowercase hex digits; commitment = SHA-256(seed)), ``moves`` (the
+explicit text form), ``move_count`` (= the number of moves), ``undo_count``, ``started_at`` and ``finished_at``
+(Unix milliseconds), ``ticket_id``, ``final_state_hash`` (hex SHA-256 of the engine's encoding of the final
+position) and ``result`` ("won"), and, in certificates signed since it exists, ``played`` ("moves": won move by
+move; "submitted": a whole solution submitted at once), and, in certificates signed since they exist, ``dealt``
+("random", "ticket", "winnable", "replay" or "public": how the deal was chosen) with ``deal_number`` (the public
+deal's number, 1 to 2**32-1; 0 for any other deal). Check the signature over P's bytes first, then read the
+fields."""
+
 
 class CertificateReason(StrEnum):
     """Why a certificate is refused. Values are API-stable (``VerifyCertificateResponse.reason``)."""
 
-    MALFORMED = "malformed"  # not a certificate: bad JSON or base64, missing or ill-typed field, not canonical
-    UNSUPPORTED_TYPE = "unsupported-type"  # a "type" other than patience-certificate/v1
-    UNKNOWN_KEY = "unknown-key"  # no key with this id, active or retired
-    BAD_SIGNATURE = "bad-signature"  # the signature does not match the payload bytes
-    KEY_MISMATCH = "key-mismatch"  # the payload names another key than the envelope
-    COMMITMENT_MISMATCH = "commitment-mismatch"  # commitment != SHA-256(seed)
-    COUNT_MISMATCH = "count-mismatch"  # move_count != number of moves
-    UNSUPPORTED_DEAL_ALGORITHM = "unsupported-deal-algorithm"  # a deal other than deal-v2 (deal-v1 was withdrawn)
-    NOT_WON = "not-won"  # replay: the moves are illegal or do not win
-    REPLAY_MISMATCH = "replay-mismatch"  # replay: a win, but not the certified final position
+    MALFORMED = "MALFORMED"  # not a certificate: bad JSON or base64, missing or ill-typed field, not canonical
+    UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE"  # a "type" other than patience-certificate/v1
+    UNKNOWN_KEY = "UNKNOWN_KEY"  # no key with this id, active or retired
+    BAD_SIGNATURE = "BAD_SIGNATURE"  # the signature does not match the payload bytes
+    KEY_MISMATCH = "KEY_MISMATCH"  # the payload names another key than the envelope
+    COMMITMENT_MISMATCH = "COMMITMENT_MISMATCH"  # commitment != SHA-256(seed)
+    COUNT_MISMATCH = "COUNT_MISMATCH"  # move_count != number of moves
+    UNSUPPORTED_DEAL_ALGORITHM = "UNSUPPORTED_DEAL_ALGORITHM"  # a deal other than deal-v2 (deal-v1 was withdrawn)
+    NOT_WON = "NOT_WON"  # replay: the moves are illegal or do not win
+    REPLAY_MISMATCH = "REPLAY_MISMATCH"  # replay: a win, but not the certified final position
 
 
 def canonical_json(value: object) -> bytes:
@@ -106,11 +135,16 @@ class CertificateContents:
     final_state_hash: str = ""  # engine.encoding.state_hash of the final position
     deal_algorithm: str = DEAL_ALGORITHM
     played: str = ""  # "moves" (move by move) or "submitted" (a whole solution); "" before the field existed
+    dealt: str = ""  # how the deal was chosen (DEALT); "" before the field existed
+    deal_number: int = 0  # the public deal's number, 0 unless dealt is "public"
+    key_id: str = ""  # the key the payload names, when read from a certificate (signing takes the signer's)
 
     def payload(self, key_id: str) -> bytes:
-        """The canonical signed bytes (``played`` only when known, so that a certificate signed before the field
-        existed signs to the same bytes again)."""
+        """The canonical signed bytes (``played`` and ``dealt`` only when known, so that a certificate signed
+        before the fields existed signs to the same bytes again)."""
         fields: dict[str, object] = {"played": self.played} if self.played else {}
+        if self.dealt:
+            fields.update(dealt=self.dealt, deal_number=self.deal_number)
         return canonical_json(
             {
                 **fields,
@@ -149,19 +183,29 @@ class CertificateContents:
             raise ValueError("moves are non-empty texts")
         if self.played not in PLAYED:
             raise ValueError(f"played is one of {sorted(PLAYED)}")
+        problem = _dealt_problem(self.dealt, self.deal_number) if self.dealt or self.deal_number else None
+        if problem is not None:
+            raise ValueError(problem)
 
 
 @dataclass(frozen=True)
 class Verification:
-    """The verdict on a certificate. ``reason`` is "" when valid, else a :class:`CertificateReason` value."""
+    """The verdict on a certificate; :func:`verify_certificate` never raises on bad input.
+
+    ``reason`` is "" when valid, else a :class:`CertificateReason` value. ``contents`` is set whenever the payload
+    could be read -- but only a valid verdict means the key's holder signed it. ``replayed`` says the moves were
+    replayed through the engine (``details`` then holds the replay's move count and final state hash).
+    """
 
     valid: bool
-    reason: str
-    message: str
+    reason: str = ""
+    message: str = ""
     contents: CertificateContents | None = None  # when the payload could be read (even if invalid)
     key_id: str = ""
     signature: bytes = b""
     payload: bytes = b""
+    replayed: bool = False
+    details: dict[str, str] = field(default_factory=dict)
 
     def __iter__(self) -> Any:
         """``valid, reason = verify_certificate(...)`` also works."""
@@ -169,60 +213,41 @@ class Verification:
 
 
 def _refuse(reason: CertificateReason, message: str, **kw: Any) -> Verification:
-    return Verification(False, reason.value, message, **kw)
+    return Verification(False, reason.value, message[:300], **kw)
 
 
-@dataclass
-class KeyRing:
-    """One active signing key (or none: verification only) and the retired public keys."""
+class KeySource(Protocol):
+    """Public keys by key id, as a signer's key ring holds them (``service.signing.KeyRing``)."""
 
-    signing_key: Ed25519PrivateKey | None = None
-    retired: Sequence[Ed25519PublicKey] = ()
-    _by_id: dict[str, Ed25519PublicKey] = field(init=False, repr=False)
+    def public_key(self, key_id: str) -> Ed25519PublicKey | None: ...
 
-    def __post_init__(self) -> None:
-        self._by_id = {key_id_of(k): k for k in self.retired}
-        if self.signing_key is not None:
-            public = self.signing_key.public_key()
-            self._by_id[key_id_of(public)] = public
 
-    @classmethod
-    def generate(cls, retired: Iterable[Ed25519PublicKey] = ()) -> KeyRing:
-        """A ring with a fresh signing key (tests, local runs)."""
-        return cls(Ed25519PrivateKey.generate(), tuple(retired))
+#: Public keys by key id: raw 32-byte Ed25519 keys (``GetSigningKeys``, a keys file).
+PublicKeys: TypeAlias = Mapping[str, bytes]
 
-    @property
-    def active_key_id(self) -> str | None:
-        return None if self.signing_key is None else key_id_of(self.signing_key)
 
-    def public_key(self, key_id: str) -> Ed25519PublicKey | None:
-        return self._by_id.get(key_id)
+class DecodeError(ValueError):
+    """Bytes that are not a certificate; ``reason`` is ``MALFORMED`` or ``UNSUPPORTED_TYPE``."""
 
-    def public_keys(self) -> list[tuple[str, bytes, bool]]:
-        """(key id, raw 32-byte public key, active) for every key, the active one first (GetSigningKeys)."""
-        active = self.active_key_id
-        keys = sorted(self._by_id.items(), key=lambda item: (item[0] != active, item[0]))
-        return [(kid, raw_public_key(key), kid == active) for kid, key in keys]
+    def __init__(self, message: str, reason: str = CertificateReason.MALFORMED.value) -> None:
+        super().__init__(message)
+        self.reason = reason
 
-    def sign(self, contents: CertificateContents) -> bytes:
-        """The whole certificate in its canonical byte form (``Certificate.encoded``)."""
-        if self.signing_key is None:
-            raise ValueError("this key ring has no signing key")
-        contents.check()
-        key_id = key_id_of(self.signing_key)
-        payload = contents.payload(key_id)
-        signature = self.signing_key.sign(payload)
-        return canonical_json(
-            {
-                "key_id": key_id,
-                "payload": base64.b64encode(payload).decode(),
-                "signature": base64.b64encode(signature).decode(),
-            }
-        )
 
-    def verify(self, encoded: bytes | str, *, replay: bool = False) -> Verification:
-        """Check a certificate; never raises on bad input. ``replay`` also replays the moves with the engine."""
-        return verify_certificate(encoded, self, replay=replay)
+@dataclass(frozen=True)
+class Envelope:
+    """The outer object: who signed, the signed bytes, the signature."""
+
+    key_id: str
+    payload: bytes
+    signature: bytes
+
+
+@dataclass(frozen=True)
+class DecodedCertificate:
+    envelope: Envelope
+    contents: CertificateContents
+    raw: dict[str, Any] = field(default_factory=dict)
 
 
 def _b64(text: object) -> bytes:
@@ -237,7 +262,7 @@ def _read_envelope(encoded: bytes | str) -> tuple[str, bytes, bytes]:
         raise ValueError("too large")
     if too_deep(raw, 4):  # a certificate is one flat object: deeper is not one, and json.loads would recurse
         raise ValueError("nested too deeply")
-    envelope = json.loads(raw)
+    envelope = json.loads(raw)  # RecursionError cannot happen (too_deep), and is caught anyway
     if not isinstance(envelope, dict) or set(envelope) != {"key_id", "payload", "signature"}:
         raise ValueError("a certificate is an object with key_id, payload and signature")
     key_id = envelope["key_id"]
@@ -266,6 +291,23 @@ _PAYLOAD_FIELDS: dict[str, type] = {
 }
 #: How a win was played: the optional ``played`` field (absent from certificates signed before it existed).
 PLAYED = frozenset({"", "moves", "submitted"})
+#: How the deal was chosen: the ``dealt`` field (with ``deal_number``; both absent from older certificates).
+DEALT = frozenset({"random", "ticket", "winnable", "replay", "public"})
+MAX_DEAL_NUMBER = (1 << 32) - 1
+
+
+def _dealt_problem(dealt: object, deal_number: object) -> str | None:
+    """What is wrong with a ``dealt``/``deal_number`` pair, or None: ``dealt`` is one of DEALT, and
+    ``deal_number`` is 1 to 2**32-1 for a public deal and 0 for any other."""
+    if not isinstance(dealt, str) or dealt not in DEALT:
+        return f"dealt is one of {', '.join(sorted(DEALT))}"
+    if isinstance(deal_number, bool) or not isinstance(deal_number, int):
+        return "deal_number is an integer"
+    if dealt == "public" and not 1 <= deal_number <= MAX_DEAL_NUMBER:
+        return "a public deal's deal_number is 1 to 2**32-1"
+    if dealt != "public" and deal_number != 0:
+        return "deal_number is 0 unless dealt is public"
+    return None
 
 
 def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
@@ -281,6 +323,13 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     played = data.pop("played", None)  # optional: certificates signed before it existed have none
     if played is not None and (played == "" or played not in PLAYED):
         raise ValueError('played is "moves" or "submitted"')
+    if ("dealt" in data) != ("deal_number" in data):  # both, or neither (certificates signed before they existed)
+        raise ValueError("dealt and deal_number come together")
+    present = "dealt" in data
+    dealt, deal_number = data.pop("dealt", ""), data.pop("deal_number", 0)
+    problem = _dealt_problem(dealt, deal_number) if present else None
+    if problem is not None:
+        raise ValueError(problem)
     if set(data) != set(_PAYLOAD_FIELDS):
         missing = sorted(set(_PAYLOAD_FIELDS) - set(data))
         extra = sorted(set(data) - set(_PAYLOAD_FIELDS))
@@ -315,6 +364,9 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         final_state_hash=data["final_state_hash"],
         deal_algorithm=data["deal"],
         played=played or "",
+        dealt=dealt or "",
+        deal_number=deal_number,
+        key_id=data["key_id"],
     )
     return data, contents
 
@@ -323,32 +375,71 @@ class _UnsupportedType(ValueError):
     """A payload of another type (a later version, or not a certificate at all)."""
 
 
-def verify_certificate(encoded: bytes | str, keyring: KeyRing, *, replay: bool = False) -> Verification:
-    """Check a certificate against ``keyring``: the signature over the exact payload bytes, then the fields.
+_UNREADABLE = (ValueError, UnicodeError, binascii.Error, TypeError, RecursionError)
 
-    Never raises on bad input. With ``replay`` the moves are also replayed through the engine
-    (``engine.verify``) and must win and end in the certified position.
+
+def read_envelope(encoded: bytes | str) -> Envelope:
+    """The outer object, its signature not checked; DecodeError if it is not one."""
+    try:
+        return Envelope(*_read_envelope(encoded))
+    except _UNREADABLE as exc:
+        raise DecodeError(str(exc)[:200]) from exc
+
+
+def read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
+    """The signed fields; DecodeError unless they are exactly the v1 fields in canonical form."""
+    try:
+        return _read_payload(payload)
+    except _UnsupportedType as exc:
+        raise DecodeError(f"certificate type {exc} is not supported", CertificateReason.UNSUPPORTED_TYPE.value) from exc
+    except _UNREADABLE as exc:
+        raise DecodeError(str(exc)[:200]) from exc
+
+
+def decode(encoded: bytes | str) -> DecodedCertificate:
+    """Envelope and contents *without checking the signature* (for display; use verify_certificate to trust)."""
+    envelope = read_envelope(encoded)
+    raw, contents = read_payload(envelope.payload)
+    return DecodedCertificate(envelope, contents, raw)
+
+
+def _public_key(keys: KeySource | PublicKeys, key_id: str) -> Ed25519PublicKey | None:
+    if not isinstance(keys, Mapping):
+        return keys.public_key(key_id)
+    raw = keys.get(key_id)
+    if raw is None:
+        return None
+    return Ed25519PublicKey.from_public_bytes(raw)  # ValueError unless 32 bytes: no signature matches it
+
+
+def verify_certificate(encoded: bytes | str, keys: KeySource | PublicKeys, *, replay: bool = False) -> Verification:
+    """Check a certificate against ``keys``: the signature over the exact payload bytes, then the fields.
+
+    ``keys`` is a key ring (anything with ``public_key(key_id)``) or a mapping of key ids to raw Ed25519 public
+    keys. Order: the envelope, the key, the signature, then the fields (type, canonical form, key id, deal
+    algorithm, commitment = SHA-256(seed), move count). Never raises on bad input. With ``replay`` the game is
+    dealt from the certified seed and the moves replayed through the engine (``engine.verify``): they must win,
+    in the certified number of moves and final position.
     """
     try:
-        key_id, payload, signature = _read_envelope(encoded)
-    except (ValueError, UnicodeError, binascii.Error, TypeError) as exc:
-        return _refuse(CertificateReason.MALFORMED, f"not a certificate: {exc}"[:200])
+        envelope = read_envelope(encoded)
+    except DecodeError as exc:
+        return _refuse(CertificateReason.MALFORMED, f"not a certificate: {exc}")
+    key_id, payload, signature = envelope.key_id, envelope.payload, envelope.signature
     seen: dict[str, Any] = {"key_id": key_id, "signature": signature, "payload": payload}
-    public = keyring.public_key(key_id)
-    if public is None:
-        return _refuse(CertificateReason.UNKNOWN_KEY, f"no signing key {key_id[:32]!r} is known here", **seen)
     try:
+        public = _public_key(keys, key_id)
+        if public is None:
+            return _refuse(CertificateReason.UNKNOWN_KEY, f"no signing key {key_id[:32]!r} is known here", **seen)
         public.verify(signature, payload)
-    except InvalidSignature:
+    except (InvalidSignature, ValueError):
         return _refuse(CertificateReason.BAD_SIGNATURE, "the signature does not match the certificate", **seen)
     try:
-        data, contents = _read_payload(payload)
-    except _UnsupportedType as exc:
-        return _refuse(CertificateReason.UNSUPPORTED_TYPE, f"certificate type {exc} is not supported", **seen)
-    except (ValueError, UnicodeError, TypeError) as exc:
-        return _refuse(CertificateReason.MALFORMED, f"unreadable payload: {exc}"[:200], **seen)
+        _, contents = read_payload(payload)
+    except DecodeError as exc:
+        return _refuse(CertificateReason(exc.reason), f"unreadable payload: {exc}", **seen)
     seen["contents"] = contents
-    if data["key_id"] != key_id:
+    if contents.key_id != key_id:
         return _refuse(CertificateReason.KEY_MISMATCH, "the payload names another key than the certificate", **seen)
     if contents.deal_algorithm != DEAL_ALGORITHM:
         return _refuse(CertificateReason.UNSUPPORTED_DEAL_ALGORITHM, _other_deal(contents.deal_algorithm), **seen)
@@ -357,31 +448,33 @@ def verify_certificate(encoded: bytes | str, keyring: KeyRing, *, replay: bool =
     if contents.move_count != len(contents.moves):
         return _refuse(CertificateReason.COUNT_MISMATCH, "move_count is not the number of moves", **seen)
     if replay:
-        problem = replay_certificate(contents)
-        if problem is not None:
-            return _refuse(problem[0], problem[1], **seen)
+        return _replay(contents, seen)
     return Verification(True, "", "valid", **seen)
 
 
 def _other_deal(algorithm: str) -> str:
-    return f"the certificate's deal algorithm is {algorithm[:40]!r}; this service deals and checks {DEAL_ALGORITHM}"
+    return f"the certificate's deal algorithm is {algorithm[:40]!r}; this verifier deals and checks {DEAL_ALGORITHM}"
 
 
-def replay_certificate(contents: CertificateContents) -> tuple[CertificateReason, str] | None:
-    """Replay the certified moves with the engine: None for the certified win, else (reason, message)."""
-    from engine.errors import VariantError
-    from engine.verify import Outcome, verify
-
-    if contents.deal_algorithm != DEAL_ALGORITHM:
-        return CertificateReason.UNSUPPORTED_DEAL_ALGORITHM, _other_deal(contents.deal_algorithm)
+def _replay(contents: CertificateContents, seen: dict[str, Any]) -> Verification:
+    """Deal from the certified seed and replay the certified moves: a win in the certified final position."""
     try:
         verdict = verify(contents.variant, dict(contents.options), contents.seed, contents.moves)
-    except (VariantError, ValueError) as exc:
-        return CertificateReason.MALFORMED, str(exc)[:200]
+    except (PatienceError, ValueError) as exc:
+        return _refuse(CertificateReason.MALFORMED, f"the deal cannot be made: {exc}", **seen)
+    replayed: dict[str, Any] = {
+        **seen,
+        "replayed": True,
+        "details": {"move_count": str(verdict.move_count), "final_state_hash": verdict.final_hash},
+    }
     if verdict.outcome is not Outcome.WON:
-        return CertificateReason.NOT_WON, verdict.describe()
+        return _refuse(CertificateReason.NOT_WON, verdict.describe(), **replayed)
     if verdict.move_count != contents.move_count or (
         contents.final_state_hash and verdict.final_hash != contents.final_state_hash
     ):
-        return CertificateReason.REPLAY_MISMATCH, "the replay does not end in the certified position"
-    return None
+        message = (
+            f"the replay ends in position {verdict.final_hash[:16]} after {verdict.move_count} moves; the certificate "
+            f"says {contents.final_state_hash[:16]} after {contents.move_count}"
+        )
+        return _refuse(CertificateReason.REPLAY_MISMATCH, message, **replayed)
+    return Verification(True, "", "valid; the replay wins", **replayed)
