@@ -84,7 +84,9 @@ def _parse(message_class: type[M], data: object, where: str) -> M:
     try:
         return json_parsing.parse(data, message_class, max_recursion_depth=MAX_JSON_DEPTH)
     except (json_format.ParseError, TypeError, ValueError, RecursionError, AttributeError) as exc:
-        text = str(exc) or type(exc).__name__
+        # json_format quotes the refused value, which may hold a lone surrogate ("\ud800" in the JSON): written
+        # as an escape, or the answer itself could not be encoded (a 500 instead of the 400).
+        text = (str(exc) or type(exc).__name__).encode("utf-8", "backslashreplace").decode("utf-8")
         raise TranscodeError("INVALID_JSON", f"{where}: {text}"[:500]) from None
 
 

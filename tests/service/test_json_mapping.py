@@ -3,6 +3,8 @@ presence) for messages of every type of the API, generated field by field."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from google.protobuf import json_format
 from google.protobuf.message import Message
@@ -12,6 +14,7 @@ from hypothesis import strategies as st
 from patience.v1 import patience_pb2 as pb
 from proto_support import messages
 
+from service.http import encode_json
 from service.json_mapping import to_dict
 
 TYPES = sorted(pb.DESCRIPTOR.message_types_by_name)
@@ -28,7 +31,10 @@ def test_the_mapping_is_protobufs(name: str, data: st.DataObject) -> None:
         with pytest.raises(ValueError):
             to_dict(message)
         return
-    assert to_dict(message) == expected
+    mapped = to_dict(message)
+    assert mapped == expected
+    # and the REST layer writes it as the standard library would
+    assert encode_json(mapped) == json.dumps(mapped, ensure_ascii=False, separators=(",", ":")).encode()
 
 
 def test_a_real_answer() -> None:

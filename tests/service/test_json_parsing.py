@@ -178,6 +178,7 @@ def _reference_parse_into(message: Message, data: object, where: str) -> None:
         json_format.ParseDict(data, message, ignore_unknown_fields=False, max_recursion_depth=32)  # type: ignore[arg-type]
     except (json_format.ParseError, TypeError, ValueError, RecursionError, AttributeError) as exc:
         text = str(exc) or type(exc).__name__
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
         raise http_transcode.TranscodeError("INVALID_JSON", f"{where}: {text}"[:500]) from None
 
 
@@ -201,3 +202,16 @@ def test_the_rest_layer_refuses_as_before(name: str, data: st.DataObject) -> Non
         else:
             results.append(("read", message.SerializeToString(deterministic=True)))
     assert results[0] == results[1]
+
+
+def test_a_refused_lone_surrogate_is_a_400_not_a_crash() -> None:
+    """json_format quotes the refused value; a lone surrogate in it is written as an escape, so that the refusal
+    can be encoded at all (before, the answer raised UnicodeEncodeError: a 500)."""
+    from service import errors
+    from service.http import _service_error
+
+    with pytest.raises(http_transcode.TranscodeError) as refused:
+        http_transcode._parse(pb.ApplyMoveRequest, {"expectedVersion": "\ud800 1", "text": "s"}, "body")
+    assert refused.value.reason == "INVALID_JSON" and "\\ud800 1" in refused.value.message
+    answer = _service_error(errors.bad_request(refused.value.reason, refused.value.message, refused.value.field))
+    assert answer.status_code == 400 and b"INVALID_JSON" in bytes(answer.body)
