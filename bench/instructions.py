@@ -195,7 +195,7 @@ def main() -> None:
             command = [sys.executable, grpc_echo.__file__, str(port), str(reply)]
         else:
             env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
-                        "PATIENCE_LOG_LEVEL": args.log_level})  # fmt: skip
+                        "PATIENCE_LOG_LEVEL": args.log_level, "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
             command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url,
                        "--rate-limits", "false"]  # fmt: skip
             if rest:  # gRPC on a port of its own, REST on the measured one

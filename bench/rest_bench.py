@@ -272,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
             wait_port(redis_port, procs[0])
             env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_")}
             env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
-                        "PATIENCE_LOG_LEVEL": "WARNING"})  # fmt: skip
+                        "PATIENCE_LOG_LEVEL": "WARNING", "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
             launcher = [sys.executable, "-m", "service"]
             if args.profile:
                 (tmp / "profiled.py").write_text(PROFILED.replace("OUT", repr(str(args.profile.resolve()))))

@@ -194,6 +194,27 @@ def bad_deal_number(maximum: int) -> ServiceError:
     )
 
 
+def winnable_not_combinable(field: str) -> ServiceError:
+    """A NewGame field that a winnable deal excludes: its seed comes from the server's pool, and nothing a client
+    chooses may pick or change it."""
+    return _invalid(
+        "WINNABLE_NOT_COMBINABLE", f"a winnable deal is a seed from the server's pool: no {field} with winnable",
+        {"field": field},
+    )  # fmt: skip
+
+
+def winnable_pool_empty(pool: str, waited: float) -> ServiceError:
+    """No proven deal of this configuration within the wait: never a deal that is not proven instead."""
+    error = ServiceError(
+        Code.UNAVAILABLE,
+        "WINNABLE_POOL_EMPTY",
+        "no winnable deal of this game is ready; the server is proving more, try again shortly",
+        {"pool": pool, "waited_seconds": f"{waited:g}"},
+    )
+    error.retry_after = 5
+    return error
+
+
 def prepared_needs_client_seed() -> ServiceError:
     return _invalid(
         "PREPARED_NEEDS_CLIENT_SEED",

@@ -10,6 +10,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from patience.certificates import CertificateContents, Verification
 from patience.v1 import patience_pb2 as pb
 
+from engine import movelog
 from engine.deal import ALGORITHM
 from engine.game import Game, Status
 from engine.verify import Replay
@@ -74,6 +75,11 @@ def seed_revealed(record: GameRecord, status: pb.GameStatus) -> bool:
     if record.ticket_id:
         return ticket_expires_ms(record.ticket_id) <= record.now
     return True
+
+
+def solution_texts(record: GameRecord) -> list[str]:
+    """A winnable deal's winning line in explicit notation (``Game.solution``; for a game that is over only)."""
+    return [m.text() for m in movelog.unpack(record.solution)] if record.solution else []
 
 
 def template_key(record: GameRecord, game: Game) -> tuple[object, ...]:

@@ -234,6 +234,8 @@ class Steps:
         if messages.seed_revealed(record, shown):
             msg.seed = record.seed
             msg.server_seed = record.server_seed
+            if record.solution:  # dealt as winnable: the line that proves it, beside the seed, never before
+                msg.solution.extend(messages.solution_texts(record))
         if record.finished_at:
             messages.set_ms(msg.finished_at, record.finished_at)
         elif record.expired:

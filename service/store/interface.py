@@ -145,6 +145,8 @@ class NewGameRecord:
     played: str = ""  # Played, for a game recorded won
     dealt: str = ""  # Dealt; "" = from the ticket id ("ticket" with one, else "random")
     deal_number: int = 0  # the public deal's number (Dealt.PUBLIC only)
+    # A deal from a winnable pool (dealt Dealt.WINNABLE): the solver's winning line, packed (engine.movelog).
+    solution: bytes = b""
 
 
 @dataclass(slots=True)
@@ -180,6 +182,12 @@ class GameRecord:
     certificate: bytes = b""  # the won game's certificate as first issued (b"" until it is kept)
     dealt: str = Dealt.RANDOM  # Dealt (records written before the field existed: see ``dealt_of``)
     deal_number: int = 0  # the public deal's number, 0 unless dealt is Dealt.PUBLIC
+    solution: bytes = b""  # the winning line of a deal dealt as winnable, packed; shown only once the game is over
+
+    @property
+    def winnable(self) -> bool:
+        """Dealt from a winnable pool (``dealt`` is ``winnable``; its line is ``solution``)."""
+        return self.dealt == Dealt.WINNABLE
 
     @property
     def commitment(self) -> bytes:
@@ -283,6 +291,19 @@ class GameStore(ABC):
     async def take_prepared(self, prepared_id: str) -> bytes | None:
         """The prepared server seed, removed in the same step (each serves one game); None if unknown,
         already taken or expired."""
+
+    @abstractmethod
+    async def push_winnable(self, pool: str, entry: bytes) -> int:
+        """Append a proven entry (service.winnable.Entry, packed) to ``pool``; the pool's length after it."""
+
+    @abstractmethod
+    async def pop_winnable(self, pool: str) -> bytes | None:
+        """Take the oldest entry of ``pool`` in one atomic step (each is dealt once, by one replica); None if the
+        pool is empty."""
+
+    @abstractmethod
+    async def pool_sizes(self, pools: Sequence[str]) -> dict[str, int]:
+        """How many entries each pool holds."""
 
     @abstractmethod
     async def ping(self) -> None:

@@ -48,3 +48,21 @@ def test_service_bench_runs_and_reports_every_load(tmp_path: Path) -> None:
         (run,) = workers["runs"][w]
         echo, apply = run
         assert workers[w]["apply_move_of_echo"] == pytest.approx(apply["per_second"] / echo["per_second"])
+
+
+def test_winnable_bench_runs_and_reports_every_pool_it_is_given(tmp_path: Path) -> None:
+    out = tmp_path / "winnable.json"
+    args = ["--seeds", "2", "--pools", "sultan-36,tribunal", "--json", str(out)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "winnable_bench.py"), *args],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["pool"] for r in rows] == ["sultan-36", "tribunal"]
+    for row in rows:
+        assert row["seeds"] == 2 == row["proven"] + row["no_win"] + row["unknown"]
+        assert row["cpu_seconds"] > 0 and row["median_cpu_per_attempt"] > 0
+        assert (row["proven_per_cpu_minute"] > 0) == (row["proven"] > 0)

@@ -81,7 +81,8 @@ def server_process(redis_url: str, tmp_path: Path, *extra: str) -> Iterator[Serv
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
     log = tmp_path / f"server-{port}.log"
     args = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url]
-    args += ["--metrics-listen", f"127.0.0.1:{metrics_port}", "--log-format", "json", "--grace", "10", *extra]
+    args += ["--metrics-listen", f"127.0.0.1:{metrics_port}", "--log-format", "json", "--grace", "10"]
+    args += ["--winnable-filler", "off", *extra]  # tests/service/test_winnable.py runs the filler
     with log.open("wb") as sink:
         process = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
     try:
@@ -344,3 +345,34 @@ def test_generated_request_ids_are_unique_and_a_forked_worker_draws_its_own() ->
     os.close(read_end)
     os.close(write_end)
     assert child not in ids and child[:16] != logs.new_request_id()[:16]
+
+
+def test_workers_share_one_embedded_filler(redis_db: str, tmp_path: Path) -> None:
+    """With --workers 2 and the embedded filler, the parent starts one filler (not one per worker), which
+    stops with it."""
+    extra = ("--workers", "2", "--winnable-filler", "embedded", "--winnable-pools", "sultan-36")
+    with server_process(redis_db, tmp_path, *extra, "--winnable-pool-target", "1") as server:
+        deadline = time.monotonic() + 30
+        while True:
+            children = [int(p) for p in Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children")
+                        .read_text().split()]  # fmt: skip
+            fillers = [p for p in children if b"service.filler" in Path(f"/proc/{p}/cmdline").read_bytes()]
+            workers = [p for p in children if p not in fillers]
+            if len(workers) == 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert len(fillers) == 1 and len(workers) == 2, (fillers, workers)
+        for worker in workers:  # a worker starts no filler of its own
+            assert not Path(f"/proc/{worker}/task/{worker}/children").read_text().split()
+        with grpc.insecure_channel(server.address) as channel:
+            stub = pb_grpc.PatienceServiceStub(channel)
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    stub.NewGame(pb.NewGameRequest(variant="sultan-36", winnable=True), timeout=10)
+                    break
+                except grpc.RpcError as exc:
+                    assert exc.code() == grpc.StatusCode.UNAVAILABLE and time.monotonic() < deadline
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=30) == 0
+    assert not Path(f"/proc/{fillers[0]}").exists(), "the filler outlived the service"

@@ -207,15 +207,26 @@ def test_without_a_redis_url_python_m_service_runs_its_own_redis(tmp_path: Path)
                     pass
             time.sleep(0.1)
 
+    # Winnable deals work out of the box too: the service starts one filler beside itself (here for one pool).
+    env.update(PATIENCE_WINNABLE_POOLS="sultan-36", PATIENCE_WINNABLE_POOL_TARGET="2", PATIENCE_WINNABLE_WAIT="60")
     proc, address = start()
     try:
         with grpc.insecure_channel(address) as ch:
-            new = pb_grpc.PatienceServiceStub(ch).NewGame(pb.NewGameRequest(variant="sultan-36"))
+            stub = pb_grpc.PatienceServiceStub(ch)
+            new = stub.NewGame(pb.NewGameRequest(variant="sultan-36"))
+            assert stub.NewGame(pb.NewGameRequest(variant="sultan-36", winnable=True)).game.game_id
         assert (redis_dir / "redis.sock").exists()
+        children = [int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        commands = [Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0") for p in children]
+        assert sum(1 for c in commands if b"service.filler" in c) == 1, commands
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
     assert not (redis_dir / "redis.sock").exists(), "the local redis-server was left running"
+    for child in children:  # the filler and the redis-server stopped with the service
+        with pytest.raises(ProcessLookupError):
+            os.kill(child, 0)
+    env.update(PATIENCE_WINNABLE_FILLER="off")
     proc, address = start()
     try:
         with grpc.insecure_channel(address) as ch:

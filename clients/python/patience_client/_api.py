@@ -95,6 +95,7 @@ def new_game_request(
     prepared_id: str | None = None,
     replay_seed: bytes | None = None,
     deal_number: int | None = None,
+    winnable: bool | None = None,
 ) -> pb.NewGameRequest:
     req = pb.NewGameRequest(variant=variant, options=options_text(options))
     if replay_seed is not None:
@@ -111,6 +112,8 @@ def new_game_request(
         req.allow_undo = allow_undo
     if prepared_id is not None:
         req.prepared_id = prepared_id
+    if winnable is not None:
+        req.winnable = winnable
     return req
 
 

@@ -120,10 +120,11 @@ class AsyncPatienceClient:
         prepared_id: str | None = None,
         replay_seed: bytes | None = None,
         deal_number: int | None = None,
+        winnable: bool | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
         req = _api.new_game_request(
-            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number
+            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number, winnable
         )
         resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
         self.credentials.remember(resp.game.game_id, resp.game_token)

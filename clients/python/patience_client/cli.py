@@ -26,8 +26,9 @@ from typing import TextIO
 
 from patience.v1 import patience_pb2 as pb
 
-from engine.errors import Reason
+from engine.errors import PatienceError, Reason
 from engine.moves import split_moves
+from engine.verify import Outcome, verify
 
 from . import lineinput, render, statefile
 from .certificates import (
@@ -169,7 +170,9 @@ def _new(
     if getattr(a, "replay", None):
         replay_seed = _seed_arg(a.replay)
     deal_number = getattr(a, "deal", None)
-    chosen = [name for name, given in (("--replay", replay_seed), ("--deal", deal_number)) if given is not None]
+    winnable = True if getattr(a, "winnable", False) else None
+    choosers = (("--replay", replay_seed), ("--deal", deal_number), ("--winnable", winnable))
+    chosen = [name for name, given in choosers if given is not None]
     others = [name for name, given in (("--client-seed", client_seed), ("--ticket", getattr(a, "ticket", None)))
               if given is not None]  # fmt: skip
     if chosen and len(chosen + others) > 1:
@@ -188,10 +191,11 @@ def _new(
         prepared_id=prepared.prepared_id if prepared is not None else None,
         replay_seed=replay_seed,
         deal_number=deal_number,
+        winnable=winnable,
     )
     ctx.save(resp.game)
     game = resp.game
-    how = f" ({dealt_words(game.dealt, game.deal_number)})" if game.dealt in ("public", "replay") else ""
+    how = f" ({dealt_words(game.dealt, game.deal_number)})" if game.dealt in ("public", "replay", "winnable") else ""
     ctx.print(f"new game {game.game_id}{how}:")
     ctx.print(f"  commitment {game.commitment.hex()}")
     return game
@@ -224,6 +228,18 @@ def cmd_show(ctx: Context) -> int:
     return 0
 
 
+def _check_solution(ctx: Context, game: pb.Game) -> None:
+    """A deal dealt as winnable: replay the server's winning line on the revealed seed with the engine."""
+    try:
+        verdict = verify(game.variant, dict(game.options), game.seed, list(game.solution))
+        wins = verdict.outcome is Outcome.WON
+    except (PatienceError, ValueError):
+        wins = False
+    ctx.print(f"dealt as winnable: the server's winning line ({len(game.solution)} moves) "
+              f"{'wins' if wins else 'DOES NOT WIN'} this deal:")  # fmt: skip
+    ctx.print("  " + " ".join(game.solution))
+
+
 def _after(ctx: Context, game: pb.Game) -> None:
     """Keep the state file's version, and say what the end of a game means."""
     if ctx.current and ctx.current.game_id == game.game_id:
@@ -240,6 +256,8 @@ def _after(ctx: Context, game: pb.Game) -> None:
             f"  SHA-256 {'matches' if ok else 'DOES NOT MATCH'} the server seed commitment "
             f"{game.server_seed_commitment.hex()[:16]}..."
         )
+    if game.seed and game.solution:
+        _check_solution(ctx, game)
     if game.status == pb.GAME_STATUS_WON and game.HasField("certificate") and game.certificate.encoded:
         path = _cert_path(ctx, game.game_id)
         path.write_bytes(game.certificate.encoded)
@@ -379,7 +397,8 @@ def dealt_words(dealt: str, deal_number: int) -> str:
         return f"public deal #{deal_number} (no fairness claim)"
     if dealt == "replay":
         return "a replay of a seed the player chose (no fairness claim)"
-    return {"random": "dealt at random", "ticket": "a minted deal", "winnable": "a winnable deal"}.get(dealt, dealt)
+    words = {"random": "dealt at random", "ticket": "a minted deal", "winnable": "a deal the server's solver has won"}
+    return words.get(dealt, dealt)
 
 
 def describe_check(check: CertificateCheck) -> str:
@@ -561,6 +580,11 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--no-undo", action="store_true", help="forbid undo in this game")
         s.add_argument("--replay", metavar="SEEDHEX", help="play again the deal of this seed (a finished game's)")
         s.add_argument("--deal", type=int, metavar="N", help="play numbered public deal #N (1 to 4294967295)")
+        s.add_argument(
+            "--winnable",
+            action="store_true",
+            help="a deal the server's solver has won (its winning line is shown when the game ends)",
+        )
 
     cmd(
         "variants",

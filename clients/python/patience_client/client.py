@@ -133,16 +133,23 @@ class PatienceClient:
         prepared_id: str | None = None,
         replay_seed: bytes | None = None,
         deal_number: int | None = None,
+        winnable: bool | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
         """Deal a new game; the response carries the game and its token (remembered by this client).
 
         ``replay_seed`` (a finished game's 32-byte ``Game.seed``) deals that deal again, and ``deal_number`` N deals
         public deal #N, the same for everyone (docs/deal-v2.md); either one alone (the game says ``dealt``
-        "replay" or "public": no fairness claim). Never retried: a repeat would deal a second game.
+        "replay" or "public": no fairness claim).
+
+        ``winnable=True``: a deal the server's solver has won, from its pool (nothing else that chooses the deal
+        with it); once the game is over, ``Game.solution`` holds the server's winning line. The server answers
+        UNAVAILABLE ``WINNABLE_POOL_EMPTY`` when no such deal is ready.
+
+        Never retried: a repeat would deal a second game.
         """
         req = _api.new_game_request(
-            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number
+            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number, winnable
         )
         resp = self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
         self.credentials.remember(resp.game.game_id, resp.game_token)
