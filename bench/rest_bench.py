@@ -3,14 +3,18 @@
 One run on one machine: a private ``redis-server``, ``python -m service`` (gRPC off to the side, REST on
 ``--http-listen``) and a bare app -- Starlette served by uvicorn with the same HTTP implementation (h11, the one
 the service's uvicorn uses here), one route answering every ``POST /v1/games/{id}/moves`` with the bytes of a real
-ApplyMove JSON answer. The load is ``--concurrency`` keep-alive HTTP/1.1 clients (httpx, in a process of its
-own) playing ``sultan-52`` (``s`` while the stock has cards, ``rd`` when it is empty, a new game when no turn is
-left) against the service, and sending the same requests to the bare app; the two loads are taken in turn in
-``--slices`` slices so that both meet the same moments of a shared host. Reported: calls/s and the CPU time per
-call of each server process and of Redis (``/proc``), and their ratios, slice by slice, median over the slices:
-bare / (service + Redis), the goal's (1.0 would be free, the goal is 0.5), and bare / service alone.
+ApplyMove JSON answer. The load is ``--concurrency`` keep-alive HTTP/1.1 clients (in a process of its own: a light
+client on asyncio streams, or httpx with ``--client httpx``) playing ``sultan-52`` (``s`` while the stock has
+cards, ``rd`` when it is empty, a new game when no turn is left) against the service, and sending the same
+requests to the bare app; the loads are taken in turn in ``--slices`` slices so that all meet the same moments of
+a shared host. ``--baseline DIR`` adds another checkout's service (before and after in one run); ``--grpc`` adds
+gRPC ApplyMove on the same service against the bare grpc.aio echo server. Reported: calls/s and the CPU time per
+call of each server process and of Redis (``/proc``, counted once the slice's clients are connected), and their
+ratios, slice by slice, median over the slices: bare / (service + Redis), the goal's (1.0 would be free, the goal
+is 0.5), and bare / service alone.
 
-    python bench/rest_bench.py [--seconds 3] [--slices 4] [--concurrency 16] [--json FILE]
+    python bench/rest_bench.py [--seconds 3] [--slices 4] [--concurrency 16] [--grpc] [--baseline DIR]
+                               [--client raw|httpx] [--json FILE] [--profile FILE]
 """
 
 from __future__ import annotations
