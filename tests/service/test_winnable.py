@@ -330,7 +330,7 @@ def test_the_embedded_filler_gets_the_services_settings() -> None:
 
 @pytest.fixture
 def server(redis_db: str) -> Iterator[ServerThread]:
-    from service.certificates import KeyRing
+    from service.signing import KeyRing
 
     srv = ServerThread(
         settings_for(redis_db, winnable_wait=0.3, http_listen="127.0.0.1:0"), crypto=(KeyRing.generate(), None)
