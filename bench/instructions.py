@@ -5,6 +5,8 @@ else the machine is running, so it shows one change's effect where calls/s on a 
     python bench/instructions.py --server echo         # the benchmark's echo server, same client work
     python bench/instructions.py --server service --tls   # ApplyMove over the service's own TLS
     python bench/instructions.py --server service --redis-tls   # ... with the service speaking TLS to Redis
+    python bench/instructions.py --server rest         # ApplyMove over REST (HTTP/1.1 + JSON, uvicorn with h11)
+    python bench/instructions.py --server rest-bare    # bench/rest_bench.py's bare Starlette app, same requests
 
 The server runs under ``valgrind --tool=callgrind`` (about fifty times slower, so the clients always find it
 busy), gets ``--warm`` calls, has its counters zeroed with ``callgrind_control -z``, serves ``--calls`` calls
@@ -16,18 +18,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import service_bench as sb  # the benchmark's own servers and helpers
+import grpc_echo
+import processes
+import rest_bench  # its bare app
+import service_loads
+from grpc_echo import ECHO_METHOD
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,11 +48,11 @@ async def drive(
     from patience.v1 import patience_pb2 as pb
     from patience.v1 import patience_pb2_grpc as pb_grpc
 
-    chans = sb.channels(address, min(sb.CHANNELS, concurrency), roots)
+    chans = service_loads.channels(address, min(service_loads.CHANNELS, concurrency), roots)
     if server == "echo":
         invokers = [
             c.unary_unary(  # type: ignore[attr-defined]
-                sb.ECHO_METHOD,
+                ECHO_METHOD,
                 request_serializer=pb.ApplyMoveRequest.SerializeToString,
                 response_deserializer=pb.ApplyMoveResponse.FromString,
                 _registered_method=True,  # as the generated stubs of the ApplyMove load call
@@ -90,9 +98,53 @@ async def drive(
         await c.close()  # type: ignore[attr-defined]
 
 
+async def drive_rest(base: str, concurrency: int, calls: int) -> None:
+    """``calls`` REST ApplyMoves (keep-alive HTTP/1.1, httpx) as bench/rest_bench.py sends them; the bare app
+    answers each with a fixed body, so its "games" never change (their version is only echoed back)."""
+    import httpx
+
+    async def deal(http: httpx.AsyncClient) -> list[Any]:
+        g = (await http.post("/v1/games", json={"variant": "sultan-52"})).json()
+        return [g["game"]["gameId"], g["gameToken"], g["game"]["version"], g["game"]["view"]]
+
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=600) as http:
+        bare = (await http.post("/v1/games", json={})).status_code == 404
+        states = [["0" * 24, "pgt_" + "x" * 43, "1", {"stockCount": 1}] if bare else await deal(http)
+                  for _ in range(concurrency)]  # fmt: skip
+
+        async def worker(state: list[Any], n: int) -> None:
+            for _ in range(n):
+                gid, token, version, view = state
+                text = "s" if view.get("stockCount") else ("rd" if view.get("redealsLeft") else None)
+                if text is None:
+                    state[:] = await deal(http)
+                    gid, token, version, view = state
+                    text = "s"
+                r = await http.post(f"/v1/games/{gid}/moves", json={"expectedVersion": version, "text": text},
+                                    headers={"authorization": f"Bearer {token}"})  # fmt: skip
+                answer = r.json()["game"]
+                if not bare:
+                    state[2], state[3] = answer["version"], answer["view"]
+
+        await asyncio.gather(*(worker(states[i], calls // concurrency) for i in range(concurrency)))
+
+
+async def rest_answer(address: str) -> bytes:
+    """A real ApplyMove answer in JSON, for the bare app to send (the service's REST layer gives the same)."""
+    from google.protobuf import json_format
+    from patience.v1 import patience_pb2 as pb
+
+    reply, _, _ = await service_loads.typical_reply(address)
+    answer = json_format.MessageToDict(
+        pb.ApplyMoveResponse.FromString(reply), always_print_fields_with_no_presence=True
+    )
+    return json.dumps(answer, separators=(",", ":")).encode()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--server", choices=("service", "echo"), default="service")
+    parser.add_argument("--server", choices=("service", "echo", "rest", "rest-bare"), default="service")
     parser.add_argument("--calls", type=int, default=1024)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--warm", type=int, default=256)
@@ -107,7 +159,7 @@ def main() -> None:
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is needed")
     tmp = Path(tempfile.mkdtemp(prefix="patience-instr-"))
-    redis_port, port = sb.free_port(), sb.free_port()
+    redis_port, port = processes.free_port(), processes.free_port()
     procs: list[subprocess.Popen[bytes]] = []
     try:
         from service import dev_certificates
@@ -126,19 +178,28 @@ def main() -> None:
             stdout=subprocess.DEVNULL,
         )
         procs.append(redis)
-        sb.wait_port(redis_port, redis)
+        processes.wait_port(redis_port, redis)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
-        if args.server == "echo":
+        rest = args.server.startswith("rest")
+        if args.server == "rest-bare":
+            service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
+            (tmp / "answer.json").write_bytes(asyncio.run(rest_answer(address)))
+            processes.stop(service)
+            (tmp / "bare.py").write_text(rest_bench.BARE_APP)
+            command = [sys.executable, str(tmp / "bare.py"), str(port), str(tmp / "answer.json")]
+        elif args.server == "echo":
             reply = tmp / "reply.bin"
-            service, address = sb.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
-            reply.write_bytes(asyncio.run(sb.typical_reply(address))[0])
-            sb.stop(service)
-            command = [sys.executable, str(Path(sb.__file__)), "--echo-child", str(port), str(reply)]
+            service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
+            reply.write_bytes(asyncio.run(service_loads.typical_reply(address))[0])
+            processes.stop(service)
+            command = [sys.executable, grpc_echo.__file__, str(port), str(reply)]
         else:
             env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
-                        "PATIENCE_LOG_LEVEL": args.log_level})  # fmt: skip
+                        "PATIENCE_LOG_LEVEL": args.log_level, "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
             command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url,
                        "--rate-limits", "false"]  # fmt: skip
+            if rest:  # gRPC on a port of its own, REST on the measured one
+                command[3:5] = ["--listen", f"127.0.0.1:{processes.free_port()}", "--http-listen", f"127.0.0.1:{port}"]
             if args.redis_tls:
                 command += ["--redis-ca-file", str(tmp / "tls" / "ca.crt")]
         roots = None
@@ -154,13 +215,18 @@ def main() -> None:
             stderr=subprocess.DEVNULL,
         )
         procs.append(server)
-        sb.wait_port(port, server, timeout=600)
+        processes.wait_port(port, server, timeout=600)
         time.sleep(2)
         address = f"127.0.0.1:{port}"
-        asyncio.run(drive(args.server, address, args.concurrency, args.warm, roots=roots))
+        load: Callable[[int], Coroutine[Any, Any, None]] = (
+            (lambda n: drive_rest(f"http://{address}", args.concurrency, n))
+            if rest
+            else (lambda n: drive(args.server, address, args.concurrency, n, roots=roots))
+        )
+        asyncio.run(load(args.warm))
         # valgrind runs the server as its own pid (exec), so the Popen pid is the one to control
         subprocess.run(["callgrind_control", "-z", str(server.pid)], check=True, capture_output=True)
-        asyncio.run(drive(args.server, address, args.concurrency, args.calls, roots=roots))
+        asyncio.run(load(args.calls))
         subprocess.run(["callgrind_control", "-d", str(server.pid)], check=True, capture_output=True)
         dumps: list[Path] = []
         for _ in range(60):
@@ -178,7 +244,7 @@ def main() -> None:
         print(f"{what}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
     finally:
         for proc in reversed(procs):
-            sb.stop(proc)
+            processes.stop(proc)
         shutil.rmtree(tmp, ignore_errors=True)
 
 

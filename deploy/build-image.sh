@@ -22,7 +22,7 @@ cd "$ROOT"
 OFFICIAL_BASE=python:3.11-slim-bookworm
 DEBIAN_SUITE=bookworm
 DEBIAN_PACKAGES=python3,python3-venv,python-is-python3,ca-certificates,passwd
-VERSION=$(sed -n 's/^version = "\(.*\)"$/\1/p' pyproject.toml | head -n 1)
+VERSION=$(sed -n 's/^version = "\(.*\)"$/\1/p' service/pyproject.toml | head -n 1)
 if [ $# -gt 0 ]; then tags=("$@"); else tags=("patience-service:local" "patience-service:$VERSION"); fi
 
 say() { echo "build-image: $*" >&2; }

@@ -60,15 +60,21 @@ promtool_into() {
 
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-stamp=.venv/.installed-$(cat pyproject.toml clients/python/pyproject.toml 2>/dev/null | sha256sum | cut -c1-16)
+stamp=.venv/.installed-$(cat pyproject.toml service/pyproject.toml clients/python/pyproject.toml | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
   # The build backend's deprecation warnings would bury the test output: keep pip's log, show it on failure.
   pip_log=.venv/pip-install.log
   quiet_pip() { .venv/bin/pip install -q "$@" >>"$pip_log" 2>&1 || { cat "$pip_log" >&2; return 1; }; }
   : >"$pip_log"
   retry quiet_pip --upgrade pip
-  retry quiet_pip -e '.[test]'
-  if [ -f clients/python/pyproject.toml ]; then retry quiet_pip -e clients/python; fi
+  # A virtualenv made before the split into three distributions holds a patience-service built from the root,
+  # whose uninstall (pip replacing it) would take patience-core's `patience` command with it: remove it first.
+  if .venv/bin/pip show patience-service 2>/dev/null | grep -qx "Editable project location: $ROOT"; then
+    .venv/bin/pip uninstall -y -q patience-service >>"$pip_log" 2>&1
+  fi
+  # The three distributions (README.md), editable, in one command so that pip takes patience-core from the
+  # checkout, and the development tools (pyproject.toml's dependency group `test`: pip >= 25.1).
+  retry quiet_pip --group test -e . -e ./service -e ./clients/python
   rm -f .venv/.installed-*; touch "$stamp"
 fi
 promtool_into .venv/bin

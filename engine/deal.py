@@ -95,6 +95,19 @@ def pull_one(cards: list[Card], candidate: Callable[[Card], bool], pick: Pick) -
     return cards.pop(where[k])
 
 
+#: Numbered public deals ("deal #N", docs/deal-v2.md): seed = SHA-256(PUBLIC_DEAL_LABEL + decimal N).
+PUBLIC_DEAL_LABEL = "patience-public-deal|"
+MAX_DEAL_NUMBER = (1 << 32) - 1
+
+
+def public_deal_seed(number: int) -> bytes:
+    """The seed of public deal ``number`` (1 to 2**32-1): the same for every variant, so "deal #N" names one deal
+    of each game, and anyone can compute it (no fairness claim: everyone knows the deal in advance)."""
+    if isinstance(number, bool) or not isinstance(number, int) or not 1 <= number <= MAX_DEAL_NUMBER:
+        raise ValueError(f"a public deal's number is 1 to {MAX_DEAL_NUMBER}, not {number!r}")
+    return hashlib.sha256(f"{PUBLIC_DEAL_LABEL}{number}".encode("ascii")).digest()
+
+
 def parse_seed(text: str) -> bytes:
     """A seed from 64 hex digits."""
     try:

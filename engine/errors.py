@@ -1,7 +1,8 @@
 """Typed errors with stable reason codes.
 
 Callers branch on ``error.reason`` (a :class:`Reason`, whose value is the
-stable kebab-case code the API publishes), never on the message text. The
+stable UPPER_SNAKE_CASE code the API publishes, spelt the same on every path:
+a refused move's ErrorInfo, a verdict, the CLI), never on the message text. The
 message is for people and names the cards involved.
 """
 
@@ -13,29 +14,29 @@ from enum import StrEnum
 class Reason(StrEnum):
     """Why a move, a variant or an option was refused. Values are API-stable."""
 
-    BAD_NOTATION = "bad-notation"
-    UNKNOWN_VARIANT = "unknown-variant"
-    BAD_OPTION = "bad-option"
-    NOT_IN_THIS_GAME = "not-in-this-game"
-    NO_SUCH_PILE = "no-such-pile"
-    SAME_PILE = "same-pile"
-    EMPTY_PILE = "empty-pile"
-    NOT_FREE_CARD = "not-free-card"
-    DOES_NOT_FIT = "does-not-fit"
-    WRONG_COLOUR = "wrong-colour"
-    WRONG_SUIT = "wrong-suit"
-    RESERVE_FULL = "reserve-full"
-    CELL_OCCUPIED = "cell-occupied"
-    DEAD_COLUMN = "dead-column"
-    KING_CANNOT_MOVE = "king-cannot-move"
-    NOT_A_KING = "not-a-king"
-    KING_ROW_FULL = "king-row-full"
-    SEQUENCE_MOVES_OFF = "sequence-moves-off"
-    STOCK_EMPTY = "stock-empty"
-    STOCK_NOT_EMPTY = "stock-not-empty"
-    NO_REDEALS_LEFT = "no-redeals-left"
-    HIDDEN_CARD = "hidden-card"
-    GAME_OVER = "game-over"
+    BAD_NOTATION = "BAD_NOTATION"
+    UNKNOWN_VARIANT = "UNKNOWN_VARIANT"
+    BAD_OPTION = "BAD_OPTION"
+    NOT_IN_THIS_GAME = "NOT_IN_THIS_GAME"
+    NO_SUCH_PILE = "NO_SUCH_PILE"
+    SAME_PILE = "SAME_PILE"
+    EMPTY_PILE = "EMPTY_PILE"
+    NOT_FREE_CARD = "NOT_FREE_CARD"
+    DOES_NOT_FIT = "DOES_NOT_FIT"
+    WRONG_COLOUR = "WRONG_COLOUR"
+    WRONG_SUIT = "WRONG_SUIT"
+    RESERVE_FULL = "RESERVE_FULL"
+    CELL_OCCUPIED = "CELL_OCCUPIED"
+    DEAD_COLUMN = "DEAD_COLUMN"
+    KING_CANNOT_MOVE = "KING_CANNOT_MOVE"
+    NOT_A_KING = "NOT_A_KING"
+    KING_ROW_FULL = "KING_ROW_FULL"
+    SEQUENCE_MOVES_OFF = "SEQUENCE_MOVES_OFF"
+    STOCK_EMPTY = "STOCK_EMPTY"
+    STOCK_NOT_EMPTY = "STOCK_NOT_EMPTY"
+    NO_REDEALS_LEFT = "NO_REDEALS_LEFT"
+    HIDDEN_CARD = "HIDDEN_CARD"
+    GAME_OVER = "GAME_OVER"
 
 
 class PatienceError(ValueError):

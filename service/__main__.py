@@ -32,6 +32,8 @@ def local_redis(directory: Path, maxmemory: str = "256mb") -> Iterator[str]:
             "no --redis-url given and no redis-server on PATH: install Redis "
             "(Debian/Ubuntu: apt-get install redis-server) or pass --redis-url redis://HOST:PORT/0"
         )
+    # redis-server changes into --dir before it reads --logfile and --unixsocket: give it absolute paths
+    directory = directory.resolve()
     directory.mkdir(parents=True, exist_ok=True)
     socket = directory / "redis.sock"
     if len(str(socket)) > 100:  # a Unix socket path is at most ~107 bytes: fall back to a short private dir
@@ -89,6 +91,9 @@ def _main(argv: Sequence[str] | None) -> int:
             directory = settings.local_redis_dir or Path.cwd() / "var" / "redis"
             url = stack.enter_context(local_redis(directory, settings.local_redis_maxmemory))
             settings = dataclasses.replace(settings, redis_url=url)
+        from service.filler.embedded import embedded_filler  # imports no gRPC
+
+        stack.enter_context(embedded_filler(settings))  # one per host: started here, before the workers fork
         if settings.workers > 1:
             from service import workers  # the deployment helper's: forks before any gRPC import
 

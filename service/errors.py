@@ -9,9 +9,10 @@ a stable ``reason`` and string ``metadata`` (``move_index``, ``move_text``,
 ``google.rpc.ErrorInfo`` detail (domain ``patience.v1``) through
 ``abort_with_status``; read it back with ``grpc_status.rpc_status.from_call``.
 
-Reasons are UPPER_SNAKE_CASE (Google AIP-193). For a refused move the reason is
-the engine's reason code upper-cased (``does-not-fit`` -> ``DOES_NOT_FIT``) and
-the kebab form stays in ``metadata["rule"]``.
+Reasons are UPPER_SNAKE_CASE (Google AIP-193), one spelling on every path: for a
+refused move the reason is the engine's own code (``DOES_NOT_FIT``, also in
+``metadata["rule"]`` and in a verdict's ``error_reason``). :data:`REASONS` lists
+every reason the service sends; a ServiceError with any other is a bug.
 """
 
 from __future__ import annotations
@@ -56,10 +57,45 @@ class Code(Enum):
         return self.value[1]
 
 
+#: Every reason the service sends in an ErrorInfo besides the engine's own (:class:`engine.errors.Reason`, whose
+#: values are reasons too): one UPPER_SNAKE_CASE spelling each (docs/api.md, "Errors"), grouped as there.
+SERVICE_REASONS = frozenset(
+    {
+        # the request
+        "MISSING_GAME_ID", "MISSING_EXPECTED_VERSION", "MISSING_MOVE", "MISSING_DEAL", "UNDECODABLE_REQUEST",
+        # dealing
+        "CLIENT_SEED_WITH_TICKET", "PREPARED_WITH_TICKET", "TICKET_FIXES_DEAL", "PREPARED_NEEDS_CLIENT_SEED",
+        "BAD_CLIENT_SEED", "BAD_PREPARED_ID", "DEAL_FIELDS_CONFLICT", "BAD_REPLAY_SEED", "BAD_DEAL_NUMBER",
+        "PREPARED_NOT_FOUND", "WINNABLE_NOT_COMBINABLE", "WINNABLE_POOL_EMPTY",
+        # tickets
+        "BAD_VALIDITY", "BAD_LABEL", "BAD_TICKET", "TICKET_EXPIRED", "TICKET_DEAL_SECRET", "TICKETS_UNAVAILABLE",
+        # REST
+        "INVALID_JSON", "JSON_TOO_DEEP", "BAD_QUERY_PARAMETER", "UNKNOWN_PARAMETER", "UNEXPECTED_BODY",
+        "NO_SUCH_ROUTE", "METHOD_NOT_ALLOWED", "REQUEST_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE",
+        # credentials and callers
+        "MISSING_TOKEN", "WRONG_TOKEN", "MISSING_OPERATOR_KEY", "WRONG_OPERATOR_KEY", "MINTING_DISABLED",
+        "BAD_CLIENT_ADDRESS", "UNTRUSTED_CLIENT_ADDRESS", "CLIENT_CERTIFICATE_REQUIRED", "RATE_LIMITED",
+        # games
+        "GAME_NOT_FOUND", "STALE_VERSION", "GAME_OVER", "GAME_EXPIRED", "UNDO_FORBIDDEN", "NOTHING_TO_UNDO",
+        "TOO_MANY_MOVES",
+        # the service itself
+        "SIGNING_UNAVAILABLE", "STORE_UNAVAILABLE", "STORE_FULL", "STORE_ERROR", "ID_COLLISION", "CORRUPT_STATE",
+        "CORRUPT_LOG", "INTERNAL", "UNIMPLEMENTED",
+        # hints
+        "HINTS_BUSY", "HINTS_UNAVAILABLE",
+    }
+)  # fmt: skip
+#: Every ErrorInfo reason: the service's and the engine's.
+REASONS = SERVICE_REASONS | frozenset(r.value for r in Reason)
+
+
 class ServiceError(Exception):
-    """A refusal with a stable reason; ``metadata`` values are strings (ErrorInfo's type)."""
+    """A refusal with a stable reason (one of :data:`REASONS`); ``metadata`` values are strings (ErrorInfo's
+    type)."""
 
     def __init__(self, code: Code, reason: str, message: str, metadata: Mapping[str, object] | None = None) -> None:
+        if reason not in REASONS:  # a new reason is added to REASONS, docs/api.md and the web client's messages
+            raise ValueError(f"{reason!r} is not one of the service's reason codes")
         super().__init__(message)
         self.code = code
         self.reason = reason
@@ -72,8 +108,8 @@ class ServiceError(Exception):
 
 
 def reason_code(reason: Reason | str) -> str:
-    """``does-not-fit`` -> ``DOES_NOT_FIT``."""
-    return str(reason).upper().replace("-", "_")
+    """The API's spelling of an engine reason: its value (``Reason.DOES_NOT_FIT`` -> ``DOES_NOT_FIT``)."""
+    return str(reason)
 
 
 def from_engine(exc: PatienceError, *, move_index: int | None = None, move_text: str | None = None) -> ServiceError:
@@ -135,6 +171,50 @@ def ticket_fixes_deal(field: str, ticket_variant: str) -> ServiceError:
         "TICKET_FIXES_DEAL", "the ticket names the variant and options: leave them out",
         {"field": field, "ticket_variant": ticket_variant},
     )  # fmt: skip
+
+
+def deal_fields_conflict(field: str, other: str) -> ServiceError:
+    """Two NewGame fields that each choose the deal (a replay seed or a deal number, and anything else that does)."""
+    return _invalid(
+        "DEAL_FIELDS_CONFLICT",
+        f"{field} chooses the deal by itself: send it without {other}",
+        {"field": field, "conflicts_with": other},
+    )
+
+
+def bad_replay_seed(length: int) -> ServiceError:
+    return _invalid(
+        "BAD_REPLAY_SEED",
+        f"a replay seed is a deal's 32-byte seed, not {length} bytes",
+        {"field": "replay_seed", "length": length},
+    )
+
+
+def bad_deal_number(maximum: int) -> ServiceError:
+    return _invalid(
+        "BAD_DEAL_NUMBER", f"a public deal's number is 1 to {maximum}", {"field": "deal_number", "limit": maximum}
+    )
+
+
+def winnable_not_combinable(field: str) -> ServiceError:
+    """A NewGame field that a winnable deal excludes: its seed comes from the server's pool, and nothing a client
+    chooses may pick or change it."""
+    return _invalid(
+        "WINNABLE_NOT_COMBINABLE", f"a winnable deal is a seed from the server's pool: no {field} with winnable",
+        {"field": field},
+    )  # fmt: skip
+
+
+def winnable_pool_empty(pool: str, waited: float) -> ServiceError:
+    """No proven deal of this configuration within the wait: never a deal that is not proven instead."""
+    error = ServiceError(
+        Code.UNAVAILABLE,
+        "WINNABLE_POOL_EMPTY",
+        "no winnable deal of this game is ready; the server is proving more, try again shortly",
+        {"pool": pool, "waited_seconds": f"{waited:g}"},
+    )
+    error.retry_after = 5
+    return error
 
 
 def prepared_needs_client_seed() -> ServiceError:
@@ -312,6 +392,21 @@ def tickets_unavailable() -> ServiceError:
 
 def signing_unavailable() -> ServiceError:
     return ServiceError(Code.UNAVAILABLE, "SIGNING_UNAVAILABLE", "this server has no signing keys", {})
+
+
+def hints_busy(limit: int, retry: int) -> ServiceError:
+    """The hint pool holds as many hints as it admits (running and waiting): try again shortly."""
+    error = ServiceError(
+        Code.UNAVAILABLE, "HINTS_BUSY", f"the hint solver is busy ({limit} hints running or waiting); try again soon",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def hints_unavailable() -> ServiceError:
+    """No hint pool, or one of its processes died (service.hints logs it and starts a new pool for the next hint)."""
+    return ServiceError(Code.UNAVAILABLE, "HINTS_UNAVAILABLE", "the hint solver is unavailable; try again", {})
 
 
 def store_unavailable(exc: Exception, *, full: bool = False) -> ServiceError:

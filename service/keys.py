@@ -51,8 +51,9 @@ from cryptography.hazmat.primitives.serialization import (
     load_pem_private_key,
     load_pem_public_key,
 )
+from patience.certificates import key_id_of
 
-from service.certificates import KeyRing, key_id_of
+from service.signing import KeyRing
 from service.tickets import KEY_BYTES, TicketMinter, ticket_key_id
 
 __all__ = [

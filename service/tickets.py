@@ -60,13 +60,13 @@ _MAX_INT = (1 << 53) - 1
 class TicketReason(StrEnum):
     """Why a ticket is refused. Values are API-stable."""
 
-    MALFORMED = "malformed"  # not a ticket: bad shape, base64 or JSON, missing or ill-typed field
-    UNSUPPORTED_TYPE = "unsupported-type"  # a later version, or another kind of token
-    UNKNOWN_KEY = "unknown-key"  # minted under a key this server does not hold (another server, or dropped)
-    BAD_SIGNATURE = "bad-signature"  # altered, or forged
-    UNSUPPORTED_DEAL_ALGORITHM = "unsupported-deal-algorithm"  # minted for another deal algorithm (deal-v1)
-    EXPIRED = "expired"
-    NOT_YET_VALID = "not-yet-valid"  # issued in the future (beyond the clock skew allowance)
+    MALFORMED = "MALFORMED"  # not a ticket: bad shape, base64 or JSON, missing or ill-typed field
+    UNSUPPORTED_TYPE = "UNSUPPORTED_TYPE"  # a later version, or another kind of token
+    UNKNOWN_KEY = "UNKNOWN_KEY"  # minted under a key this server does not hold (another server, or dropped)
+    BAD_SIGNATURE = "BAD_SIGNATURE"  # altered, or forged
+    UNSUPPORTED_DEAL_ALGORITHM = "UNSUPPORTED_DEAL_ALGORITHM"  # minted for another deal algorithm (deal-v1)
+    EXPIRED = "EXPIRED"
+    NOT_YET_VALID = "NOT_YET_VALID"  # issued in the future (beyond the clock skew allowance)
 
 
 class TicketError(ValueError):

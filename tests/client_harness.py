@@ -67,6 +67,7 @@ class ServiceThread:
             generate_keys=True,
             grace=0.5,
             rate_limits=False,  # a test calls far faster than a person plays
+            hint_states=300,  # a small solver budget: the tests check the calls, not how far a hint looks
         )
         self.seeds = seeds or Seeds()
         self.loop = asyncio.new_event_loop()
@@ -120,7 +121,7 @@ def solution_for(variant: str, seed: bytes) -> list[str]:
 
 
 def refused_move(
-    variant: str, seed: bytes, reasons: tuple[str, ...] = ("does-not-fit", "wrong-colour")
+    variant: str, seed: bytes, reasons: tuple[str, ...] = ("DOES_NOT_FIT", "WRONG_COLOUR")
 ) -> tuple[str, str]:
     """A column-to-column move the engine refuses at the deal for one of ``reasons``: (text, reason code)."""
     from engine.errors import IllegalMoveError

@@ -34,7 +34,7 @@ def chromium_missing() -> str | None:
     try:
         import playwright  # noqa: F401
     except ImportError:
-        return "the playwright package is missing (pip install -e '.[test]')"
+        return "the playwright package is missing (pip install --group test)"
     return None
 
 

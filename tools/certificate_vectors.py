@@ -20,6 +20,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf import json_format
+from patience.certificates import CertificateContents, canonical_json, key_id_of, raw_public_key
 from patience.v1 import patience_pb2 as pb
 
 from engine import get_game
@@ -29,7 +30,7 @@ from engine.game import Game, format_option
 from engine.moves import split_moves
 from engine.state import State
 from engine.verify import replay
-from service.certificates import CertificateContents, KeyRing, canonical_json, key_id_of, raw_public_key
+from service.signing import KeyRing
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "certificate-vectors"
@@ -75,6 +76,9 @@ def the_win() -> tuple[Game, State, CertificateContents]:
         ticket_id="",
         final_state_hash=state_hash(game, result.state),
         played="moves",
+        dealt="random",
+        deal_number=0,
+        hints=2,
     )
     return game, result.state, contents
 
@@ -141,13 +145,32 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
         signed(without("played")),
         "",
     )
+    add(
+        "no-hints",
+        "signed without the optional hints field (certificates from before it existed)",
+        signed(without("hints")),
+        "",
+    )
+    add(
+        "no-dealt",
+        "signed without the optional dealt and deal_number fields (certificates from before they existed)",
+        signed({k: v for k, v in fields.items() if k not in ("dealt", "deal_number")}),
+        "",
+    )
+    for dealt, number in (("ticket", 0), ("winnable", 0), ("replay", 0), ("public", 1), ("public", (1 << 32) - 1)):
+        add(
+            f"dealt-{dealt}-{number}",
+            f"dealt {dealt!r}, deal_number {number} (re-signed)",
+            signed({**fields, "dealt": dealt, "deal_number": number}),
+            "",
+        )
     flipped = bytearray(payload)
     flipped[payload.index(b'"undo_count":0') + len('"undo_count":')] = ord("1")
     add(
         "payload-changed",
         "undo_count 0 -> 1 in the payload, the original signature kept",
         canonical_json({**env, "payload": b64(bytes(flipped))}),
-        "bad-signature",
+        "BAD_SIGNATURE",
     )
     sig = bytearray(base64.b64decode(env["signature"]))
     sig[0] ^= 1
@@ -155,45 +178,45 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
         "signature-changed",
         "one bit of the signature flipped",
         canonical_json({**env, "signature": b64(bytes(sig))}),
-        "bad-signature",
+        "BAD_SIGNATURE",
     )
     add(
         "foreign-key",
         "genuinely signed by a key that is not published",
         envelope(foreign, payload, key_id=key_id_of(foreign)),
-        "unknown-key",
+        "UNKNOWN_KEY",
     )
     add(
         "key-id-changed",
         "the envelope's key_id replaced by an unknown id",
         canonical_json({**env, "key_id": "0" * 16}),
-        "unknown-key",
+        "UNKNOWN_KEY",
     )
     add(
         "key-mismatch",
         "the payload names another key than the envelope (re-signed)",
         signed({**fields, "key_id": key_id_of(foreign)}),
-        "key-mismatch",
+        "KEY_MISMATCH",
     )
-    add("not-json", "not JSON", b"{key_id:", "malformed")
-    add("envelope-extra-field", "the envelope has a fourth field", canonical_json({**env, "note": "x"}), "malformed")
+    add("not-json", "not JSON", b"{key_id:", "MALFORMED")
+    add("envelope-extra-field", "the envelope has a fourth field", canonical_json({**env, "note": "x"}), "MALFORMED")
     add(
         "envelope-missing-field",
         "the envelope lacks its signature",
         canonical_json({"key_id": env["key_id"], "payload": env["payload"]}),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "payload-not-base64",
         "the payload is not base64",
         canonical_json({**env, "payload": "*" + env["payload"]}),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "signature-base64-unpadded",
         "the signature's base64 without its '==' padding",
         canonical_json({**env, "signature": env["signature"].rstrip("=")}),
-        "malformed",
+        "MALFORMED",
     )
     url = env["signature"].replace("+", "-").replace("/", "_")
     assert url != env["signature"], "the signature has no '+' or '/' to turn URL-safe"
@@ -201,101 +224,132 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
         "signature-base64url",
         "the signature in the URL-safe base64 alphabet ('-' and '_' for '+' and '/')",
         canonical_json({**env, "signature": url}),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "payload-not-canonical",
         "the payload with a space after a colon (re-signed)",
         envelope(signer, payload.replace(b'"result":"won"', b'"result": "won"')),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "payload-escaped",
         "a string written with a needless \\u escape (re-signed)",
         envelope(signer, payload.replace(b'"result":"won"', b'"result":"\\u0077on"')),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "payload-lone-surrogate",
         "game_id as the escape of a lone surrogate, which has no UTF-8 form (re-signed)",
         envelope(signer, payload.replace(b'"game_id":"vector-game-1"', b'"game_id":"\\ud800"')),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "payload-key-order",
         "the payload's first two keys swapped (re-signed)",
         envelope(signer, _swap_first_keys(payload)),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "unknown-field",
         "the payload has a field v1 does not define (re-signed)",
         signed({**fields, "extra": "x"}),
-        "malformed",
+        "MALFORMED",
     )
-    add("missing-field", "the payload lacks ticket_id (re-signed)", signed(without("ticket_id")), "malformed")
+    add("missing-field", "the payload lacks ticket_id (re-signed)", signed(without("ticket_id")), "MALFORMED")
     add(
         "field-type",
         "move_count as text (re-signed)",
         signed({**fields, "move_count": str(fields["move_count"])}),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "integer-as-float",
         "undo_count written 0.0 (re-signed)",
         envelope(signer, payload.replace(b'"undo_count":0', b'"undo_count":0.0')),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "integer-too-large",
         "started_at beyond 2**53-1 (re-signed)",
         signed({**fields, "started_at": 1 << 53}),
-        "malformed",
+        "MALFORMED",
     )
-    add("result-not-won", "result 'lost' (re-signed)", signed({**fields, "result": "lost"}), "malformed")
-    add("played-unknown", "played 'solved' (re-signed)", signed({**fields, "played": "solved"}), "malformed")
+    add("result-not-won", "result 'lost' (re-signed)", signed({**fields, "result": "lost"}), "MALFORMED")
+    add("played-unknown", "played 'solved' (re-signed)", signed({**fields, "played": "solved"}), "MALFORMED")
+    add("dealt-unknown", "dealt 'shuffled' (re-signed)", signed({**fields, "dealt": "shuffled"}), "MALFORMED")
+    add("dealt-empty", "dealt '' (re-signed)", signed({**fields, "dealt": ""}), "MALFORMED")
+    add("dealt-not-text", "dealt as a number (re-signed)", signed({**fields, "dealt": 1}), "MALFORMED")
+    add("dealt-alone", "dealt without deal_number (re-signed)", signed(without("deal_number")), "MALFORMED")
+    add("deal-number-alone", "deal_number without dealt (re-signed)", signed(without("dealt")), "MALFORMED")
+    add(
+        "deal-number-not-public",
+        "dealt 'random' with deal_number 5 (re-signed)",
+        signed({**fields, "deal_number": 5}),
+        "MALFORMED",
+    )
+    add(
+        "public-number-zero",
+        "dealt 'public' with deal_number 0 (re-signed)",
+        signed({**fields, "dealt": "public", "deal_number": 0}),
+        "MALFORMED",
+    )
+    add(
+        "public-number-too-large",
+        "dealt 'public' with deal_number 2**32 (re-signed)",
+        signed({**fields, "dealt": "public", "deal_number": 1 << 32}),
+        "MALFORMED",
+    )
+    add(
+        "deal-number-as-text",
+        "dealt 'public' with deal_number '7' (re-signed)",
+        signed({**fields, "dealt": "public", "deal_number": "7"}),
+        "MALFORMED",
+    )
+    add("hints-negative", "hints -1 (re-signed)", signed({**fields, "hints": -1}), "MALFORMED")
+    add("hints-text", "hints written as text '2' (re-signed)", signed({**fields, "hints": "2"}), "MALFORMED")
     add(
         "seed-uppercase",
         "the seed in upper-case hex (re-signed)",
         signed({**fields, "seed": fields["seed"].upper(), "commitment": fields["commitment"]}),
-        "malformed",
+        "MALFORMED",
     )
-    add("seed-short", "a 31-byte seed (re-signed)", signed({**fields, "seed": fields["seed"][:62]}), "malformed")
+    add("seed-short", "a 31-byte seed (re-signed)", signed({**fields, "seed": fields["seed"][:62]}), "MALFORMED")
     add(
         "unknown-type",
         "type patience-certificate/v2 (re-signed)",
         signed({**fields, "type": "patience-certificate/v2"}),
-        "unsupported-type",
+        "UNSUPPORTED_TYPE",
     )
     add(
         "unknown-type-not-canonical",
         "type patience-certificate/v2 in a payload not in canonical form (re-signed): the form is checked first",
         envelope(signer, payload.replace(b'"type":"patience-certificate/v1"', b'"type": "patience-certificate/v2"')),
-        "malformed",
+        "MALFORMED",
     )
     add(
         "deal-v1",
         "the withdrawn deal-v1 (re-signed)",
         signed({**fields, "deal": "deal-v1"}),
-        "unsupported-deal-algorithm",
+        "UNSUPPORTED_DEAL_ALGORITHM",
     )
     add(
         "deal-unknown",
         "a deal algorithm nobody knows (re-signed)",
         signed({**fields, "deal": "deal-v9"}),
-        "unsupported-deal-algorithm",
+        "UNSUPPORTED_DEAL_ALGORITHM",
     )
     add(
         "commitment-mismatch",
         "the commitment of another seed (re-signed)",
         signed({**fields, "commitment": hashlib.sha256(bytes(32)).hexdigest()}),
-        "commitment-mismatch",
+        "COMMITMENT_MISMATCH",
     )
     add(
         "count-mismatch",
         "move_count one more than the moves (re-signed)",
         signed({**fields, "move_count": fields["move_count"] + 1}),
-        "count-mismatch",
+        "COUNT_MISMATCH",
     )
     short = fields["moves"][:-1]
     add(
@@ -303,14 +357,14 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
         "the last move dropped, move_count to match (re-signed): valid unless replayed",
         signed({**fields, "moves": short, "move_count": len(short)}),
         "",
-        "not-won",
+        "NOT_WON",
     )
     add(
         "final-hash-mismatch",
         "final_state_hash of another position (re-signed): valid unless replayed",
         signed({**fields, "final_state_hash": hashlib.sha256(b"another position").hexdigest()}),
         "",
-        "replay-mismatch",
+        "REPLAY_MISMATCH",
     )
     assert kid == fields["key_id"]
     return out

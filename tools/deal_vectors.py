@@ -1,4 +1,5 @@
-"""Print the deal-v2 test vectors of docs/deal-v2.md (Markdown tables) from the engine.
+"""Print the deal-v2 test vectors of docs/deal-v2.md (Markdown tables) from the engine, and the seeds of a few
+numbered public deals.
 
     .venv/bin/python tools/deal_vectors.py > /tmp/vectors.md
 
@@ -13,7 +14,7 @@ import hmac
 import struct
 
 from engine.cards import ACE, HEARTS, KING, QUEEN, RANK, card, cards_text
-from engine.deal import shuffle
+from engine.deal import MAX_DEAL_NUMBER, public_deal_seed, shuffle
 
 SEEDS = (
     bytes(32),
@@ -21,6 +22,8 @@ SEEDS = (
     bytes.fromhex("96d61fe343ddf5e0d8d68b1d0b08b9af50973a0ebdd38021fae327bbea1b4c13"),
     bytes(range(1, 33)),
 )
+#: Public deal numbers whose seeds are published (docs/deal-v2.md, "Numbered public deals").
+DEAL_NUMBERS = (1, 2, 7, 10, 1000, 65_536, MAX_DEAL_NUMBER)
 SHUFFLED = (("royal-retinue", 104), ("cats-tail", 104), ("sultan-52", 104), ("sultan-36", 72))
 AH = card(ACE, HEARTS)
 #: variant -> (deck size, ranks removed whole in step 6, the single card's test in step 7)
@@ -54,6 +57,11 @@ def main() -> None:
             index = where[k]
             pulled = cards_text([cards[index]])
             print(f"| `{seed.hex()}` | `{variant}` | {len(where)} | {k} | `{pulled}` | {index} |")
+    print("\n| deal number | seed (hex) | `cats-tail`, first ten cards |\n|---|---|---|")
+    for number in DEAL_NUMBERS:
+        seed = public_deal_seed(number)
+        first = cards_text(shuffle(seed, "cats-tail", 104).cards[:10])
+        print(f"| {number} | `{seed.hex()}` | `{first}` |")
 
 
 if __name__ == "__main__":

@@ -38,13 +38,26 @@ export async function sha256Hex(bytes) {
   return hex(await crypto.subtle.digest('SHA-256', bytes));
 }
 
-// The payload's fields and their JSON types ("played" is optional: certificates signed before it existed lack it).
+// The payload's fields and their JSON types ("played", "dealt" with "deal_number", and "hints" are optional:
+// certificates signed before they existed lack them).
 const FIELDS = {
   type: "string", key_id: "string", game_id: "string", variant: "string", options: "object", deal: "string",
   seed: "string", commitment: "string", moves: "array", move_count: "integer", undo_count: "integer",
   started_at: "integer", finished_at: "integer", ticket_id: "string", final_state_hash: "string", result: "string",
 };
 const MAX_INT = 2 ** 53 - 1;
+const OPTIONAL = ['played', 'dealt', 'deal_number', 'hints'];
+// How a deal was chosen (the "dealt" field); deal_number is 1 .. 2^32-1 for "public" and 0 for the others.
+export const DEALT = ['random', 'ticket', 'winnable', 'replay', 'public'];
+const MAX_DEAL_NUMBER = 2 ** 32 - 1;
+
+function dealtProblem(contents) {
+  if (('dealt' in contents) !== ('deal_number' in contents)) return true;
+  if (!('dealt' in contents)) return false;
+  const { dealt, deal_number: number } = contents;
+  if (!DEALT.includes(dealt) || !Number.isInteger(number)) return true;
+  return dealt === 'public' ? !(number >= 1 && number <= MAX_DEAL_NUMBER) : number !== 0;
+}
 
 // Code-point order (Python's sort of str), not JavaScript's default UTF-16 order: they differ only beyond U+FFFF.
 function byCodePoint(a, b) {
@@ -81,27 +94,31 @@ function checkPayload(payload, envelopeKeyId) {
     text = new TextDecoder("utf-8", { fatal: true }).decode(payload);
     contents = JSON.parse(text);
   } catch {
-    return "malformed";
+    return "MALFORMED";
   }
-  if (kind(contents) !== "object") return "malformed";
+  if (kind(contents) !== "object") return "MALFORMED";
   const again = canonical(contents);
   // A lone surrogate (\ud800) has no UTF-8 form: the signer cannot have written it.
-  if (/\\ud[89a-f][0-9a-f]{2}/.test(again) || !sameBytes(new TextEncoder().encode(again), payload)) return "malformed";
-  if (contents.type !== TYPE) return "unsupported-type";
-  if ("played" in contents && contents.played !== "moves" && contents.played !== "submitted") return "malformed";
-  const names = Object.keys(contents).filter((k) => k !== "played").sort().join(",");
-  if (names !== Object.keys(FIELDS).sort().join(",")) return "malformed";
+  if (/\\ud[89a-f][0-9a-f]{2}/.test(again) || !sameBytes(new TextEncoder().encode(again), payload)) return "MALFORMED";
+  if (contents.type !== TYPE) return "UNSUPPORTED_TYPE";
+  if ("played" in contents && contents.played !== "moves" && contents.played !== "submitted") return "MALFORMED";
+  if (dealtProblem(contents)) return "MALFORMED";
+  if ("hints" in contents && !(kind(contents.hints) === "integer" && contents.hints >= 0 && contents.hints <= MAX_INT)) {
+    return "MALFORMED";
+  }
+  const names = Object.keys(contents).filter((k) => !OPTIONAL.includes(k)).sort().join(",");
+  if (names !== Object.keys(FIELDS).sort().join(",")) return "MALFORMED";
   for (const [name, type] of Object.entries(FIELDS)) {
     const value = contents[name];
-    if (kind(value) !== type) return "malformed";
-    if (type === "integer" && !(value >= 0 && value <= MAX_INT)) return "malformed";
+    if (kind(value) !== type) return "MALFORMED";
+    if (type === "integer" && !(value >= 0 && value <= MAX_INT)) return "MALFORMED";
   }
-  if (contents.result !== "won") return "malformed";
-  if (!Object.values(contents.options).every((v) => typeof v === "string")) return "malformed";
-  if (!contents.moves.every((m) => typeof m === "string")) return "malformed";
-  if (!/^[0-9a-f]{64}$/.test(contents.seed) || !/^[0-9a-f]{64}$/.test(contents.commitment)) return "malformed";
-  if (contents.key_id !== envelopeKeyId) return "key-mismatch";
-  if (contents.deal !== DEAL) return "unsupported-deal-algorithm";
+  if (contents.result !== "won") return "MALFORMED";
+  if (!Object.values(contents.options).every((v) => typeof v === "string")) return "MALFORMED";
+  if (!contents.moves.every((m) => typeof m === "string")) return "MALFORMED";
+  if (!/^[0-9a-f]{64}$/.test(contents.seed) || !/^[0-9a-f]{64}$/.test(contents.commitment)) return "MALFORMED";
+  if (contents.key_id !== envelopeKeyId) return "KEY_MISMATCH";
+  if (contents.deal !== DEAL) return "UNSUPPORTED_DEAL_ALGORITHM";
   return "";
 }
 
@@ -121,7 +138,7 @@ function publicKeyOf(keys, keyId) {
  * @returns {Promise<{valid: boolean, reason: string, keyId?: string, contents?: object}>}
  */
 export async function verifyCertificate(encoded, keys) {
-  if (!globalThis.crypto || !crypto.subtle) return { valid: false, reason: 'no-webcrypto' };
+  if (!globalThis.crypto || !crypto.subtle) return { valid: false, reason: 'NO_WEBCRYPTO' };
   let envelope, payload, signature;
   try {
     const text = typeof encoded === 'string' ? encoded : new TextDecoder('utf-8', { fatal: true }).decode(encoded);
@@ -133,7 +150,7 @@ export async function verifyCertificate(encoded, keys) {
     payload = strictBase64(envelope.payload);
     signature = strictBase64(envelope.signature);
   } catch {
-    return { valid: false, reason: 'malformed' };
+    return { valid: false, reason: 'MALFORMED' };
   }
   const keyId = envelope.key_id;
   let raw;
@@ -142,26 +159,26 @@ export async function verifyCertificate(encoded, keys) {
   } catch {
     raw = undefined;
   }
-  if (!raw) return { valid: false, reason: 'unknown-key', keyId };
+  if (!raw) return { valid: false, reason: 'UNKNOWN_KEY', keyId };
   let key;
   try {
     key = await crypto.subtle.importKey('raw', raw, { name: 'Ed25519' }, false, ['verify']);
   } catch {
-    return { valid: false, reason: 'no-ed25519', keyId };
+    return { valid: false, reason: 'NO_ED25519', keyId };
   }
   // 1. The signature, over the exact payload bytes ...
   if (!(await crypto.subtle.verify({ name: 'Ed25519' }, key, signature, payload))) {
-    return { valid: false, reason: 'bad-signature', keyId };
+    return { valid: false, reason: 'BAD_SIGNATURE', keyId };
   }
   // 2. ... and only then the fields.
   const problem = checkPayload(payload, keyId);
-  const contents = problem === '' || problem === 'unsupported-deal-algorithm' ? JSON.parse(new TextDecoder().decode(payload)) : undefined;
+  const contents = problem === '' || problem === 'UNSUPPORTED_DEAL_ALGORITHM' ? JSON.parse(new TextDecoder().decode(payload)) : undefined;
   if (problem) return { valid: false, reason: problem, keyId, contents };
   const seed = Uint8Array.from(contents.seed.match(/../g), (h) => parseInt(h, 16));
   if ((await sha256Hex(seed)) !== contents.commitment) {
-    return { valid: false, reason: 'commitment-mismatch', keyId, contents };
+    return { valid: false, reason: 'COMMITMENT_MISMATCH', keyId, contents };
   }
-  if (contents.moves.length !== contents.move_count) return { valid: false, reason: 'count-mismatch', keyId, contents };
+  if (contents.moves.length !== contents.move_count) return { valid: false, reason: 'COUNT_MISMATCH', keyId, contents };
   return { valid: true, reason: '', keyId, contents };
 }
 

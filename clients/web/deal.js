@@ -35,6 +35,21 @@ async function hmac(key, data) {
   return new Uint8Array(await subtle.sign('HMAC', k, data));
 }
 
+/** The largest public deal number (deal numbers are 1 .. 2^32-1, NewGameRequest.deal_number). */
+export const MAX_DEAL_NUMBER = 2 ** 32 - 1;
+
+/**
+ * The 32-byte seed of public deal #n (docs/deal-v2.md, "Numbered public deals"):
+ * SHA-256("patience-public-deal|" + n in decimal), the same for every game.
+ */
+export async function publicDealSeed(n) {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_DEAL_NUMBER) {
+    throw new RangeError(`a public deal's number is 1 to ${MAX_DEAL_NUMBER}`);
+  }
+  const text = new TextEncoder().encode(`patience-public-deal|${n}`);
+  return new Uint8Array(await subtle.digest('SHA-256', text));
+}
+
 /** Steps 1-3: `uniform(n)` over the HMAC-SHA256 counter stream of (seed, variant). */
 export async function randomStream(seed, variant) {
   const key = await hmac(seed, new TextEncoder().encode(`deal-v2|${variant}`));
@@ -168,9 +183,9 @@ export function firstLayout(variant, dealt) {
 
 /** Compare the recomputed first layout with the view the page saved at the deal. */
 export async function checkDeal(seed, variant, size, firstView) {
-  if (!PULLS[variant]) return { ok: false, reason: 'unknown-variant' };
+  if (!PULLS[variant]) return { ok: false, reason: 'UNKNOWN_VARIANT' };
   const layout = firstLayout(variant, await dealCards(seed, variant, size));
-  if (!firstView) return { ok: null, reason: 'no-first-view' };
+  if (!firstView) return { ok: null, reason: 'NO_FIRST_VIEW' };
   const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
   if (layout.columns && !same(layout.columns, firstView.columns.map((p) => p.cards || []))) {
     return { ok: false, reason: 'columns' };

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+from patience.jsonlimits import MAX_JSON_DEPTH, too_deep
 from patience.v1 import patience_pb2 as pb
 
 from service import errors
 from service.games import messages
 from service.games.ports import Credentials
 from service.games.steps import Steps
-from service.jsonlimits import MAX_JSON_DEPTH, too_deep
 
 
 class Certifying(Steps):

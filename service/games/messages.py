@@ -7,14 +7,15 @@ from __future__ import annotations
 import hashlib
 
 from google.protobuf.timestamp_pb2 import Timestamp
+from patience.certificates import CertificateContents, Verification
 from patience.v1 import patience_pb2 as pb
 
+from engine import movelog
 from engine.deal import ALGORITHM
 from engine.game import Game, Status
 from engine.verify import Replay
 from engine.view import hidden_cards
 from service import convert
-from service.certificates import CertificateContents, Verification
 from service.store import GameRecord, StoreStatus
 
 #: The statuses of a game that is over (its seed may be revealed).
@@ -76,10 +77,15 @@ def seed_revealed(record: GameRecord, status: pb.GameStatus) -> bool:
     return True
 
 
+def solution_texts(record: GameRecord) -> list[str]:
+    """A winnable deal's winning line in explicit notation (``Game.solution``; for a game that is over only)."""
+    return [m.text() for m in movelog.unpack(record.solution)] if record.solution else []
+
+
 def template_key(record: GameRecord, game: Game) -> tuple[object, ...]:
     """What a game's template depends on."""
     return (record.game_id, game, record.allow_undo, record.seed, record.client_seed, record.server_seed,
-            record.ticket_id, record.created_at)  # fmt: skip
+            record.ticket_id, record.created_at, record.dealt, record.deal_number)  # fmt: skip
 
 
 def template(record: GameRecord, game: Game) -> pb.Game:
@@ -95,6 +101,8 @@ def template(record: GameRecord, game: Game) -> pb.Game:
         ticket_id=ticket_id(record.ticket_id),
         created_at=ts(record.created_at),
         server_seed_commitment=hashlib.sha256(record.server_seed).digest() if record.server_seed else b"",
+        dealt=record.dealt,
+        deal_number=record.deal_number,
     )
 
 
@@ -126,4 +134,7 @@ def certificate_message(encoded: bytes, contents: CertificateContents, checked: 
         ticket_id=contents.ticket_id,
         final_state_hash=contents.final_state_hash,
         played=contents.played,
+        dealt=contents.dealt,
+        deal_number=contents.deal_number,
+        hint_count=contents.hints or 0,
     )

@@ -8,7 +8,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 if TYPE_CHECKING:
-    from service.certificates import CertificateContents, Verification
+    from patience.certificates import CertificateContents, Verification
+
     from service.tickets import Ticket
 
 
@@ -25,7 +26,7 @@ class Credentials(NamedTuple):
 
 
 class KeyRing(Protocol):
-    """Certificate signing (service.certificates.KeyRing)."""
+    """Certificate signing (service.signing.KeyRing)."""
 
     def sign(self, contents: CertificateContents) -> bytes: ...
     def verify(self, encoded: bytes | str, *, replay: bool = False) -> Verification: ...

@@ -13,7 +13,7 @@ from service import errors
 from service.games import messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, parse_options, refusal
-from service.store import NewGameRecord, Played, StoreError, StoreStatus
+from service.store import Dealt, NewGameRecord, Played, StoreError, StoreStatus
 from service.tokens import new_game_id, new_token, token_hash
 
 log = logging.getLogger("service.games")
@@ -110,6 +110,7 @@ class Solutions(Steps):
                 moves=result.moves,
                 status=StoreStatus.WON,
                 played=Played.SUBMITTED,
+                dealt=Dealt.TICKET,
             )
             try:
                 record = await self.store.create(whole)

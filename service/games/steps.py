@@ -11,12 +11,13 @@ import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
 
+from patience.certificates import CertificateContents
 from patience.v1 import patience_pb2 as pb
 
 from engine.catalogue import get_game
 from engine.deal import SEED_BYTES
 from engine.encoding import EncodingError, decode_state, state_hash
-from engine.errors import VariantError
+from engine.errors import Reason, VariantError
 from engine.game import Game, Status
 from engine.moves import Move, split_moves
 from engine.state import State
@@ -24,11 +25,11 @@ from engine.verify import Replay, replay
 from engine.view import player_view
 from service import convert, errors
 from service.caches import RecentGames, Templates
-from service.certificates import CertificateContents
 from service.config import Settings
 from service.errors import ServiceError
 from service.games import messages
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
+from service.hints import HintPool
 from service.store import (
     GameClosed,
     GameExpired,
@@ -40,7 +41,7 @@ from service.store import (
     StoreUnavailable,
     VersionConflict,
 )
-from service.tickets import Ticket, TicketError
+from service.tickets import Ticket, TicketError, TicketReason
 from service.tokens import token_hash
 
 log = logging.getLogger("service.games")
@@ -90,6 +91,7 @@ class Steps:
         seed_source: Callable[[], bytes] | None = None,
         dealer: Callable[[Game, bytes], State] | None = None,
         limiter: Limiter | None = None,
+        hints: HintPool | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -100,6 +102,7 @@ class Steps:
         # no answer tells them apart): it is a constructor argument, which no client can reach.
         self._deal: Callable[[Game, bytes], State] = dealer or (lambda game, seed: game.deal(seed))
         self.limiter = limiter  # None: no limits
+        self.hints = hints  # None: Hint is refused (UNAVAILABLE)
         self.recent = RecentGames()
         self.templates = Templates()
 
@@ -161,7 +164,7 @@ class Steps:
             return get_game(variant, convert.text_options(options) if options else None)
         except VariantError as exc:
             error = errors.from_engine(exc)
-            error.metadata["field"] = "variant" if exc.reason.value == "unknown-variant" else "options"
+            error.metadata["field"] = "variant" if exc.reason is Reason.UNKNOWN_VARIANT else "options"
             raise error from exc
 
     def _decode(self, record: GameRecord) -> tuple[Game, State]:
@@ -198,7 +201,7 @@ class Steps:
         try:
             return self.tickets, self.tickets.open(text, now=now_ms() // 1000)
         except TicketError as exc:
-            if exc.reason == "expired":
+            if exc.reason == TicketReason.EXPIRED:
                 raise errors.ticket_expired() from exc
             raise errors.bad_ticket(exc.reason) from exc
 
@@ -230,10 +233,13 @@ class Steps:
         msg.view.MergeFromString(convert.view_bytes(view))
         msg.move_count = record.move_count
         msg.undo_count = record.undo_count
+        msg.hint_count = record.hint_count
         messages.set_ms(msg.updated_at, record.updated_at)
         if messages.seed_revealed(record, shown):
             msg.seed = record.seed
             msg.server_seed = record.server_seed
+            if record.solution:  # dealt as winnable: the line that proves it, beside the seed, never before
+                msg.solution.extend(messages.solution_texts(record))
         if record.finished_at:
             messages.set_ms(msg.finished_at, record.finished_at)
         elif record.expired:
@@ -264,11 +270,15 @@ class Steps:
             ticket_id=messages.ticket_id(record.ticket_id),
             final_state_hash=state_hash(game, final),
             played=record.played,
+            dealt=record.dealt,
+            deal_number=record.deal_number,
+            hints=record.hint_count,
         )
         # The certificate as first issued, when the store keeps one: a key rotated since must not change its bytes.
         encoded = record.certificate or self.key_ring.sign(contents)
         checked = self.key_ring.verify(encoded)
-        return messages.certificate_message(encoded, contents, checked)
+        # The message repeats what the certificate says (a kept one may predate fields the game has now).
+        return messages.certificate_message(encoded, checked.contents or contents, checked)
 
     async def _keep_certificate(self, record: GameRecord, certificate: pb.Certificate) -> None:
         """Keep the first certificate issued for a win (in the game's record), so that it keeps its bytes whatever

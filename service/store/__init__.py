@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from service.store.interface import (
     AlreadyExists,
+    Dealt,
     GameClosed,
     GameExpired,
     GameRecord,
@@ -22,12 +23,14 @@ from service.store.interface import (
     StoreStatus,
     StoreUnavailable,
     VersionConflict,
+    dealt_of,
 )
 from service.store.redis_store import CLUSTER_SCHEMES, RedisGameStore, is_cluster_url, open_store
 
 __all__ = [
     "CLUSTER_SCHEMES",
     "AlreadyExists",
+    "Dealt",
     "GameClosed",
     "GameExpired",
     "GameRecord",
@@ -43,6 +46,7 @@ __all__ = [
     "StoreStatus",
     "StoreUnavailable",
     "VersionConflict",
+    "dealt_of",
     "is_cluster_url",
     "open_store",
 ]

@@ -30,6 +30,7 @@ from patience_client import (
 from engine.catalogue import VARIANT_IDS, get_game
 from engine.errors import Reason
 from engine.moves import Move
+from engine.solver import autoplay
 
 __all__ = ["service"]  # the fixture, imported for pytest
 
@@ -116,7 +117,7 @@ def test_a_refused_move_raises_illegal_move_with_reason_index_and_text(client: P
     with pytest.raises(IllegalMove) as info:
         client.apply_move(gid, text, expected_version=1)
     err = info.value
-    assert err.reason == rule.upper().replace("-", "_")
+    assert err.reason == rule  # one spelling: the engine's code is the API's
     assert err.engine_reason is Reason(rule)
     assert err.move_index == 0 and err.move_text == text
     assert err.domain == "patience.v1" and err.message
@@ -177,6 +178,33 @@ def test_a_prepared_game_mixes_the_committed_server_seed(client: PatienceClient)
     assert bare.value.reason == "PREPARED_NEEDS_CLIENT_SEED"
 
 
+def test_a_replay_and_a_public_deal_say_how_they_were_dealt(client: PatienceClient) -> None:
+    first = client.new_game("sultan-36").game
+    over = client.resign(first.game_id)
+    again = client.new_game("sultan-36", replay_seed=over.seed).game
+    assert (again.dealt, again.commitment, again.view) == ("replay", first.commitment, first.view)
+    public = client.new_game("sultan-36", deal_number=42).game
+    assert (public.dealt, public.deal_number) == ("public", 42)
+    assert public.commitment == hashlib.sha256(hashlib.sha256(b"patience-public-deal|42").digest()).digest()
+    won = client.submit_solution(
+        solution_for("sultan-36", hashlib.sha256(b"patience-public-deal|42").digest()), game_id=public.game_id
+    )
+    check = client.verify_offline(won.certificate, replay=True)
+    assert check.valid and check.contents is not None
+    assert (check.contents.dealt, check.contents.deal_number) == ("public", 42)
+    with pytest.raises(InvalidRequest) as both:
+        client.new_game("sultan-36", replay_seed=over.seed, deal_number=42)
+    assert both.value.reason == "DEAL_FIELDS_CONFLICT"
+    with pytest.raises(InvalidRequest) as short:
+        client.new_game("sultan-36", replay_seed=b"x" * 31)
+    assert short.value.reason == "BAD_REPLAY_SEED"
+    with pytest.raises(InvalidRequest) as zero:
+        client.new_game("sultan-36", deal_number=0)
+    assert zero.value.reason == "BAD_DEAL_NUMBER"
+    with pytest.raises(ValueError, match="deal number"):
+        client.new_game("sultan-36", deal_number=1 << 32)
+
+
 def test_a_stale_version_is_a_version_conflict_with_the_current_version(client: PatienceClient) -> None:
     gid = client.new_game("cats-tail").game.game_id
     client.apply_move(gid, engine_legal("cats-tail", seed_for(0))[0], expected_version=1)
@@ -208,6 +236,30 @@ def test_a_session_re_reads_the_game_after_a_conflict(client: PatienceClient, se
         other_client.session(mine.game_id).undo()
     resp = mine.move(after[0], rebase=True)
     assert resp.applied.text == after[0] and mine.version == 5
+
+
+def test_hint_and_autoplay(client: PatienceClient) -> None:
+    """sultan-36: hidden cards (the hint guesses them), and every move home is safe (AutoPlay plays them)."""
+    started = client.new_game("sultan-36")
+    gid, seed = started.game.game_id, seed_for(0)
+    hint = client.hint(gid)
+    assert hint.reason and hint.reason_code in ("WINS_IN_GUESSES", "SAFE_MOVE", "BEST_SCORE")
+    assert (hint.version, hint.hint_count, hint.tried) == (1, 1, 6)
+    assert hint.move.text in engine_legal("sultan-36", seed)
+    assert client.hint(gid) == hint  # the same version: the same hint, counted once
+    game = get_game("sultan-36")
+    _, safe = autoplay(game, game.deal(seed))
+    with pytest.raises(VersionConflict) as stale:
+        client.autoplay(gid, expected_version=2)
+    assert stale.value.current_version == 1
+    played = client.autoplay(gid, expected_version=1)
+    assert [m.text for m in played.applied] == [m.text() for m in safe]
+    assert played.game.version == 1 + len(safe) and played.game.hint_count == 1
+    # A session keeps the version AutoPlay leaves, and asks its own hints.
+    session = client.session(played.game)
+    again = session.autoplay()
+    assert list(again.applied) == [] and session.version == played.game.version
+    assert session.hint().hint_count == (2 if safe else 1)
 
 
 # -- credentials -------------------------------------------------------------------------------------------------
@@ -286,14 +338,14 @@ def test_signing_keys_and_online_certificate_checks(client: PatienceClient) -> N
     assert offline.contents.final_state_hash == cert.final_state_hash
     keys = keys_from_proto(client.get_signing_keys())
     assert verify_certificate(cert.encoded, keys).valid
-    assert verify_certificate(bytes(tampered), keys).reason == bad.reason == "malformed"
+    assert verify_certificate(bytes(tampered), keys).reason == bad.reason == "MALFORMED"
     forged = json.loads(cert.encoded)
     payload = json.loads(base64.b64decode(forged["payload"]))
     payload["undo_count"] = 0 if payload["undo_count"] else 1  # a nicer record, not signed by the service
     forged["payload"] = base64.b64encode(json.dumps(payload, sort_keys=True, separators=(",", ":")).encode()).decode()
     forged_bytes = json.dumps(forged, sort_keys=True, separators=(",", ":")).encode()
-    assert verify_certificate(forged_bytes, keys).reason == "bad-signature"
-    assert client.verify_certificate(forged_bytes).reason == "bad-signature"
+    assert verify_certificate(forged_bytes, keys).reason == "BAD_SIGNATURE"
+    assert client.verify_certificate(forged_bytes).reason == "BAD_SIGNATURE"
 
 
 # -- asyncio ---------------------------------------------------------------------------------------------------------
@@ -325,7 +377,14 @@ def test_the_asyncio_client_does_the_same(service: ServiceThread) -> None:
             assert undone.undone.text == applied.applied.text and session.version == 3
             assert (await session.legal_moves()) and (await session.move(first)).game.version == 4
             assert (await client.refresh(gid)).version == 4
-            resigned = await client.resign(gid, expected_version=4)
+            hint = await client.hint(gid)
+            assert (hint.version, hint.hint_count, hint.reason_code != "") == (4, 1, True)
+            assert (await session.hint()) == hint
+            with pytest.raises(VersionConflict):
+                await client.autoplay(gid, expected_version=3)
+            auto = await session.autoplay()
+            assert session.version == 4 + len(auto.applied) == auto.game.version
+            resigned = await client.resign(gid, expected_version=session.version)
             assert resigned.seed == seed_for(0)
 
             sultan = (await client.new_game("sultan-36")).game.game_id
@@ -340,6 +399,10 @@ def test_the_asyncio_client_does_the_same(service: ServiceThread) -> None:
             assert mixed.game.server_seed_commitment == prepared.server_seed_commitment
             minted = await client.mint_deal("cats-tail")
             assert (await client.new_game(deal_ticket=minted.deal_ticket)).game.ticket_id == minted.ticket_id
+            replayed = await client.new_game("cats-tail", replay_seed=seed_for(0))
+            assert (replayed.game.dealt, replayed.game.commitment) == ("replay", started.game.commitment)
+            public = await client.new_game("cats-tail", deal_number=7)
+            assert (public.game.dealt, public.game.deal_number) == ("public", 7)
             with pytest.raises(GameNotFound):
                 await client.get_game("nope", token="some-token")
 

@@ -19,6 +19,7 @@ from client_harness import OPERATOR_KEY, ServiceThread, refused_move, seed_for, 
 from patience_client import cli, statefile
 
 from engine.catalogue import get_game
+from engine.solver import autoplay
 
 __all__ = ["service"]
 
@@ -85,7 +86,7 @@ def test_a_refused_move_is_explained_and_exits_1(env: Path) -> None:
     text, rule = refused_move("cats-tail", seed_for(0))
     code, out = run("move", text)
     assert code == 1
-    assert f"✗ {text!r} refused: {rule.upper().replace('-', '_')}" in out and "why:" in out
+    assert f"✗ {text!r} refused: {rule}" in out and "why:" in out
     code, out = run("move", "3~7")
     assert code == 1 and "BAD_NOTATION" in out and "Moves look like" in out
 
@@ -156,7 +157,7 @@ def test_submit_then_verify_the_certificate_offline_and_online(
 
     code, out = run("verify-cert", str(cert), "--replay")  # keys fetched from the server, checked here
     assert code == 0 and "✓ certificate valid" in out and "replayed with the engine" in out
-    assert "submitted whole" in out
+    assert "submitted whole" in out and "0 hints" in out
     keys = tmp_path / "keys.json"
     assert run("keys", "--out", str(keys))[0] == 0
     code, out = run("--target", "127.0.0.1:1", "verify-cert", str(cert), "--keys", str(keys))  # fully offline
@@ -169,7 +170,7 @@ def test_submit_then_verify_the_certificate_offline_and_online(
     doc["signature"] = ("A" if doc["signature"][0] != "A" else "B") + doc["signature"][1:]
     tampered.write_text(json.dumps(doc, sort_keys=True, separators=(",", ":")))
     code, out = run("verify-cert", str(tampered), "--keys", str(keys))
-    assert code == 1 and "NOT valid: bad-signature" in out
+    assert code == 1 and "NOT valid: BAD_SIGNATURE" in out
     code, out = run("verify-cert", str(tampered), "--server")
     assert code == 1 and "NOT valid" in out
 
@@ -190,3 +191,51 @@ def test_mint_and_submit_for_a_ticket(env: Path, tmp_path: Path, service: Servic
     assert run("new", f"--ticket={ticket}")[0] == 0
     code, out = run("submit", str(solution), "--cert-out", str(tmp_path / "t.cert"))
     assert code == 0 and "won" in out and (tmp_path / "t.cert").exists()
+
+
+def test_replay_deals_the_ended_game_again_and_new_takes_a_seed_or_a_deal_number(env: Path) -> None:
+    run("new", "cats-tail", "--no-undo")
+    code, out = run("replay")
+    assert code == 2  # the first game is not over: its seed is still secret
+    run("resign")
+    first = statefile.load(env)
+    code, out = run("replay")
+    assert code == 0 and "replay" in out and "no fairness claim" in out
+    again = statefile.load(env)
+    assert first is not None and again is not None and again.game_id != first.game_id
+    seed = seed_for(0)
+    assert hashlib.sha256(seed).hexdigest() in out  # the commitment of the same deal
+    code, out = run("undo")  # a replay of a no-undo game forbids undo too
+    assert code == 1 and "UNDO_FORBIDDEN" in out
+    code, out = run("new", "cats-tail", "--replay", seed.hex())
+    assert code == 0 and hashlib.sha256(seed).hexdigest() in out
+    code, out = run("new", "sultan-36", "--deal", "7")
+    assert code == 0 and "public deal #7" in out and "sultan-36 deal #7  game " in out  # and in the header
+    assert hashlib.sha256(hashlib.sha256(b"patience-public-deal|7").digest()).hexdigest() in out
+    assert run("new", "cats-tail", "--replay", "abc")[0] == 2
+    assert run("new", "cats-tail", "--deal", "7", "--replay", seed.hex())[0] == 2
+    assert run("new", "cats-tail", "--deal", "7", "--client-seed", "00")[0] == 2
+    code, out = run("new", "cats-tail", "--deal", "0")
+    assert code == 1 and "BAD_DEAL_NUMBER" in out
+
+
+def test_hint_marks_the_move_and_auto_sends_the_safe_cards_home(env: Path) -> None:
+    run("new", "sultan-36")
+    game = get_game("sultan-36")
+    start = game.deal(seed_for(0))
+    code, out = run("hint")
+    assert code == 0 and "hints in this game: 1" in out
+    line = next(x for x in out.splitlines() if x.startswith("hint: "))
+    assert line.split()[1] in [m.text() for m in game.legal_moves(start)]
+    assert "<- from" in out and "\x1b[" not in out  # marked in words without colour
+    _, safe = autoplay(game, start)
+    code, out = run("auto")
+    assert code == 0
+    assert (f"played {' '.join(m.text() for m in safe)}" if safe else "no card can safely go home now") in out
+    saved = statefile.load(env)
+    assert saved is not None and saved.version == 1 + len(safe)
+    code, out = run("auto")
+    assert code == 0 and "no card can safely go home now" in out
+    run("resign")
+    code, out = run("hint")
+    assert code == 1 and "GAME_OVER" in out

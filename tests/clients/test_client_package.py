@@ -1,4 +1,4 @@
-"""patience-client is its own distribution: it imports the engine and the generated API, never the service."""
+"""patience-client is its own distribution: it imports the core (engine, API, certificates), never the service."""
 
 from __future__ import annotations
 
@@ -43,7 +43,8 @@ def test_its_distribution_names_the_command_and_no_service_dependency() -> None:
     assert meta["name"] == "patience-client"
     assert meta["scripts"] == {"patience-cli": "patience_client.cli:main"}
     deps = [d.split(">")[0].split("=")[0].split("<")[0].strip() for d in meta["dependencies"]]
-    assert "redis" not in deps and "patience-service" in deps  # the root distribution ships engine + patience.v1
+    assert "redis" not in deps and "patience-service" not in deps
+    assert "patience-core[grpc]" in deps  # the root distribution: engine, patience.v1, patience.certificates
     assert "cryptography" in deps and "grpcio-status" in deps
     assert (CLIENT / "patience_client" / "py.typed").exists()
     assert Path(patience_client.__file__).resolve().is_relative_to(CLIENT)

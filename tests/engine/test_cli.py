@@ -76,7 +76,7 @@ def test_verify_exit_codes(tmp_path: Path) -> None:
     illegal = run("verify", "captives", "--seed", SEED, str(f), "--json")
     doc = json.loads(illegal.stdout)
     assert illegal.returncode == 1
-    assert (doc["outcome"], doc["error_index"], doc["error_reason"]) == ("illegal", 2, "bad-notation")
+    assert (doc["outcome"], doc["error_index"], doc["error_reason"]) == ("illegal", 2, "BAD_NOTATION")
 
 
 FCS = Path(__file__).resolve().parents[1] / "data" / "fcs"

@@ -4,6 +4,7 @@ withdrawn deal-v1."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -19,7 +20,17 @@ from hypothesis import strategies as st
 from engine import get_game
 from engine.cards import ACE, HEARTS, KING, QUEEN, RANK, canonical_deck, card, card_text, cards_text, parse_card
 from engine.catalogue import VARIANT_IDS
-from engine.deal import ALGORITHM, DealRandom, parse_seed, pull_one, shuffle, shuffled_deck, topmost
+from engine.deal import (
+    ALGORITHM,
+    MAX_DEAL_NUMBER,
+    DealRandom,
+    parse_seed,
+    public_deal_seed,
+    pull_one,
+    shuffle,
+    shuffled_deck,
+    topmost,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "deal-v2.md"
@@ -28,6 +39,7 @@ SHUFFLE_ROW = re.compile(r"^\| `([0-9a-f]{64})` \| `([a-z0-9-]+)` \| (\d+) \| `(
 PULL_ROW = re.compile(
     r"^\| `([0-9a-f]{64})` \| `([a-z0-9-]+)` \| (\d+) \| (\d+) \| `([2-9TJQKA][CDHS])` \| (\d+) \|$", re.M
 )
+PUBLIC_ROW = re.compile(r"^\| (\d+) \| `([0-9a-f]{64})` \| `([^`]+)` \|$", re.M)
 AH = card(ACE, HEARTS)
 #: variant -> (ranks removed whole in step 6, the card pulled out singly in step 7)
 SINGLE = {
@@ -46,6 +58,10 @@ def shuffle_vectors() -> list[tuple[str, str, int, str]]:
 
 def pull_vectors() -> list[tuple[str, str, int, int, str, int]]:
     return [(s, v, int(m), int(k), c, int(i)) for s, v, m, k, c, i in PULL_ROW.findall(DOC.read_text())]
+
+
+def public_vectors() -> list[tuple[int, str, str]]:
+    return [(int(n), seed, cards) for n, seed, cards in PUBLIC_ROW.findall(DOC.read_text())]
 
 
 def test_the_algorithm_is_deal_v2() -> None:
@@ -258,3 +274,58 @@ def test_the_web_clients_module_deals_every_variant_as_the_engine_does() -> None
             assert got["pulled"] == {"m": m, "k": k, "card": card_text(pulled), "index": index}
         else:
             assert got["pulled"] is None
+
+
+# -- numbered public deals -------------------------------------------------------------------------------------
+
+
+def test_docs_publish_public_deal_seeds_from_one_to_the_largest_number() -> None:
+    numbers = [n for n, _, _ in public_vectors()]
+    assert len(numbers) >= 5 and numbers[0] == 1 and numbers[-1] == MAX_DEAL_NUMBER == 2**32 - 1
+
+
+@pytest.mark.parametrize(("number", "seed", "first_ten"), public_vectors())
+def test_published_public_deal_vector(number: int, seed: str, first_ten: str) -> None:
+    assert public_deal_seed(number).hex() == seed
+    assert seed == hashlib.sha256(f"patience-public-deal|{number}".encode()).hexdigest()  # the rule as written
+    assert cards_text(shuffled_deck(bytes.fromhex(seed), "cats-tail", 104)[:10]) == first_ten
+
+
+@pytest.mark.parametrize("number", [0, -1, MAX_DEAL_NUMBER + 1, True, 1.0, "7"])
+def test_a_public_deal_number_outside_one_to_the_largest_is_refused(number: Any) -> None:
+    with pytest.raises(ValueError, match="public deal"):
+        public_deal_seed(number)
+
+
+@given(st.integers(min_value=1, max_value=MAX_DEAL_NUMBER), st.integers(min_value=1, max_value=MAX_DEAL_NUMBER))
+def test_public_deal_seeds_are_distinct_and_thirty_two_bytes(a: int, b: int) -> None:
+    assert len(public_deal_seed(a)) == 32
+    assert (public_deal_seed(a) == public_deal_seed(b)) == (a == b)
+
+
+PUBLIC_SCRIPT = """
+import { publicDealSeed } from %s;
+const out = [];
+for (const n of [1, 2, 7, 10, 1000, 65536, 4294967295]) out.push(Buffer.from(await publicDealSeed(n)).toString('hex'));
+for (const bad of [0, -1, 4294967296, 1.5, '7', NaN]) {
+  try { await publicDealSeed(bad); out.push('accepted ' + bad); } catch (e) { out.push(e.name); }
+}
+console.log(JSON.stringify(out));
+"""
+
+
+def test_the_web_clients_module_computes_the_published_public_deal_seeds() -> None:
+    node = shutil.which("node")
+    assert node is not None, "node is not installed (deploy/setup.sh installs nodejs): clients/web/deal.js is untested"
+    done = subprocess.run(
+        [node, "--input-type=module", "-e", PUBLIC_SCRIPT % json.dumps(DEAL_JS.as_uri())],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    published = {n: seed for n, seed, _ in public_vectors()}
+    assert out[:7] == [published[n] for n in (1, 2, 7, 10, 1000, 65536, 4294967295)]
+    assert out[7:] == ["RangeError"] * 6

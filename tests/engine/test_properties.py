@@ -130,7 +130,7 @@ def test_notation_parser_never_crashes(tokens: list[str]) -> None:
     try:
         move = Move.parse(text)
     except MoveError as exc:
-        assert exc.reason.value == "bad-notation"
+        assert exc.reason.value == "BAD_NOTATION"
     else:
         assert Move.parse(move.text()) == move
 

@@ -16,11 +16,11 @@ import httpx
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from http_support import LiveServer, fcs_fixtures, live_server
+from patience.certificates import canonical_json
 
 from engine import get_game
 from engine.encoding import encode_state
 from engine.verify import replay
-from service.certificates import canonical_json
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """The shared certificate vectors (docs/certificate-vectors/): fresh, and every verifier here agrees with them.
 
-The verifiers: service/certificates.py, the Python client's reader (patience_client), the reference JavaScript
-verifier clients/web/certificate.js (under node), and the
+The verifiers: patience.certificates with the service's key ring, and with raw public keys through the Python
+client (patience_client), the reference JavaScript verifier clients/web/certificate.js (under node), and the
 engine, which replays the certified moves and recomputes final_state_hash from the documented encoding.
 """
 
@@ -19,13 +19,14 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from patience.certificates import canonical_json, key_id_of, verify_certificate
 from patience_client.certificates import verify_certificate as client_verify
 
 from engine import get_game
 from engine.catalogue import VARIANT_IDS
 from engine.encoding import decode_state, encode_state, state_hash
 from engine.verify import replay
-from service.certificates import KeyRing, canonical_json, key_id_of, verify_certificate
+from service.signing import KeyRing
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "docs" / "certificate-vectors"
@@ -145,16 +146,16 @@ def test_the_tampered_set_covers_every_reason_code() -> None:
     reasons = {c["reason"] for c in tampered()} | {c["reason_with_replay"] for c in tampered()}
     assert reasons == {
         "",
-        "malformed",
-        "unsupported-type",
-        "unknown-key",
-        "bad-signature",
-        "key-mismatch",
-        "commitment-mismatch",
-        "count-mismatch",
-        "unsupported-deal-algorithm",
-        "not-won",
-        "replay-mismatch",
+        "MALFORMED",
+        "UNSUPPORTED_TYPE",
+        "UNKNOWN_KEY",
+        "BAD_SIGNATURE",
+        "KEY_MISMATCH",
+        "COMMITMENT_MISMATCH",
+        "COUNT_MISMATCH",
+        "UNSUPPORTED_DEAL_ALGORITHM",
+        "NOT_WON",
+        "REPLAY_MISMATCH",
     }
 
 

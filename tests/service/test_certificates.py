@@ -13,20 +13,20 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-
-from engine import get_game
-from engine.encoding import state_hash
-from engine.verify import replay
-from service.certificates import (
+from patience.certificates import (
     CERTIFICATE_TYPE,
     CertificateContents,
     CertificateReason,
-    KeyRing,
     canonical_json,
     key_id_of,
     raw_public_key,
     verify_certificate,
 )
+
+from engine import get_game
+from engine.encoding import state_hash
+from engine.verify import replay
+from service.signing import KeyRing
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = bytes(32)
@@ -117,7 +117,7 @@ def test_sign_and_verify_round_trip(ring: KeyRing, contents: CertificateContents
     assert (checked.valid, checked.reason) == (True, "")
     valid, reason = verify_certificate(encoded, ring)
     assert (valid, reason) == (True, "")
-    assert checked.contents == contents
+    assert checked.contents == replace(contents, key_id=checked.key_id)  # read back, with the key the payload names
     assert checked.key_id == ring.active_key_id == key_id_of(ring.signing_key.public_key())  # type: ignore[union-attr]
     assert len(checked.signature) == 64
     assert ring.verify(encoded, replay=True).valid
@@ -200,7 +200,7 @@ def test_a_tampered_move_deep_in_the_list_is_a_bad_signature(ring: KeyRing, cont
     encoded = ring.sign(contents)
     payload = payload_of(encoded)
     payload["moves"][100] = "9-f5"
-    assert ring.verify(with_payload(encoded, payload)).reason == "bad-signature"
+    assert ring.verify(with_payload(encoded, payload)).reason == "BAD_SIGNATURE"
 
 
 def test_a_tampered_signature_is_refused(ring: KeyRing, contents: CertificateContents) -> None:
@@ -210,9 +210,9 @@ def test_a_tampered_signature_is_refused(ring: KeyRing, contents: CertificateCon
         sig = bytearray(base64.b64decode(env["signature"]))
         sig[i] ^= 0x01
         env2 = {**env, "signature": base64.b64encode(bytes(sig)).decode()}
-        assert ring.verify(canonical_json(env2)).reason == "bad-signature"
+        assert ring.verify(canonical_json(env2)).reason == "BAD_SIGNATURE"
     short = {**env, "signature": base64.b64encode(b"x" * 10).decode()}
-    assert ring.verify(canonical_json(short)).reason == "bad-signature"
+    assert ring.verify(canonical_json(short)).reason == "BAD_SIGNATURE"
 
 
 def test_a_tampered_key_id_is_refused(ring: KeyRing, contents: CertificateContents) -> None:
@@ -221,15 +221,15 @@ def test_a_tampered_key_id_is_refused(ring: KeyRing, contents: CertificateConten
     encoded = both.sign(contents)
     env = envelope(encoded)
     unknown = canonical_json({**env, "key_id": "ffffffffffffffff"})
-    assert both.verify(unknown).reason == "unknown-key"
+    assert both.verify(unknown).reason == "UNKNOWN_KEY"
     swapped = canonical_json({**env, "key_id": key_id_of(other)})  # a known key that did not sign it
-    assert both.verify(swapped).reason == "bad-signature"
+    assert both.verify(swapped).reason == "BAD_SIGNATURE"
 
 
 def test_a_certificate_from_a_foreign_key_is_an_unknown_key(ring: KeyRing, contents: CertificateContents) -> None:
     foreign = KeyRing.generate()
     checked = ring.verify(foreign.sign(contents))
-    assert (checked.valid, checked.reason, checked.key_id) == (False, "unknown-key", foreign.active_key_id)
+    assert (checked.valid, checked.reason, checked.key_id) == (False, "UNKNOWN_KEY", foreign.active_key_id)
 
 
 # --------------------------------------------------------------------------- genuine signatures over bad contents
@@ -239,24 +239,24 @@ def test_signed_contents_are_still_checked(ring: KeyRing, contents: CertificateC
     """A valid signature is necessary, not sufficient: each inconsistency has its own reason."""
     good = payload_of(ring.sign(contents))
     cases: list[tuple[dict[str, Any] | bytes, str]] = [
-        ({**good, "key_id": "0123456789abcdef"}, "key-mismatch"),
-        ({**good, "deal": "deal-v1"}, "unsupported-deal-algorithm"),  # the withdrawn algorithm
-        ({**good, "deal": "deal-v3"}, "unsupported-deal-algorithm"),
-        ({**good, "commitment": "22" * 32}, "commitment-mismatch"),
-        ({**good, "move_count": 242}, "count-mismatch"),
-        ({**good, "type": "patience-certificate/v2"}, "unsupported-type"),
-        ({**good, "result": "lost"}, "malformed"),
-        ({k: v for k, v in good.items() if k != "undo_count"}, "malformed"),
-        ({**good, "extra": 1}, "malformed"),
-        ({**good, "move_count": True}, "malformed"),
-        ({**good, "started_at": "1764000000000"}, "malformed"),
-        ({**good, "started_at": 2**60}, "malformed"),
-        ({**good, "seed": "AB" * 32}, "malformed"),  # hex is lowercase
-        ({**good, "seed": "ab" * 31}, "malformed"),
-        ({**good, "moves": [1, 2]}, "malformed"),
-        (json.dumps(good, sort_keys=True).encode(), "malformed"),  # signed, but not the canonical bytes
-        (b"[1,2,3]", "malformed"),
-        (b"\xff\xfe", "malformed"),
+        ({**good, "key_id": "0123456789abcdef"}, "KEY_MISMATCH"),
+        ({**good, "deal": "deal-v1"}, "UNSUPPORTED_DEAL_ALGORITHM"),  # the withdrawn algorithm
+        ({**good, "deal": "deal-v3"}, "UNSUPPORTED_DEAL_ALGORITHM"),
+        ({**good, "commitment": "22" * 32}, "COMMITMENT_MISMATCH"),
+        ({**good, "move_count": 242}, "COUNT_MISMATCH"),
+        ({**good, "type": "patience-certificate/v2"}, "UNSUPPORTED_TYPE"),
+        ({**good, "result": "lost"}, "MALFORMED"),
+        ({k: v for k, v in good.items() if k != "undo_count"}, "MALFORMED"),
+        ({**good, "extra": 1}, "MALFORMED"),
+        ({**good, "move_count": True}, "MALFORMED"),
+        ({**good, "started_at": "1764000000000"}, "MALFORMED"),
+        ({**good, "started_at": 2**60}, "MALFORMED"),
+        ({**good, "seed": "AB" * 32}, "MALFORMED"),  # hex is lowercase
+        ({**good, "seed": "ab" * 31}, "MALFORMED"),
+        ({**good, "moves": [1, 2]}, "MALFORMED"),
+        (json.dumps(good, sort_keys=True).encode(), "MALFORMED"),  # signed, but not the canonical bytes
+        (b"[1,2,3]", "MALFORMED"),
+        (b"\xff\xfe", "MALFORMED"),
     ]
     for payload, reason in cases:
         checked = ring.verify(resign(ring, payload))
@@ -269,16 +269,16 @@ def test_replay_refuses_a_signed_certificate_whose_moves_do_not_win(
     short = replace(contents, moves=contents.moves[:-1], move_count=contents.move_count - 1)
     assert ring.verify(ring.sign(short)).valid  # the signature alone does not replay
     checked = ring.verify(ring.sign(short), replay=True)
-    assert (checked.valid, checked.reason) == (False, "not-won")
+    assert (checked.valid, checked.reason) == (False, "NOT_WON")
     illegal = replace(contents, moves=("9-9", *contents.moves[1:]))
-    assert ring.verify(ring.sign(illegal), replay=True).reason == "not-won"
+    assert ring.verify(ring.sign(illegal), replay=True).reason == "NOT_WON"
     wrong_end = replace(contents, final_state_hash="00" * 32)
-    assert ring.verify(ring.sign(wrong_end), replay=True).reason == "replay-mismatch"
+    assert ring.verify(ring.sign(wrong_end), replay=True).reason == "REPLAY_MISMATCH"
     old_deal = replace(contents, deal_algorithm="deal-v1")
-    assert ring.verify(ring.sign(old_deal), replay=True).reason == "unsupported-deal-algorithm"
+    assert ring.verify(ring.sign(old_deal), replay=True).reason == "UNSUPPORTED_DEAL_ALGORITHM"
     assert ring.verify(ring.sign(contents), replay=True).valid
     other_game = replace(contents, variant="no-such-game")
-    assert ring.verify(ring.sign(other_game), replay=True).reason == "malformed"
+    assert ring.verify(ring.sign(other_game), replay=True).reason == "MALFORMED"
 
 
 @pytest.mark.parametrize(
@@ -299,7 +299,7 @@ def test_replay_refuses_a_signed_certificate_whose_moves_do_not_win(
 )
 def test_garbage_is_malformed_and_never_raises(ring: KeyRing, garbage: bytes) -> None:
     checked = ring.verify(garbage)
-    assert (checked.valid, checked.reason) == (False, "malformed")
+    assert (checked.valid, checked.reason) == (False, "MALFORMED")
 
 
 # --------------------------------------------------------------------------- rotation
@@ -321,7 +321,7 @@ def test_rotation_keeps_old_certificates_verifiable(contents: CertificateContent
     for kid, raw, _ in new.public_keys():
         assert key_id_of(raw) == kid and len(raw) == 32
     # Once the old key is dropped from the ring, its certificates are unknown here.
-    assert KeyRing(new.signing_key).verify(old_cert).reason == "unknown-key"
+    assert KeyRing(new.signing_key).verify(old_cert).reason == "UNKNOWN_KEY"
     # A verifier needs only public keys.
     public_only = KeyRing(None, [Ed25519PublicKey.from_public_bytes(raw) for _, raw, _ in new.public_keys()])
     assert public_only.verify(old_cert).valid and public_only.verify(new_cert).valid
@@ -339,10 +339,10 @@ def test_the_javascript_webcrypto_verifier_agrees(ring: KeyRing, contents: Certi
     payload["undo_count"] = 0
     cases = {
         "valid": (encoded, 0, "''"),
-        "tampered": (with_payload(encoded, payload), 1, "bad-signature"),
-        "foreign": (KeyRing.generate().sign(contents), 1, "unknown-key"),
-        "count": (resign(ring, {**payload_of(encoded), "move_count": 1}), 1, "count-mismatch"),
-        "deal-v1": (resign(ring, {**payload_of(encoded), "deal": "deal-v1"}), 1, "unsupported-deal-algorithm"),
+        "tampered": (with_payload(encoded, payload), 1, "BAD_SIGNATURE"),
+        "foreign": (KeyRing.generate().sign(contents), 1, "UNKNOWN_KEY"),
+        "count": (resign(ring, {**payload_of(encoded), "move_count": 1}), 1, "COUNT_MISMATCH"),
+        "deal-v1": (resign(ring, {**payload_of(encoded), "deal": "deal-v1"}), 1, "UNSUPPORTED_DEAL_ALGORITHM"),
     }
     assert ring.signing_key is not None
     key_arg = f"{ring.active_key_id}={base64.b64encode(raw_public_key(ring.signing_key.public_key())).decode()}"
@@ -362,7 +362,7 @@ def test_the_javascript_webcrypto_verifier_agrees(ring: KeyRing, contents: Certi
 
 def test_the_web_clients_verifier_refuses_another_deal_algorithm(ring: KeyRing, contents: CertificateContents) -> None:
     """clients/web/certificate.js (the page's own check, run here under node): a genuine certificate passes, the
-    same contents signed as deal-v1 are refused with unsupported-deal-algorithm, as by the service."""
+    same contents signed as deal-v1 are refused with UNSUPPORTED_DEAL_ALGORITHM, as by the service."""
     node = shutil.which("node")
     assert node is not None, "node is not installed (deploy/setup.sh installs it): the web client's verifier cannot run"
     assert ring.signing_key is not None
@@ -388,8 +388,8 @@ console.log(JSON.stringify(out.map((r) => [r.valid, r.reason])));
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [[True, ""], [False, "unsupported-deal-algorithm"]]
-    assert ring.verify(old).reason == "unsupported-deal-algorithm"
+    assert json.loads(done.stdout) == [[True, ""], [False, "UNSUPPORTED_DEAL_ALGORITHM"]]
+    assert ring.verify(old).reason == "UNSUPPORTED_DEAL_ALGORITHM"
 
 
 @pytest.mark.parametrize("played", ["moves", "submitted"])
@@ -415,7 +415,7 @@ def test_a_certificate_without_played_still_verifies_and_a_bad_value_is_malforme
     payload = json.loads(base64.b64decode(envelope(older)["payload"]))
     for bad in ("", "guessed", 1):
         forged = resign(ring, {**payload, "played": bad})
-        assert verify_certificate(forged, ring).reason == "malformed"
+        assert verify_certificate(forged, ring).reason == "MALFORMED"
     with pytest.raises(ValueError):
         ring.sign(replace_played(contents, "guessed"))
 

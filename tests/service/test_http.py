@@ -55,6 +55,8 @@ def test_every_rpc_has_its_annotated_routes() -> None:
         ("POST", "/v1/games/{game_id}/moves"): "ApplyMove",
         ("POST", "/v1/games/{game_id}/undo"): "UndoMove",
         ("GET", "/v1/games/{game_id}/legal-moves"): "LegalMoves",
+        ("GET", "/v1/games/{game_id}/hint"): "Hint",
+        ("POST", "/v1/games/{game_id}/autoplay"): "AutoPlay",
         ("POST", "/v1/games/{game_id}/resign"): "Resign",
         ("POST", "/v1/solutions"): "SubmitSolution",
         ("POST", "/v1/games/{game_id}/solution"): "SubmitSolution_1",
@@ -63,7 +65,7 @@ def test_every_rpc_has_its_annotated_routes() -> None:
         ("GET", "/v1/signing-keys"): "GetSigningKeys",
     }
     # Each RPC maps to the GameService method the gRPC servicer calls.
-    assert {rpc_attribute(m) for m in service.methods} >= {"apply_move", "get_signing_keys", "legal_moves"}
+    assert {rpc_attribute(m) for m in service.methods} >= {"apply_move", "get_signing_keys", "legal_moves", "auto_play"}
 
 
 def test_router_matches_decodes_and_tells_404_from_405() -> None:
@@ -222,7 +224,9 @@ def test_openapi_document_is_generated_from_the_proto() -> None:
     ops = {op["operationId"]: (path, verb) for path, item in doc["paths"].items() for verb, op in item.items()}
     assert ops["ApplyMove"] == ("/v1/games/{game_id}/moves", "post")
     assert ops["SubmitSolution_1"] == ("/v1/games/{game_id}/solution", "post")
-    assert len(ops) == 13
+    assert len(ops) == 15
+    assert ops["Hint"] == ("/v1/games/{game_id}/hint", "get")
+    assert ops["AutoPlay"] == ("/v1/games/{game_id}/autoplay", "post")
     assert ops["PrepareGame"] == ("/v1/games:prepare", "post")
     for ref in set(_refs(doc)):
         assert ref.removeprefix("#/components/schemas/") in doc["components"]["schemas"], ref
@@ -335,6 +339,9 @@ def test_new_game_errors(client: httpx.Client) -> None:
     error(client.post("/v1/games", json={"variant": "cats-tail", "colour": "red"}), 400, "INVALID_JSON")
     error(client.post("/v1/games", json={"variant": 7}), 400, "INVALID_JSON")
     error(client.post("/v1/games", json={"allowUndo": "perhaps"}), 400, "INVALID_JSON")
+    # json_format quotes a refused value: a lone surrogate in it must not turn the 400 into a 500
+    lone = b'{"variant": "captives", "dealNumber": "\\ud800 1"}'
+    error(client.post("/v1/games", content=lone, headers={"content-type": "application/json"}), 400, "INVALID_JSON")
     error(
         client.post("/v1/games", content=b"variant=cats-tail", headers={"content-type": "text/plain"}),
         415,
@@ -362,6 +369,35 @@ def test_a_prepared_game_over_rest(client: httpx.Client, server: LiveServer) -> 
     again = client.post("/v1/games", json={"variant": "tribunal", "clientSeed": seed, "preparedId": body["preparedId"]})
     assert error(again, 404, "PREPARED_NOT_FOUND")["prepared_id"] == body["preparedId"]
     error(client.post("/v1/games", json={"variant": "tribunal", "preparedId": "x"}), 400, "PREPARED_NEEDS_CLIENT_SEED")
+
+
+def test_a_replay_and_a_public_deal_over_rest(client: httpx.Client, server: LiveServer) -> None:
+    seed = hashlib.sha256(b"replay over rest").digest()
+    first = new_game(client, server, "captives", seed)
+    over = client.post(f"/v1/games/{first['game']['gameId']}/resign", headers=bearer(first["gameToken"]), json={})
+    assert base64.b64decode(over.json()["game"]["seed"]) == seed
+    again = new_game(client, server, "captives", replaySeed=over.json()["game"]["seed"])["game"]
+    assert (again["dealt"], again["commitment"], again["view"]) == ("replay", first["game"]["commitment"],
+                                                                   first["game"]["view"])  # fmt: skip
+    assert again["dealNumber"] == 0
+    public = new_game(client, server, "captives", dealNumber=4294967295)["game"]
+    assert (public["dealt"], public["dealNumber"]) == ("public", 4294967295)
+    assert (
+        base64.b64decode(public["commitment"])
+        == hashlib.sha256(hashlib.sha256(b"patience-public-deal|4294967295").digest()).digest()
+    )
+    assert new_game(client, server, "captives", deal_number=3)["game"]["dealNumber"] == 3  # proto names too
+    meta = error(client.post("/v1/games", json={"variant": "captives", "replaySeed": "AAAA"}), 400, "BAD_REPLAY_SEED")
+    assert (meta["field"], meta["length"]) == ("replay_seed", "3")
+    error(client.post("/v1/games", json={"variant": "captives", "dealNumber": 0}), 400, "BAD_DEAL_NUMBER")
+    meta = error(
+        client.post("/v1/games", json={"variant": "captives", "dealNumber": 5, "clientSeed": "AAAA"}),
+        400,
+        "DEAL_FIELDS_CONFLICT",
+    )
+    assert (meta["field"], meta["conflicts_with"]) == ("deal_number", "client_seed")
+    error(client.post("/v1/games", json={"variant": "captives", "dealNumber": 4294967296}), 400, "INVALID_JSON")
+    error(client.post("/v1/games", json={"variant": "captives", "dealNumber": -1}), 400, "INVALID_JSON")
 
 
 def test_credentials_mirror_grpc_metadata(client: httpx.Client, server: LiveServer) -> None:
@@ -398,7 +434,7 @@ def test_apply_move_legal_refused_and_stale(client: httpx.Client, server: LiveSe
     meta = error(
         client.post(f"/v1/games/{gid}/moves", headers=h, json={"expectedVersion": 2, "text": "1-1"}), 400, "SAME_PILE"
     )
-    assert meta["rule"] == "same-pile" and meta["move_text"] == "1-1" and meta["move_index"] == "1"
+    assert meta["rule"] == "SAME_PILE" and meta["move_text"] == "1-1" and meta["move_index"] == "1"
     error(
         client.post(f"/v1/games/{gid}/moves", headers=h, json={"expectedVersion": 2, "text": "x-y"}),
         400,
@@ -439,7 +475,7 @@ def test_a_refused_move_names_the_rule(client: httpx.Client, server: LiveServer)
             try:
                 game.play(state, Move.parse(text))
             except Exception as exc:  # the engine's own reason is the oracle
-                reason = str(getattr(exc, "reason", "")).upper().replace("-", "_")
+                reason = str(getattr(exc, "reason", ""))
                 response = client.post(f"/v1/games/{gid}/moves", headers=h, json={"expectedVersion": 1, "text": text})
                 meta = error(response, 400, reason)
                 assert meta["move_index"] == "0"
@@ -533,7 +569,7 @@ def test_submit_solution_for_a_game_wins_a_certificate_that_verifies(client: htt
     assert bad.status_code == 200
     verdict = bad.json()["verdict"]
     assert (
-        verdict["outcome"] == "OUTCOME_ILLEGAL" and verdict["errorIndex"] == 3 and verdict["errorReason"] == "same-pile"
+        verdict["outcome"] == "OUTCOME_ILLEGAL" and verdict["errorIndex"] == 3 and verdict["errorReason"] == "SAME_PILE"
     )
     # A submission is final: the game is forfeited, its seed revealed.
     assert bad.json()["game"]["status"] == "GAME_STATUS_FORFEITED"
@@ -560,9 +596,9 @@ def test_submit_solution_for_a_game_wins_a_certificate_that_verifies(client: htt
     envelope["signature"] = base64.b64encode(bytes(64)).decode()
     forged = base64.b64encode(json.dumps(envelope, sort_keys=True, separators=(",", ":")).encode()).decode()
     refused = client.post("/v1/certificates/verify", json={"certificate": forged})
-    assert refused.json()["valid"] is False and refused.json()["reason"] == "bad-signature"
+    assert refused.json()["valid"] is False and refused.json()["reason"] == "BAD_SIGNATURE"
     garbage = client.post("/v1/certificates/verify", json={"certificate": base64.b64encode(b"nope").decode()})
-    assert garbage.json() == {**garbage.json(), "valid": False, "reason": "malformed"}
+    assert garbage.json() == {**garbage.json(), "valid": False, "reason": "MALFORMED"}
     error(client.post("/v1/certificates/verify", json={"certificate": 12}), 400, "INVALID_JSON")
     # The game is over: its seed is revealed and its moves are the solution.
     game = client.get(f"/v1/games/{gid}", headers=h, params={"includeMoves": True}).json()["game"]
@@ -817,22 +853,24 @@ def test_a_deeply_nested_certificate_is_invalid_argument(client: httpx.Client, s
         with pytest.raises(grpc.RpcError) as caught:
             stub.VerifyCertificate(pb.VerifyCertificateRequest(certificate=DEEP), timeout=10)
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        # Shallow nonsense stays an answer, not an error: "malformed".
+        # Shallow nonsense stays an answer, not an error: "MALFORMED".
         reply_pb = stub.VerifyCertificate(pb.VerifyCertificateRequest(certificate=b"[[[]]]"), timeout=10)
-        assert not reply_pb.valid and reply_pb.reason == "malformed"
+        assert not reply_pb.valid and reply_pb.reason == "MALFORMED"
 
 
 def test_the_certificate_library_never_raises_on_deep_input() -> None:
-    from service.certificates import KeyRing, verify_certificate
+    from patience.certificates import verify_certificate
+
+    from service.signing import KeyRing
 
     checked = verify_certificate(DEEP, KeyRing.generate())
-    assert not checked.valid and checked.reason == "malformed"
+    assert not checked.valid and checked.reason == "MALFORMED"
     envelope = json.dumps({"key_id": "x", "payload": base64.b64encode(DEEP).decode(), "signature": ""})
-    assert verify_certificate(envelope, KeyRing.generate()).reason in ("malformed", "unknown-key")
+    assert verify_certificate(envelope, KeyRing.generate()).reason in ("MALFORMED", "UNKNOWN_KEY")
 
 
 def test_json_depth_scanner() -> None:
-    from service.jsonlimits import too_deep
+    from patience.jsonlimits import too_deep
 
     assert not too_deep(b"[]" * 10_000)  # many brackets, shallow
     assert too_deep(b"[" * 33 + b"]" * 33)

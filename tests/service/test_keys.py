@@ -15,8 +15,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+from patience.certificates import CertificateContents, key_id_of, raw_public_key
 
-from service.certificates import CertificateContents, KeyRing, key_id_of, raw_public_key
 from service.keys import (
     ENV_RETIRED_PUBLIC_KEYS,
     ENV_RETIRED_TICKET_KEYS,
@@ -31,6 +31,7 @@ from service.keys import (
     load_service_keys,
     rotate_keys,
 )
+from service.signing import KeyRing
 from service.tickets import TicketMinter, ticket_key_id
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,7 +169,7 @@ def test_retired_keys_from_the_environment(tmp_path: Path) -> None:
     keys = load_keys(tmp_path, env=env)
     assert keys.key_ring is not None and keys.key_ring.verify(old_cert).valid
     assert keys.tickets is not None and keys.tickets.open(text, now=1_700_000_100).key_id == old_ticket.key_id
-    assert load_keys(tmp_path, env={}).key_ring.verify(old_cert).reason == "unknown-key"  # type: ignore[union-attr]
+    assert load_keys(tmp_path, env={}).key_ring.verify(old_cert).reason == "UNKNOWN_KEY"  # type: ignore[union-attr]
 
 
 def test_rotation_keeps_old_certificates_and_tickets_working(tmp_path: Path) -> None:

@@ -29,9 +29,9 @@ from engine.catalogue import VARIANT_IDS, get_game
 from engine.errors import MoveError
 from engine.moves import Move
 from engine.view import player_view
-from service.certificates import KeyRing
 from service.convert import view_message
 from service.games import MIX_LABEL
+from service.signing import KeyRing
 
 SEED = bytes.fromhex("5eed" * 16)
 KEY_RING = KeyRing.generate()
@@ -303,7 +303,7 @@ def test_refused_move_leaves_the_game_unchanged(client: Client, seeds: FixedSeed
         )
     )
     assert (r.code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "STOCK_NOT_EMPTY")
-    assert r.metadata == {"rule": "stock-not-empty", "move_index": "1", "move_text": "rd"}
+    assert r.metadata == {"rule": "STOCK_NOT_EMPTY", "move_index": "1", "move_text": "rd"}
     after = client.GetGame(pb.GetGameRequest(game_id=game.game_id, include_moves=True), metadata=bearer(token)).game
     assert after.version == before.version == 2
     assert after.view == before.view and list(after.moves) == list(before.moves) == ["s"]
@@ -577,7 +577,7 @@ def test_submitted_solution_verdicts_end_the_game(client: Client, seeds: FixedSe
     assert (v.outcome, v.error_index, v.error_reason, v.error_move_text, v.move_count) == (
         pb.OUTCOME_ILLEGAL,
         5,
-        "stock-not-empty",
+        "STOCK_NOT_EMPTY",
         "rd",
         5,
     )
@@ -591,7 +591,7 @@ def test_submitted_solution_verdicts_end_the_game(client: Client, seeds: FixedSe
     assert (junk.verdict.outcome, junk.verdict.error_index, junk.verdict.error_reason) == (
         pb.OUTCOME_ILLEGAL,
         1,
-        "bad-notation",
+        "BAD_NOTATION",
     )
     assert junk.game.status == pb.GAME_STATUS_FORFEITED
 
@@ -768,9 +768,9 @@ def test_certificates_verify_and_tampering_is_refused(client: Client, seeds: Fix
     envelope["payload"] = base64.b64encode(json.dumps(forged, sort_keys=True, separators=(",", ":")).encode()).decode()
     tampered = json.dumps(envelope, sort_keys=True, separators=(",", ":")).encode()
     reply = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=tampered))
-    assert (reply.valid, reply.reason) == (False, "bad-signature")
+    assert (reply.valid, reply.reason) == (False, "BAD_SIGNATURE")
     reply = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=b"not a certificate"))
-    assert (reply.valid, reply.reason) == (False, "malformed")
+    assert (reply.valid, reply.reason) == (False, "MALFORMED")
 
 
 def shuffle_hidden(game, state, rnd):  # type: ignore[no-untyped-def]

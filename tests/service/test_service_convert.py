@@ -94,6 +94,8 @@ def reference_game(service: object, record: object, game: object, state: object)
         created_at=_ts(r.created_at),
         updated_at=_ts(r.updated_at),
         server_seed_commitment=hashlib.sha256(r.server_seed).digest() if r.server_seed else b"",
+        dealt=r.dealt,
+        deal_number=r.deal_number,
     )
     if seed_revealed(r, status):
         msg.seed = r.seed
@@ -150,6 +152,8 @@ def test_game_messages_match_the_field_by_field_message() -> None:
         replace(base, created_at=now - 4000),  # same game id, another creation time: a fresh template
         replace(base, created_at=now - 4321, updated_at=now - 987),  # milliseconds: Timestamp nanos
         replace(base, status="won", finished_at=now - 1, version=3, move_count=2),
+        replace(base, dealt="public", deal_number=12),  # another way of dealing: another template
+        replace(base, dealt="replay"),
         base,
     ]
     for record in records:

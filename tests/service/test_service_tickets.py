@@ -16,8 +16,8 @@ from service_harness import Client, ServerThread, bearer, operator, refusal, run
 
 from engine.catalogue import get_game
 from engine.view import player_view
-from service.certificates import KeyRing
 from service.convert import view_message
+from service.signing import KeyRing
 from service.tickets import TicketMinter
 
 KEY_RING = KeyRing.generate()
@@ -106,13 +106,13 @@ def test_a_deal_v1_ticket_is_refused_with_its_own_reason(client: Client) -> None
         assert (r.code, r.reason, r.metadata["why"]) == (
             grpc.StatusCode.INVALID_ARGUMENT,
             "BAD_TICKET",
-            "unsupported-deal-algorithm",
+            "UNSUPPORTED_DEAL_ALGORITHM",
         )
         r = refusal(lambda t=text: client.SubmitSolution(pb.SubmitSolutionRequest(deal_ticket=t, moves=["s"])))
         assert (r.code, r.reason, r.metadata["why"]) == (
             grpc.StatusCode.INVALID_ARGUMENT,
             "BAD_TICKET",
-            "unsupported-deal-algorithm",
+            "UNSUPPORTED_DEAL_ALGORITHM",
         )
 
 
@@ -125,7 +125,7 @@ def test_bad_tickets_are_refused(client: Client) -> None:
     head, payload, tag = minted.deal_ticket.split(".")
     altered = f"{head}.{payload}.{tag[:-2]}{'AA' if tag[-2:] != 'AA' else 'BA'}"
     foreign_text, _ = TicketMinter.generate().mint("sultan-36", {}, expires_at=int(time.time()) + 60)
-    for text, why in ((altered, "bad-signature"), (foreign_text, "unknown-key"), ("pt1.nope", "malformed")):
+    for text, why in ((altered, "BAD_SIGNATURE"), (foreign_text, "UNKNOWN_KEY"), ("pt1.nope", "MALFORMED")):
         r = refusal(lambda t=text: client.NewGame(pb.NewGameRequest(deal_ticket=t)))
         assert (r.code, r.reason, r.metadata["why"]) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_TICKET", why)
         r = refusal(lambda t=text: client.SubmitSolution(pb.SubmitSolutionRequest(deal_ticket=t, moves=["s"])))
@@ -204,4 +204,4 @@ def test_a_forfeited_ticket_game_keeps_its_deal_secret_and_the_verdict_too(clien
 def test_a_ticket_without_hidden_cards_still_takes_a_solution_alone(client: Client) -> None:
     minted = mint(client, "cats-tail")
     reply = client.SubmitSolution(pb.SubmitSolutionRequest(deal_ticket=minted.deal_ticket, moves=["1-1"]))
-    assert (reply.verdict.outcome, reply.verdict.error_reason) == (pb.OUTCOME_ILLEGAL, "same-pile")
+    assert (reply.verdict.outcome, reply.verdict.error_reason) == (pb.OUTCOME_ILLEGAL, "SAME_PILE")

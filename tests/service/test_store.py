@@ -133,7 +133,8 @@ def test_create_and_fetch_round_trip(url: str) -> None:
 def test_a_write_given_the_previous_record_reads_back_only_what_changed(url: str) -> None:
     """``set_state(previous=...)`` builds its result from the record it was given and the changed fields: the
     same record a full read gives, for a move and for the move that closes the game."""
-    record = new_game(client_seed=b"c" * 8, server_seed=b"s" * 32, ticket_id="t-9", allow_undo=False)
+    record = new_game(client_seed=b"c" * 8, server_seed=b"s" * 32, ticket_id="t-9", allow_undo=False,
+                      dealt="public", deal_number=77)  # fmt: skip
 
     async def body(store: RedisGameStore) -> list[tuple[GameRecord, GameRecord]]:
         rec = await store.create(record)
@@ -148,6 +149,34 @@ def test_a_write_given_the_previous_record_reads_back_only_what_changed(url: str
         assert replace(short, now=full.now) == full
     assert short.status == "won" and short.finished_at > 0 and short.move_count == 3 and short.version == 4
     assert (short.client_seed, short.ticket_id, short.allow_undo) == (b"c" * 8, "t-9", False)
+
+
+def test_how_a_game_was_dealt_is_kept_and_derived_for_records_without_it(url: str) -> None:
+    """``dealt`` and ``deal_number`` round-trip; left empty they come from the ticket id (as a record written
+    before the fields existed reads)."""
+    given = [
+        new_game("d1"),
+        new_game("d2", ticket_id="t-1@99"),
+        new_game("d3", dealt="replay"),
+        new_game("d4", dealt="public", deal_number=4_294_967_295),
+    ]
+
+    async def body(store: RedisGameStore) -> list[tuple[str, int]]:
+        return [((r := await store.create(g)).dealt, r.deal_number) for g in given] + [
+            ((r := await store.fetch(g.game_id)).dealt, r.deal_number) for g in given
+        ]
+
+    expected = [("random", 0), ("ticket", 0), ("replay", 0), ("public", 4_294_967_295)]
+    assert with_store(url, body) == expected * 2
+
+
+@pytest.mark.parametrize("number", [-1, 1 << 32, True])
+def test_create_refuses_a_deal_number_out_of_range(url: str, number: int) -> None:
+    async def body(store: RedisGameStore) -> None:
+        await store.create(new_game("d5", dealt="public", deal_number=number))
+
+    with pytest.raises(ValueError, match="deal number"):
+        with_store(url, body)
 
 
 def test_fetch_without_moves_leaves_them_out(url: str) -> None:

@@ -2,7 +2,7 @@
 
 The service sends every error as a ``google.rpc.Status`` whose ``ErrorInfo``
 detail (domain ``patience.v1``) carries a stable ``reason`` (UPPER_SNAKE_CASE;
-for a refused move the engine's reason code upper-cased) and metadata such as
+for a refused move the engine's own reason code) and metadata such as
 ``move_index``, ``move_text`` and ``current_version``. :func:`error_from_rpc`
 reads it with grpcio-status' ``rpc_status.from_call`` and picks the class by
 the status code, so callers write ``except IllegalMove as e: e.reason`` and
@@ -75,7 +75,7 @@ class ServiceError(PatienceClientError):
 
         ``DOES_NOT_FIT`` -> ``Reason.DOES_NOT_FIT``; None when the error is not the engine's.
         """
-        for code in (self.metadata.get("rule", ""), self.reason.lower().replace("_", "-")):
+        for code in (self.metadata.get("rule", ""), self.reason):
             try:
                 return Reason(code)
             except ValueError:

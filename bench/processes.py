@@ -1,0 +1,88 @@
+"""The processes a benchmark starts and measures: free ports, waiting for a listener, the service, stopping,
+and CPU time read from /proc (a process's own, or summed with its running children, the ``--workers``)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"a child exited early with {proc.returncode}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise SystemExit(f"nothing listens on {port}")
+
+
+def tree_cpu_seconds(pid: int) -> float:
+    """CPU time of a process and of its children that are still running (the ``--workers`` processes)."""
+    total = cpu_seconds(pid)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and entry.name != str(pid):
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == pid:
+                total += cpu_seconds(int(entry.name))
+    return total
+
+
+def start_service(
+    redis_url: str, tmp: Path, log_level: str, workers: int = 1, port: int | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
+    port = port or free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
+    env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
+                "PATIENCE_LOG_LEVEL": log_level, "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
+    command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url]
+    command += ["--rate-limits", "false"]  # the benchmark is one client calling as fast as it can
+    if workers > 1:
+        command += ["--workers", str(workers)]
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_port(port, proc)
+    time.sleep(0.5 + 0.5 * workers)  # every worker bound and its store answering
+    return proc, f"127.0.0.1:{port}"
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def machine() -> dict[str, Any]:
+    load = os.getloadavg()
+    model = next(
+        (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+         if line.startswith("model name")),
+        "?",
+    )  # fmt: skip
+    return {"cpus": os.cpu_count(), "cpu_model": model, "loadavg_1m": round(load[0], 2)}
