@@ -58,7 +58,7 @@ def start_service(
     port = port or free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
     env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
-                "PATIENCE_LOG_LEVEL": log_level})  # fmt: skip
+                "PATIENCE_LOG_LEVEL": log_level, "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
     command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url]
     command += ["--rate-limits", "false"]  # the benchmark is one client calling as fast as it can
     if workers > 1:

@@ -132,6 +132,7 @@ class Replica:
             "PATIENCE_GENERATE_KEYS": "true",
             "PATIENCE_LOG_FORMAT": "text",
             "PATIENCE_LOG_LEVEL": "WARNING",
+            "PATIENCE_WINNABLE_FILLER": "off",  # a solver beside the service would skew its figures
         }
         args = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{self.port}", "--http-listen",
                 f"127.0.0.1:{self.http_port}", "--redis-url", self.redis_url, *self.extra]  # fmt: skip

@@ -187,6 +187,7 @@ def one_run(redis_url: str, workers: int, args: argparse.Namespace) -> dict[str,
         [
             *(sys.executable, "-m", "service", "--listen", address, "--redis-url", redis_url),
             *("--rate-limits", "false"),  # one client calling as fast as it can
+            *("--winnable-filler", "off"),  # a solver beside the service would skew its figures
             *("--workers", str(workers), "--metrics-listen", f"127.0.0.1:{metrics_port}"),
         ],
         env=env,

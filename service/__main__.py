@@ -91,6 +91,9 @@ def _main(argv: Sequence[str] | None) -> int:
             directory = settings.local_redis_dir or Path.cwd() / "var" / "redis"
             url = stack.enter_context(local_redis(directory, settings.local_redis_maxmemory))
             settings = dataclasses.replace(settings, redis_url=url)
+        from service.filler.embedded import embedded_filler  # imports no gRPC
+
+        stack.enter_context(embedded_filler(settings))  # one per host: started here, before the workers fork
         if settings.workers > 1:
             from service import workers  # the deployment helper's: forks before any gRPC import
 

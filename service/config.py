@@ -52,6 +52,11 @@ class Settings:
     limit_prepare_game: str = "20/minute;300/hour"
     limit_submit_solution: str = "20/minute;300/hour"
     limit_verify_certificate: str = "60/minute;1000/hour"
+    limit_hint: str = "30/minute;600/hour"
+    hint_processes: int = 1
+    hint_queue: int = 4
+    hint_states: int = 4800
+    hint_cpu_seconds: float = 4.0
     front_end_key: str | None = None
     durability: str = "primary"
     durability_timeout: float = 1.0
@@ -62,6 +67,12 @@ class Settings:
     redis_ca_file: Path | None = None
     redis_cert_file: Path | None = None
     redis_key_file: Path | None = None
+    winnable_filler: str = "embedded"
+    winnable_pool_target: int = 20
+    winnable_wait: float = 3.0
+    winnable_max_states: int = 20_000
+    winnable_max_seconds: float = 10.0
+    winnable_pools: tuple[str, ...] = ()
 
     def rate_limits_by_rpc(self) -> dict[str, str]:
         """RPC -> its limits (service.ratelimit), when rate limits are on."""
@@ -70,6 +81,7 @@ class Settings:
             "PrepareGame": self.limit_prepare_game,
             "SubmitSolution": self.limit_submit_solution,
             "VerifyCertificate": self.limit_verify_certificate,
+            "Hint": self.limit_hint,
         }
 
     def tls_problem(self) -> str | None:
@@ -133,6 +145,20 @@ def _origins(text: str) -> tuple[str, ...]:
         if origin != "*" and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?", origin):
             raise ValueError(f"{origin!r} is not an origin (scheme://host[:port], or *)")
     return origins
+
+
+def _non_negative(convert: Callable[[str], int | float]) -> Callable[[str], int | float]:
+    def parse(text: str) -> int | float:
+        value = convert(text)
+        if not value >= 0:
+            raise ValueError(f"must be 0 or more: {text!r}")
+        return value
+
+    return parse
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def _choice(*allowed: str) -> Callable[[str], str]:
@@ -323,7 +349,7 @@ _SPECS: tuple[_Spec, ...] = (
     _Spec(
         "rate_limits",
         "--rate-limits",
-        "count NewGame, PrepareGame, SubmitSolution and VerifyCertificate per client address in Redis and refuse "
+        "count NewGame, PrepareGame, SubmitSolution, VerifyCertificate and Hint per client address in Redis and refuse "
         "the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with Retry-After)",
         _bool,
         "BOOL",
@@ -339,6 +365,43 @@ _SPECS: tuple[_Spec, ...] = (
         "VerifyCertificate calls per client address",
         _limits,
         "LIMITS",
+    ),
+    _Spec(
+        "limit_hint",
+        "--limit-hint",
+        "Hint calls per client address (each costs up to --hint-cpu-seconds of CPU)",
+        _limits,
+        "LIMITS",
+    ),
+    _Spec(
+        "hint_processes",
+        "--hint-processes",
+        "solver processes for Hint, per server process (each --workers worker has its own); started on the first hint",
+        _positive(int),
+        "N",
+    ),
+    _Spec(
+        "hint_queue",
+        "--hint-queue",
+        "hints that may wait for a solver process beyond those running; more are refused at once "
+        "(UNAVAILABLE, HINTS_BUSY)",
+        _non_negative(int),
+        "N",
+    ),
+    _Spec(
+        "hint_states",
+        "--hint-states",
+        "positions one hint may expand in all (the same hint on every run): one search with every card face up, "
+        "else six guesses of the hidden cards sharing them",
+        _positive(int),
+        "N",
+    ),
+    _Spec(
+        "hint_cpu_seconds",
+        "--hint-cpu-seconds",
+        "CPU seconds one hint may take at most (a guard: --hint-states bounds it first on a usual machine)",
+        _positive(float),
+        "SECONDS",
     ),
     _Spec(
         "front_end_key",
@@ -388,7 +451,57 @@ _SPECS: tuple[_Spec, ...] = (
     ),
     _Spec("redis_cert_file", "--redis-cert-file", "PEM client certificate for Redis (rediss://)", Path, "PATH"),
     _Spec("redis_key_file", "--redis-key-file", "PEM private key of the Redis client certificate", Path, "PATH"),
+    _Spec(
+        "winnable_filler",
+        "--winnable-filler",
+        "embedded: the service starts one filler process beside itself (one per host, whatever --workers) that "
+        "keeps the winnable pools full; off: the fillers run apart (python -m service.filler, production)",
+        _choice("embedded", "off"),
+        "MODE",
+    ),
+    _Spec(
+        "winnable_pool_target",
+        "--winnable-pool-target",
+        "proven deals the filler keeps ready in each configuration's winnable pool",
+        _positive(int),
+        "N",
+    ),
+    _Spec(
+        "winnable_wait",
+        "--winnable-wait",
+        "seconds NewGame with winnable waits for an empty pool before it answers UNAVAILABLE WINNABLE_POOL_EMPTY",
+        _non_negative(float),
+        "SECONDS",
+    ),
+    _Spec(
+        "winnable_max_states",
+        "--winnable-max-states",
+        "the filler's budget per attempted seed, in positions the solver expands; deals not won within it are dropped",
+        _positive(int),
+        "N",
+    ),
+    _Spec(
+        "winnable_max_seconds",
+        "--winnable-max-seconds",
+        "the filler's budget per attempted seed, in CPU seconds",
+        _positive(float),
+        "SECONDS",
+    ),
+    _Spec(
+        "winnable_pools",
+        "--winnable-pools",
+        "the pools a filler fills, comma-separated (cats-tail,cats-tail:sequence_moves=false ...); unset: all",
+        _names,
+        "POOLS",
+    ),
 )
+
+#: The settings the filler reads (python -m service.filler): where the pools are, how full, what a seed may
+#: cost, and its logs and metrics.
+FILLER_SETTINGS = (
+    "redis_url", "store_prefix", "redis_ca_file", "redis_cert_file", "redis_key_file", "log_level", "log_format",
+    "metrics_listen", "winnable_pool_target", "winnable_max_states", "winnable_max_seconds", "winnable_pools",
+)  # fmt: skip
 
 
 def specs() -> tuple[_Spec, ...]:
@@ -396,24 +509,43 @@ def specs() -> tuple[_Spec, ...]:
     return _SPECS
 
 
-def parser() -> argparse.ArgumentParser:
+def parser(
+    prog: str = "python -m service",
+    description: str = "The patience gRPC service.",
+    only: Sequence[str] | None = None,
+    helps: Mapping[str, str] | None = None,
+) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m service",
-        description="The patience gRPC service. Every flag can also be set by its PATIENCE_* environment variable; "
+        prog=prog,
+        description=description + " Every flag can also be set by its PATIENCE_* environment variable; "
         "a flag wins over the variable.",
     )
-    for spec in _SPECS:
-        p.add_argument(spec.flag, dest=spec.name, metavar=spec.metavar or None, help=f"{spec.help} [{spec.env}]")
+    for spec in _chosen(only):
+        text = (helps or {}).get(spec.name, spec.help)
+        p.add_argument(spec.flag, dest=spec.name, metavar=spec.metavar or None, help=f"{text} [{spec.env}]")
     return p
 
 
-def load(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> Settings:
-    """Settings from flags and the environment; SystemExit(2) with a message on a bad value."""
+def _chosen(only: Sequence[str] | None) -> tuple[_Spec, ...]:
+    return _SPECS if only is None else tuple(spec for spec in _SPECS if spec.name in only)
+
+
+def load(
+    argv: Sequence[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+    *,
+    prog: str = "python -m service",
+    description: str = "The patience gRPC service.",
+    only: Sequence[str] | None = None,
+    helps: Mapping[str, str] | None = None,
+) -> Settings:
+    """Settings from flags and the environment (``only`` these settings: the filler's); SystemExit(2) with a
+    message on a bad value."""
     env = os.environ if environ is None else environ
-    p = parser()
+    p = parser(prog, description, only, helps)
     args = p.parse_args(list(argv) if argv is not None else None)
     values: dict[str, object] = {}
-    for spec in _SPECS:
+    for spec in _chosen(only):
         given = getattr(args, spec.name)
         source = spec.flag
         if given is None and spec.env in env:

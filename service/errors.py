@@ -66,7 +66,7 @@ SERVICE_REASONS = frozenset(
         # dealing
         "CLIENT_SEED_WITH_TICKET", "PREPARED_WITH_TICKET", "TICKET_FIXES_DEAL", "PREPARED_NEEDS_CLIENT_SEED",
         "BAD_CLIENT_SEED", "BAD_PREPARED_ID", "DEAL_FIELDS_CONFLICT", "BAD_REPLAY_SEED", "BAD_DEAL_NUMBER",
-        "PREPARED_NOT_FOUND",
+        "PREPARED_NOT_FOUND", "WINNABLE_NOT_COMBINABLE", "WINNABLE_POOL_EMPTY",
         # tickets
         "BAD_VALIDITY", "BAD_LABEL", "BAD_TICKET", "TICKET_EXPIRED", "TICKET_DEAL_SECRET", "TICKETS_UNAVAILABLE",
         # REST
@@ -81,6 +81,8 @@ SERVICE_REASONS = frozenset(
         # the service itself
         "SIGNING_UNAVAILABLE", "STORE_UNAVAILABLE", "STORE_FULL", "STORE_ERROR", "ID_COLLISION", "CORRUPT_STATE",
         "CORRUPT_LOG", "INTERNAL", "UNIMPLEMENTED",
+        # hints
+        "HINTS_BUSY", "HINTS_UNAVAILABLE",
     }
 )  # fmt: skip
 #: Every ErrorInfo reason: the service's and the engine's.
@@ -192,6 +194,27 @@ def bad_deal_number(maximum: int) -> ServiceError:
     return _invalid(
         "BAD_DEAL_NUMBER", f"a public deal's number is 1 to {maximum}", {"field": "deal_number", "limit": maximum}
     )
+
+
+def winnable_not_combinable(field: str) -> ServiceError:
+    """A NewGame field that a winnable deal excludes: its seed comes from the server's pool, and nothing a client
+    chooses may pick or change it."""
+    return _invalid(
+        "WINNABLE_NOT_COMBINABLE", f"a winnable deal is a seed from the server's pool: no {field} with winnable",
+        {"field": field},
+    )  # fmt: skip
+
+
+def winnable_pool_empty(pool: str, waited: float) -> ServiceError:
+    """No proven deal of this configuration within the wait: never a deal that is not proven instead."""
+    error = ServiceError(
+        Code.UNAVAILABLE,
+        "WINNABLE_POOL_EMPTY",
+        "no winnable deal of this game is ready; the server is proving more, try again shortly",
+        {"pool": pool, "waited_seconds": f"{waited:g}"},
+    )
+    error.retry_after = 5
+    return error
 
 
 def prepared_needs_client_seed() -> ServiceError:
@@ -369,6 +392,21 @@ def tickets_unavailable() -> ServiceError:
 
 def signing_unavailable() -> ServiceError:
     return ServiceError(Code.UNAVAILABLE, "SIGNING_UNAVAILABLE", "this server has no signing keys", {})
+
+
+def hints_busy(limit: int, retry: int) -> ServiceError:
+    """The hint pool holds as many hints as it admits (running and waiting): try again shortly."""
+    error = ServiceError(
+        Code.UNAVAILABLE, "HINTS_BUSY", f"the hint solver is busy ({limit} hints running or waiting); try again soon",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def hints_unavailable() -> ServiceError:
+    """No hint pool, or one of its processes died (service.hints logs it and starts a new pool for the next hint)."""
+    return ServiceError(Code.UNAVAILABLE, "HINTS_UNAVAILABLE", "the hint solver is unavailable; try again", {})
 
 
 def store_unavailable(exc: Exception, *, full: bool = False) -> ServiceError:

@@ -288,6 +288,7 @@ def start_process(redis_url: str, tmp: Path, *extra: str, env: dict[str, str] | 
         "PATIENCE_OPERATOR_KEY": OPERATOR_KEY,
         "PATIENCE_LOG_FORMAT": "text",
         "PATIENCE_RATE_LIMITS": "false",  # a test calls far faster than a person plays
+        "PATIENCE_WINNABLE_FILLER": "off",  # the winnable tests start their own with small targets
         **(env or {}),
         "PYTHONUNBUFFERED": "1",
     }

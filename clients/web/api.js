@@ -57,6 +57,9 @@ export const api = {
   undoMove: (id, token, expectedVersion) =>
     call('POST', `${game(id)}/undo`, { token, body: { expectedVersion: String(expectedVersion) } }),
   legalMoves: (id, token) => call('GET', `${game(id)}/legal-moves`, { token }),
+  hint: (id, token) => call('GET', `${game(id)}/hint`, { token }),
+  autoPlay: (id, token, expectedVersion) =>
+    call('POST', `${game(id)}/autoplay`, { token, body: { expectedVersion: String(expectedVersion) } }),
   resign: (id, token, expectedVersion) =>
     call('POST', `${game(id)}/resign`, { token, body: { expectedVersion: String(expectedVersion) } }),
   submitSolution: (id, token, moves) => call('POST', `${game(id)}/solution`, { token, body: { moves } }),

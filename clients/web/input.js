@@ -9,7 +9,7 @@ const DRAG_START = 6; // px a press must travel before it becomes a drag
 /**
  * @param {HTMLElement} table
  * @param {object} c  the controller: activate(node, multi), select(pile, pos), deselect(), sendHome(pile?),
- *   stretch(delta), undo(), pileCards(id), isColumn(id), selection(), playable()
+ *   stretch(delta), undo(), hint(), autoPlay(), pileCards(id), isColumn(id), selection(), playable()
  */
 export function attachInput(table, c) {
   let press = null;
@@ -33,7 +33,8 @@ export function attachInput(table, c) {
     ghost.className = 'ghost';
     const style = getComputedStyle(press.pileEl);
     ghost.style.setProperty('--cw', getComputedStyle(table).getPropertyValue('--cw'));
-    ghost.style.setProperty('--fan', style.getPropertyValue('--fan') || '20px');
+    // The carried cards are a run: fanned as the run is on the table.
+    ghost.style.setProperty('--fan', style.getPropertyValue('--run-fan') || style.getPropertyValue('--fan') || '20px');
     const moving = [...press.pileEl.querySelectorAll('.card[data-pos]')].filter((card) => Number(card.dataset.pos) >= pos);
     moving.forEach((card, k) => {
       const copy = card.cloneNode(true);
@@ -128,6 +129,10 @@ export function attachInput(table, c) {
 
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') c.deselect();
+    // H for a hint, A for auto-play: anywhere on the page but in a form field or an open dialog.
+    const typing = e.target.closest?.('input, select, textarea, dialog[open]');
+    if (!typing && !e.ctrlKey && !e.metaKey && !e.altKey && (e.key === 'h' || e.key === 'H')) c.hint();
+    if (!typing && !e.ctrlKey && !e.metaKey && !e.altKey && (e.key === 'a' || e.key === 'A')) c.autoPlay();
     if ((e.ctrlKey || e.metaKey) && e.key === 'z') {
       e.preventDefault();
       c.undo();

@@ -68,6 +68,14 @@ const REASONS = {
   UNKNOWN_VARIANT: ['The server does not know that game.', 'Сервер не знает такой игры.'],
   BAD_OPTION: ['That option value is not allowed.', 'Такое значение параметра не допускается.'],
   SIGNING_UNAVAILABLE: ['This server signs no certificates.', 'Этот сервер не подписывает сертификаты.'],
+  WINNABLE_NOT_COMBINABLE: [
+    'A winnable deal is one the server has proven: it cannot be combined with your seed, a ticket or a deal number.',
+    'Выигрышную раздачу выбирает сервер из проверенных: её нельзя сочетать со своим зерном, билетом или номером раздачи.',
+  ],
+  WINNABLE_POOL_EMPTY: [
+    'No proven winnable deal of this game is ready yet. Try again in a minute, or switch “Winnable deals only” off.',
+    'Проверенной выигрышной раздачи этой игры пока нет. Попробуйте через минуту или выключите «Только выигрышные раздачи».',
+  ],
   UNREACHABLE: [
     'The server cannot be reached. Check the connection and try again.',
     'Сервер недоступен. Проверьте соединение и попробуйте снова.',
@@ -109,6 +117,9 @@ const REASONS = {
     'В раздаче этого билета есть скрытые карты: сыграйте её, а не присылайте решение целиком.',
   ],
   TICKETS_UNAVAILABLE: ['This server deals no tickets.', 'Этот сервер не выдаёт билеты раздач.'],
+  // Hints.
+  HINTS_BUSY: ['The hint solver is busy: ask again in a moment.', 'Подсказки сейчас заняты: спросите чуть позже.'],
+  HINTS_UNAVAILABLE: ['Hints are unavailable right now: try again.', 'Подсказки сейчас недоступны: попробуйте ещё раз.'],
   BAD_VALIDITY: ['A ticket\'s validity is out of range.', 'Срок действия билета вне допустимых пределов.'],
   BAD_LABEL: ['A ticket\'s label is at most 200 characters.', 'Подпись билета — не длиннее 200 символов.'],
   MINTING_DISABLED: ['This server mints no deal tickets.', 'Этот сервер не выпускает билеты раздач.'],

@@ -62,3 +62,8 @@ export function celebrate(table) {
   });
   return true;
 }
+
+/** A moment for the last move's slide to be seen before the next one starts (none under reduced motion). */
+export function pause() {
+  return new Promise((resolve) => setTimeout(resolve, quiet() ? 0 : 180));
+}

@@ -7,6 +7,7 @@ const GAMES = 'patience.games';
 const LAST = 'patience.last';
 const STATS = 'patience.stats';
 const VARIANT = 'patience.variant';
+const WINNABLE = 'patience.winnable';
 const KEEP = 60; // games kept; the oldest without a certificate go first
 
 function read(key, fallback) {
@@ -69,6 +70,15 @@ export function keepVariant(id) {
   localStorage.setItem(VARIANT, id);
 }
 
+/** The "Winnable deals only" switch of the New game dialog. */
+export function winnable() {
+  return localStorage.getItem(WINNABLE) === 'true';
+}
+
+export function keepWinnable(on) {
+  localStorage.setItem(WINNABLE, String(Boolean(on)));
+}
+
 /** Won games that kept a certificate, newest first. */
 export function certificates() {
   return Object.entries(games())
@@ -93,6 +103,14 @@ function update(variant, change) {
   all[variant] = entry;
   write(STATS, all);
   return entry;
+}
+
+/**
+ * Whether a game counts in the statistics: replays and numbered public deals do not (a deal played again, or
+ * looked up by its number, is not a fresh deal), and the statistics panel says so.
+ */
+export function counts(game) {
+  return game.dealt !== 'replay' && game.dealt !== 'public';
 }
 
 /** A new game of ``variant`` was dealt: one more played; an unfinished previous game breaks the streak. */

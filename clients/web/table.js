@@ -3,7 +3,7 @@
 // plus data-pile="stock" for the stock, so that a click maps straight to a move. Once a game is over the
 // revealed cards (reveal.js) are drawn face up, marked as revealed.
 
-import { cardLabel, cardName, emptySlot, faceDown, faceUp } from './cards.js';
+import { cardLabel, cardName, emptySlot, faceDown, faceUp, isRed, suitOf } from './cards.js';
 import { t } from './i18n.js';
 
 const el = (tag, className, attrs = {}) => {
@@ -19,10 +19,39 @@ function revealedCard(card) {
   return c;
 }
 
-/** A pile: "fan" is "down" (a column), "right" (the waste) or "top" (only the top card shows). */
-function pile(id, cards, { fan = 'top', label = '', name = '', badge = true, kind = '' } = {}) {
+const RANKS = 'A23456789TJQK';
+const follows = (upper, lower) => RANKS.indexOf(upper[0]) === RANKS.indexOf(lower[0]) + 1;
+
+/**
+ * How many cards at the end of a column can be picked up: its run by the family's building rule (alternating
+ * colours in the king-chain games unless sequence moves are off, one suit in Captives), else the free card
+ * alone. Only these need a tap target; the cards above them are shown but never taken from there.
+ */
+export function movableRun(cards, family, options = {}) {
+  const n = cards.length;
+  if (!n || cards[n - 1] === '??') return 0;
+  let fits = null;
+  if (family === 'king-chain' && options.sequence_moves !== 'false') fits = (a, b) => isRed(a) !== isRed(b);
+  if (family === 'captives') fits = (a, b) => suitOf(a) === suitOf(b);
+  let k = 1;
+  while (fits && k < n && cards[n - k - 1] !== '??' && follows(cards[n - k - 1], cards[n - k]) && fits(cards[n - k - 1], cards[n - k])) k += 1;
+  return k;
+}
+
+/**
+ * A pile: "fan" is "down" (a column), "right" (the waste) or "top" (only the top card shows). A column's cards
+ * above its run (``run``: the cards that can be picked up) are fanned by --fan, the run by --run-fan, which the
+ * fit keeps wide enough to tap.
+ */
+function pile(id, cards, { fan = 'top', label = '', name = '', badge = true, kind = '', run = 1 } = {}) {
   const node = el('div', `pile fan-${fan} ${kind}`.trim(), { 'data-pile': id });
   node.style.setProperty('--n', String(Math.max(cards.length, 1)));
+  const covered = Math.max(cards.length - Math.max(run, 1), 0);
+  if (fan === 'down') {
+    node.dataset.run = String(run);
+    node.style.setProperty('--a', String(covered));
+    node.style.setProperty('--r', String(Math.max(cards.length - 1 - covered, 0)));
+  }
   if (label) node.dataset.label = label;
   const spoken = name || id;
   if (!cards.length) {
@@ -37,7 +66,8 @@ function pile(id, cards, { fan = 'top', label = '', name = '', badge = true, kin
   shown.forEach(([card, pos], k) => {
     const c = card === '??' ? faceDown() : faceUp(card);
     c.dataset.pos = String(pos);
-    c.style.setProperty('--i', String(fan === 'down' ? pos : k));
+    c.style.setProperty('--i', String(fan === 'down' ? Math.min(pos, covered) : k));
+    if (fan === 'down' && pos > covered) c.style.setProperty('--j', String(pos - covered));
     if (pos === cards.length - 1) c.classList.add('top');
     node.append(c);
   });
@@ -96,12 +126,13 @@ function group(className, children, label = '') {
   return node;
 }
 
-function columns(view, count) {
+function columns(view, count, family, options) {
   const cols = [];
   for (let i = 0; i < count; i++) {
     const cards = (view.columns[i] && view.columns[i].cards) || [];
     const name = t('pile.column', { n: i + 1 });
-    cols.push(pile(String(i + 1), cards, { fan: 'down', label: String(i + 1), name, kind: 'column' }));
+    const run = movableRun(cards, family, options);
+    cols.push(pile(String(i + 1), cards, { fan: 'down', label: String(i + 1), name, kind: 'column', run }));
   }
   const node = el('div', 'columns');
   node.style.setProperty('--cols', String(count));
@@ -121,18 +152,18 @@ function foundations(view, labels = null) {
 
 // ------------------------------------------------------------------------------------------------ families
 
-function kingChain(view) {
+function kingChain(view, variant, revealed, options) {
   const cells = view.cells.map((c, i) => pile(`r${i + 1}`, c ? [c] : [], { kind: 'cell', name: t('pile.cell', { n: i + 1 }) }));
   const root = el('div', 'layout king-chain');
   root.append(
     group('reserve', cells, t('group.reserve')),
     group('foundations', foundations(view, view.foundations.map(() => 'A')), t('group.foundations')),
-    columns(view, view.columns.length),
+    columns(view, view.columns.length, 'king-chain', options),
   );
   return root;
 }
 
-function salicLaw(view, variant, revealed) {
+function salicLaw(view, variant, revealed, options) {
   const root = el('div', 'layout salic-law');
   const names = (view.fixed || []).map(cardLabel).join(' ');
   const queens = el('div', 'queens', { role: 'img', 'aria-label': `${t('pile.queens')}: ${names}` });
@@ -148,11 +179,11 @@ function salicLaw(view, variant, revealed) {
   );
   const side = el('div', 'salic-side');
   side.append(queens, top);
-  root.append(side, columns(view, 8));
+  root.append(side, columns(view, 8, 'salic-law', options));
   return root;
 }
 
-function captives(view, variant, revealed) {
+function captives(view, variant, revealed, options) {
   const root = el('div', 'layout captives');
   const slots = [];
   for (let i = 0; i < 8; i++) {
@@ -201,7 +232,7 @@ function captives(view, variant, revealed) {
   );
   const top = el('div', 'top-row');
   top.append(kingRow, stockWaste);
-  root.append(top, columns(view, 8));
+  root.append(top, columns(view, 8, 'captives', options));
   return root;
 }
 
@@ -238,10 +269,13 @@ function sultan(view, variant, revealed) {
 
 const FAMILIES = { 'king-chain': kingChain, 'salic-law': salicLaw, captives, sultan };
 
-/** Draw ``view`` into ``table`` (``revealed``: the hidden cards, once the game is over) and fit it to the screen. */
-export function drawTable(table, variant, view, revealed = null) {
+/**
+ * Draw ``view`` into ``table`` (``revealed``: the hidden cards, once the game is over; ``options``: the game's
+ * options, which say whether runs move) and fit it to the screen.
+ */
+export function drawTable(table, variant, view, revealed = null, options = {}) {
   const draw = FAMILIES[variant.family] || kingChain;
-  table.replaceChildren(draw(view, variant, revealed));
+  table.replaceChildren(draw(view, variant, revealed, options || {}));
   table.dataset.family = variant.family;
   table.dataset.variant = variant.id;
   fit(table);
@@ -254,6 +288,17 @@ const MIN_CW = 24;
 /** The fan below which a card's corner (rank and suit) would be cut: fans stop there and the cards shrink. */
 const fanFloor = (cw) => Math.max(cw * 0.3, 9);
 const fanDefault = (cw) => cw * 0.38;
+/** A tap target's least height (issue: at least 24 px for every card that can be picked up). */
+const TAP = 24;
+/** The strip of a card in a column's run: a tap target, and never less than the corner's floor. */
+const runFloor = (cw) => Math.max(fanFloor(cw), TAP);
+
+/** A column's strips: ``a`` above its run (only shown), ``r`` inside its run (tapped), from its data. */
+function strips(col) {
+  const n = col.querySelectorAll('.card').length;
+  const run = Math.min(Number(col.dataset.run || 1), n);
+  return { a: Math.max(n - Math.max(run, 1), 0), r: Math.max(run - 1, 0) };
+}
 
 /**
  * The room the table has: the layout viewport (a phone zoomed out would report a taller window), less a margin.
@@ -263,16 +308,26 @@ function room() {
   return { width: doc.clientWidth, bottom: doc.clientHeight - 6 };
 }
 
-/** Fans for card width ``cw``: each column as open as the room below it allows, never under the floor. */
+/**
+ * Fans for card width ``cw``: each column as open as the room below it allows. The cards above the run close up
+ * first, down to the floor where their corners still read; the run's strips stay tap targets (``runFloor``).
+ */
 function setFans(table, cw, bottom) {
   const ch = cw * 1.4;
   const columns = [...table.querySelectorAll('.pile.fan-down')];
   const tops = columns.map((col) => col.getBoundingClientRect().top + window.scrollY);
   columns.forEach((col, i) => {
-    const n = col.querySelectorAll('.card').length;
+    const { a, r } = strips(col);
+    const room = bottom - tops[i] - ch;
+    const floor = fanFloor(cw);
     let fan = fanDefault(cw);
-    if (n > 1) fan = Math.min(fan, (bottom - tops[i] - ch) / (n - 1));
-    col.style.setProperty('--fan', `${Math.max(fan, fanFloor(cw)).toFixed(2)}px`);
+    let runFan = Math.max(fan, runFloor(cw));
+    if (a * fan + r * runFan > room) {
+      if (a) fan = Math.max(floor, Math.min(fan, (room - r * runFan) / a));
+      if (r) runFan = Math.max(runFloor(cw), Math.min(runFan, (room - a * fan) / r));
+    }
+    col.style.setProperty('--fan', `${Math.max(fan, floor).toFixed(2)}px`);
+    col.style.setProperty('--run-fan', `${runFan.toFixed(2)}px`);
   });
 }
 
@@ -296,7 +351,10 @@ const PLACES = '.pile, .group-label, .queens';
 /** Where every pile lies at card width ``cw`` (fans at their floor), in page coordinates. */
 function measure(table, cw) {
   apply(table, cw);
-  for (const col of table.querySelectorAll('.pile.fan-down')) col.style.setProperty('--fan', `${fanFloor(cw).toFixed(2)}px`);
+  for (const col of table.querySelectorAll('.pile.fan-down')) {
+    col.style.setProperty('--fan', `${fanFloor(cw).toFixed(2)}px`);
+    col.style.setProperty('--run-fan', `${runFloor(cw).toFixed(2)}px`);
+  }
   return [...table.querySelectorAll(PLACES)].map((node) => {
     const r = node.getBoundingClientRect();
     return {
@@ -367,7 +425,7 @@ function model(table, width, bottom, fresh = false) {
   }
   if (models.size > 40) models.clear();
   models.set(key, m);
-  const counts = nodes.map((n) => (n.classList.contains('fan-down') ? n.querySelectorAll('.card').length : -1));
+  const counts = nodes.map((n) => (n.classList.contains('fan-down') ? strips(n) : null));
   return { m, counts };
 }
 
@@ -380,9 +438,9 @@ function widest({ m, counts }, width, bottom) {
       const q = B[i];
       if (p.empty && q.empty) return true;
       if (at(p.left, q.left, cw) < -0.5 || at(p.right, q.right, cw) > width + 0.5) return false;
-      if (counts[i] < 0) return at(p.bottom, q.bottom, cw) <= bottom + 0.5;
+      if (!counts[i]) return at(p.bottom, q.bottom, cw) <= bottom + 0.5;
       const top = at(p.top, q.top, cw);
-      return top + cw * 1.4 + Math.max(counts[i] - 1, 0) * fanFloor(cw) <= bottom + 0.5;
+      return top + cw * 1.4 + counts[i].a * fanFloor(cw) + counts[i].r * runFloor(cw) <= bottom + 0.5;
     });
   let cw = hi;
   while (cw > MIN_CW && !ok(cw)) cw -= 1;

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
+import time
 
 from patience.v1 import patience_pb2 as pb
 
@@ -17,6 +19,13 @@ from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms, unavailable
 from service.store import AlreadyExists, Dealt, NewGameRecord, StoreUnavailable
 from service.tokens import mix_seed, new_game_id, new_token, token_hash
+from service.winnable import Entry, pool_name
+
+#: NewGame fields a winnable deal excludes (the seed is the pool's). Fields this version of the API lacks are
+#: skipped, so a field added to the request is refused as soon as it is named here.
+NOT_WITH_WINNABLE = ("deal_ticket", "client_seed", "prepared_id", "replay_seed", "deal_number")
+#: How often NewGame looks at an empty pool again while it waits (seconds).
+POOL_POLL = 0.1
 
 log = logging.getLogger("service.games")
 
@@ -27,8 +36,11 @@ class Dealing(Steps):
 
     async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
         await self._limit("NewGame", credentials)
-        dealt, number, ticket, server_seed, client_seed = Dealt.RANDOM, 0, "", b"", b""
-        if request.HasField("replay_seed") or request.HasField("deal_number"):
+        dealt, number, ticket, server_seed, client_seed, solution = Dealt.RANDOM, 0, "", b"", b"", b""
+        if request.winnable:
+            game, seed, solution = await self._winnable_deal(request)
+            dealt = Dealt.WINNABLE
+        elif request.HasField("replay_seed") or request.HasField("deal_number"):
             game, seed, dealt, number = self._chosen_deal(request)
         elif request.HasField("deal_ticket"):
             game, seed, server_seed, client_seed, ticket = self._ticket_deal(request)
@@ -50,6 +62,7 @@ class Dealing(Steps):
             ticket_id=ticket,
             dealt=dealt,
             deal_number=number,
+            solution=solution,
         )
         try:
             record = await self.store.create(record_in)
@@ -76,6 +89,42 @@ class Dealing(Steps):
             raise errors.bad_deal_number(MAX_DEAL_NUMBER)
         game = self._game(request.variant, request.options)
         return game, public_deal_seed(request.deal_number), Dealt.PUBLIC, request.deal_number
+
+    async def _winnable_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, bytes]:
+        """A seed from the configuration's winnable pool and its winning line (packed): game, seed, line. An empty
+        pool is looked at again until ``--winnable-wait`` has passed, then UNAVAILABLE WINNABLE_POOL_EMPTY."""
+        fields = request.DESCRIPTOR.fields_by_name
+        for field in NOT_WITH_WINNABLE:
+            if field in fields and request.HasField(field):
+                raise errors.winnable_not_combinable(field)
+        game = self._game(request.variant, request.options)
+        pool = pool_name(game)
+        wait = self.settings.winnable_wait
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                packed = await self.store.pop_winnable(pool)
+            except StoreUnavailable as exc:
+                raise unavailable(exc) from exc
+            if packed is not None:
+                entry = self._pool_entry(pool, packed)
+                if entry is not None:
+                    return game, entry.seed, packed[len(entry.seed) :]
+                continue
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise errors.winnable_pool_empty(pool, wait)
+            await asyncio.sleep(min(POOL_POLL, left))
+
+    @staticmethod
+    def _pool_entry(pool: str, packed: bytes) -> Entry | None:
+        """An entry as the filler wrote it; a damaged one is logged and dropped (never dealt)."""
+        try:
+            entry = Entry.unpack(packed)
+        except ValueError as exc:  # engine.movelog.CorruptLog is a ValueError
+            log.error("a damaged winnable pool entry was dropped: %s", exc, extra={"pool": pool})
+            return None
+        return entry
 
     def _ticket_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, bytes, bytes, str]:
         """A deal ticket's game and seed, and the ticket as the store keeps it."""

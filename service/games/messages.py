@@ -10,6 +10,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from patience.certificates import CertificateContents, Verification
 from patience.v1 import patience_pb2 as pb
 
+from engine import movelog
 from engine.deal import ALGORITHM
 from engine.game import Game, Status
 from engine.verify import Replay
@@ -76,6 +77,11 @@ def seed_revealed(record: GameRecord, status: pb.GameStatus) -> bool:
     return True
 
 
+def solution_texts(record: GameRecord) -> list[str]:
+    """A winnable deal's winning line in explicit notation (``Game.solution``; for a game that is over only)."""
+    return [m.text() for m in movelog.unpack(record.solution)] if record.solution else []
+
+
 def template_key(record: GameRecord, game: Game) -> tuple[object, ...]:
     """What a game's template depends on."""
     return (record.game_id, game, record.allow_undo, record.seed, record.client_seed, record.server_seed,
@@ -130,4 +136,5 @@ def certificate_message(encoded: bytes, contents: CertificateContents, checked: 
         played=contents.played,
         dealt=contents.dealt,
         deal_number=contents.deal_number,
+        hint_count=contents.hints or 0,
     )

@@ -145,6 +145,8 @@ class NewGameRecord:
     played: str = ""  # Played, for a game recorded won
     dealt: str = ""  # Dealt; "" = from the ticket id ("ticket" with one, else "random")
     deal_number: int = 0  # the public deal's number (Dealt.PUBLIC only)
+    # A deal from a winnable pool (dealt Dealt.WINNABLE): the solver's winning line, packed (engine.movelog).
+    solution: bytes = b""
 
 
 @dataclass(slots=True)
@@ -180,6 +182,13 @@ class GameRecord:
     certificate: bytes = b""  # the won game's certificate as first issued (b"" until it is kept)
     dealt: str = Dealt.RANDOM  # Dealt (records written before the field existed: see ``dealt_of``)
     deal_number: int = 0  # the public deal's number, 0 unless dealt is Dealt.PUBLIC
+    solution: bytes = b""  # the winning line of a deal dealt as winnable, packed; shown only once the game is over
+    hint_count: int = 0  # hints given (Hint), at most one per version
+
+    @property
+    def winnable(self) -> bool:
+        """Dealt from a winnable pool (``dealt`` is ``winnable``; its line is ``solution``)."""
+        return self.dealt == Dealt.WINNABLE
 
     @property
     def commitment(self) -> bytes:
@@ -234,6 +243,31 @@ class GameStore(ABC):
         """
 
     @abstractmethod
+    async def play_moves(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        moves: Sequence[Move],
+        *,
+        status: str | None = None,
+    ) -> GameRecord:
+        """Append several ``moves`` (at least one) to the log at once and set ``state`` (the position after the
+        last), closing the game with ``status`` if given: one compare-and-set, the version up by ``len(moves)``
+        (each counts as a move, and undo takes them back one by one).
+
+        NotFound, VersionConflict, GameClosed, GameExpired. The result carries no move log.
+        """
+
+    @abstractmethod
+    async def count_hint(self, game_id: str, version: int) -> int:
+        """Count a hint given at ``version``, unless one was counted at that version already; the game's hint count
+        after it. The game keeps its version and times (a hint changes nothing in it).
+
+        NotFound, GameClosed, GameExpired.
+        """
+
+    @abstractmethod
     async def undo(self, game_id: str, expected_version: int, state: bytes) -> GameRecord:
         """Drop the last move of the log, set ``state`` (the position before it), count the undo.
 
@@ -283,6 +317,19 @@ class GameStore(ABC):
     async def take_prepared(self, prepared_id: str) -> bytes | None:
         """The prepared server seed, removed in the same step (each serves one game); None if unknown,
         already taken or expired."""
+
+    @abstractmethod
+    async def push_winnable(self, pool: str, entry: bytes) -> int:
+        """Append a proven entry (service.winnable.Entry, packed) to ``pool``; the pool's length after it."""
+
+    @abstractmethod
+    async def pop_winnable(self, pool: str) -> bytes | None:
+        """Take the oldest entry of ``pool`` in one atomic step (each is dealt once, by one replica); None if the
+        pool is empty."""
+
+    @abstractmethod
+    async def pool_sizes(self, pools: Sequence[str]) -> dict[str, int]:
+        """How many entries each pool holds."""
 
     @abstractmethod
     async def ping(self) -> None:

@@ -9,6 +9,10 @@ client; nothing else differs)::
     <prefix>:{<id>}     hash    small fields only (each < 64 bytes keeps it a listpack)
     <prefix>:{<id>}:s   string  the engine's encoded state (~150 bytes)
     <prefix>:{<id>}:m   string  the move log, packed (about 2.3 bytes a move: engine.movelog)
+    <prefix>:win:{<pool>}  list  a winnable pool (service.winnable): entries of a seed and its winning line
+
+A game dealt as winnable keeps its winning line (packed) in the hash's ``wl`` field: read with the game, shown
+only once it is over.
 
 The state and the log sit outside the hash because a hash value over 64 bytes
 turns the whole hash into a hashtable, which costs far more memory than a
@@ -95,6 +99,8 @@ _F_PLAYED = "pl"
 _F_DEALT = "dk"  # how the deal was chosen (absent from records written before it existed)
 _F_DEAL_NUMBER = "dn"  # a public deal's number (absent unless dealt is "public")
 _B_DEALT, _B_DEAL_NUMBER = _F_DEALT.encode(), _F_DEAL_NUMBER.encode()
+_F_SOLUTION = "wl"
+_B_SOLUTION = _F_SOLUTION.encode()
 _B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
 _B_SERVER_SEED, _B_CLIENT_SEED, _B_TICKET, _B_UNDO_OK = (
@@ -188,6 +194,8 @@ class RedisGameStore(GameStore):
         self._create = client.register_script(scripts.CREATE)
         self._set_state = client.register_script(scripts.SET_STATE)
         self._undo = client.register_script(scripts.UNDO)
+        self._play_moves = client.register_script(scripts.PLAY_MOVES)
+        self._count_hint = client.register_script(scripts.COUNT_HINT)
         self._replace = client.register_script(scripts.REPLACE)
         self._finish = client.register_script(scripts.FINISH)
         self._keep_certificate = client.register_script(scripts.KEEP_CERTIFICATE)
@@ -239,6 +247,8 @@ class RedisGameStore(GameStore):
             if isinstance(game.deal_number, bool) or not 0 < game.deal_number < 1 << 32:
                 raise ValueError(f"a deal number is 1 to 2**32-1, not {game.deal_number!r}")
             fields += [_F_DEAL_NUMBER, str(game.deal_number)]
+        if game.solution:  # longer than a small field: a winnable game's hash is a hashtable, as a won game's is
+            fields += [_F_SOLUTION, game.solution]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
             raise ValueError(f"bad status {game.status!r}")
         log = movelog.pack_all(game.moves)
@@ -276,6 +286,32 @@ class RedisGameStore(GameStore):
             assert previous is not None
             return self._changed(previous, reply[1], reply[2], state)
         return self._record(game_id, reply[1], reply[2], state)
+
+    async def play_moves(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        moves: Sequence[Move],
+        *,
+        status: str | None = None,
+    ) -> GameRecord:
+        if not moves:
+            raise ValueError("play_moves needs a move")
+        if not state:
+            raise ValueError("a game needs a state")
+        if status is not None and status == StoreStatus.IN_PROGRESS:
+            status = None
+        if status is not None and len(status) > MAX_SMALL_FIELD:
+            raise ValueError(f"bad status {status!r}")
+        packed = movelog.pack_all(moves)
+        args: list[bytes | str] = [self._version_arg(expected_version), state, packed, str(len(moves)), status or ""]
+        reply = await self._write(self._play_moves, game_id, args)
+        return self._record(game_id, reply[1], reply[2], state)
+
+    async def count_hint(self, game_id: str, version: int) -> int:
+        reply = await self._write(self._count_hint, game_id, ["", self._version_arg(version)])
+        return int(reply[1])
 
     async def undo(self, game_id: str, expected_version: int, state: bytes) -> GameRecord:
         if not state:
@@ -352,6 +388,26 @@ class RedisGameStore(GameStore):
         seed = await self._call(self.client.getdel(self.prepared_key(prepared_id)))
         return seed if isinstance(seed, bytes) and seed else None  # the client never decodes replies
 
+    def pool_key(self, pool: str) -> str:
+        """A winnable pool's list (service.winnable): its own hash tag, so a pool is one cluster slot."""
+        if not pool or any(c in pool for c in "{} "):
+            raise ValueError(f"bad pool name {pool!r:.80}")
+        return f"{self.key_prefix}:win:{{{pool}}}"
+
+    async def push_winnable(self, pool: str, entry: bytes) -> int:
+        if not entry:
+            raise ValueError("an empty pool entry")
+        return int(await self._call(self.client.rpush(self.pool_key(pool), entry)))
+
+    async def pop_winnable(self, pool: str) -> bytes | None:
+        # LPOP is atomic: two replicas popping at once get two entries, or one gets None.
+        entry = await self._call(self.client.lpop(self.pool_key(pool)))
+        return bytes(entry) if isinstance(entry, bytes) and entry else None
+
+    async def pool_sizes(self, pools: Sequence[str]) -> dict[str, int]:
+        # One LLEN per pool: the pools sit in different cluster slots, and there are a dozen or so.
+        return {pool: int(await self._call(self.client.llen(self.pool_key(pool)))) for pool in pools}
+
     async def ping(self) -> None:
         await self._call(self.pipe.ping() if self.pipe is not None else self.client.ping())
 
@@ -415,15 +471,16 @@ class RedisGameStore(GameStore):
             raise error from exc
 
     def _changed(self, previous: GameRecord, changed: list[bytes], now: bytes, state: bytes) -> GameRecord:
-        """``previous`` after a write, from the fields the write changes (v, st, ua, fa, mc, uc): the others are
-        set once, when the game is created."""
-        v, st, ua, fa, mc, uc = changed
+        """``previous`` after a write, from the fields the write changes (v, st, ua, fa, mc, uc) and the hint count
+        (which a Hint may have changed since ``previous`` was read): the others are set once, when the game is
+        created."""
+        v, st, ua, fa, mc, uc, hc = changed
         p = previous
         return GameRecord(
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
-            p.certificate, p.dealt, p.deal_number,
+            p.certificate, p.dealt, p.deal_number, p.solution, int(hc),
         )  # fmt: skip
 
     def _record(
@@ -456,6 +513,8 @@ class RedisGameStore(GameStore):
             certificate=m.get(b"ct", b""),
             dealt=dealt_of(m.get(_B_DEALT, b"").decode(), ticket),
             deal_number=int(m.get(_B_DEAL_NUMBER, b"0")),
+            solution=m.get(_B_SOLUTION, b""),
+            hint_count=int(m.get(b"hc", b"0")),
         )
 
 

@@ -1,9 +1,11 @@
-"""The three distributions install from a checkout into a fresh virtualenv, as README.md says, and the client
-brings none of the service's dependencies with it.
+"""The three distributions build from a checkout and install into a fresh virtualenv, and the client brings
+none of the service's dependencies with it.
 
 The sources the three pyproject files need are copied out of the repository (so the builds leave nothing in
-it), then installed with pip in README.md's order: the core and the client in one command, the service after
-them. Dependencies come from the package index pip is configured with (pip's cache makes the second run quick).
+it) and built into wheels; a new virtualenv gets them one at a time in README.md's order (the core alone, the
+client, then the service), each with its dependencies from the package index pip is configured with (pip's
+cache makes later runs quick). deploy/setup.sh (editable) and deploy/Dockerfile (`pip install . ./service`)
+build the same pyproject files in their own way.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 import pytest
 from client_harness import seed_for, solution_for
-from patience.certificates import CertificateContents
+from patience.certificates import CertificateContents, CertificateReason
 from patience_client.certificates import keys_to_json
 
 from engine.verify import verify
@@ -55,26 +57,56 @@ class Fresh:
                 shutil.copytree(source, target, ignore=junk)
             else:
                 shutil.copy2(source, target)
+        self.wheels = base / "wheels"
+        # The test tools' setuptools builds them (no build isolation: nothing to download for the build).
+        pip = (sys.executable, "-m", "pip", "--disable-pip-version-check")
+        run(*pip, "wheel", "-q", "--no-deps", "--no-build-isolation", "-w", self.wheels, *self.projects(), cwd=base)
         self.venv = base / "venv"
-        run(sys.executable, "-m", "venv", self.venv)
+        run(sys.executable, "-m", "venv", "--without-pip", self.venv)  # this pip installs into it (--python)
         self.bin = self.venv / "bin"
+        self.pip_into = (*pip, "--python", self.bin / "python")
+        self.core_only: set[str] = set()  # what was installed with the core alone
+        self.core_check = ""
 
-    def pip(self, *args: str | Path) -> None:
-        run(self.bin / "python", "-m", "pip", "install", "--disable-pip-version-check", "-q", *args, cwd=self.src)
+    def projects(self) -> list[Path]:
+        return [self.src, self.src / "service", self.src / "clients" / "python"]
+
+    def install(self, distribution: str) -> None:
+        """One of the built wheels, with its dependencies (a patience-* one only from the wheels, by path)."""
+        (wheel,) = self.wheels.glob(f"{distribution.replace('-', '_')}-*.whl")
+        run(*self.pip_into, "install", "-q", wheel, cwd=self.venv)
 
     def installed(self) -> set[str]:
-        listed = run(self.bin / "python", "-m", "pip", "list", "--format=json", "--disable-pip-version-check")
+        listed = run(*self.pip_into, "list", "--format=json")
         return {entry["name"].lower().replace("_", "-") for entry in json.loads(listed.stdout)}
 
     def python(self, code: str) -> str:
         return run(self.bin / "python", "-c", code, cwd=self.venv).stdout
 
 
+#: Checks the core's certificate reader in a virtualenv that has only the core: a certificate of nobody's key.
+CORE_ONLY = """
+import sys
+from patience.certificates import verify_certificate
+from patience.v1 import patience_pb2
+import engine.verify
+print(verify_certificate(b'{"key_id":"k","payload":"","signature":""}', {}).reason, "grpc" in sys.modules)
+"""
+
+
 @pytest.fixture(scope="module")
 def fresh(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Fresh]:
     env = Fresh(tmp_path_factory.mktemp("distributions"))
-    env.pip(".", "./clients/python")  # README.md: the client alone
+    env.install("patience-core")  # README.md: the core first (or with the client, in one command)
+    env.core_only, env.core_check = env.installed(), env.python(CORE_ONLY)
+    env.install("patience-client")
     yield env
+
+
+def test_the_core_alone_needs_no_grpc(fresh: Fresh) -> None:
+    assert {"patience-core", "protobuf", "googleapis-common-protos", "cryptography"} <= fresh.core_only
+    assert "grpcio" not in fresh.core_only and not fresh.core_only & SERVICE_ONLY
+    assert fresh.core_check.split() == [CertificateReason.UNKNOWN_KEY, "False"]
 
 
 @pytest.fixture(scope="module")
@@ -142,8 +174,9 @@ def test_the_installed_client_verifies_a_certificate_offline(fresh: Fresh, signe
 
 
 def test_the_service_installs_after_them_with_every_module(fresh: Fresh) -> None:
-    fresh.pip("./service")  # README.md: `pip install . ./service`, the core being in already
+    fresh.install("patience-service")  # README.md: `pip install . ./service`, the core being in already
     assert "patience-service" in fresh.installed()
+    assert "--redis-url" in run(fresh.bin / "patience-filler", "--help", cwd=fresh.venv).stdout  # its command
     shipped = fresh.python(
         "import importlib.resources, service.server, service.http\n"
         "root = importlib.resources.files('service')\n"

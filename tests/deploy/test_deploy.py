@@ -355,3 +355,43 @@ def test_healthcheck_fails_without_a_port() -> None:
 
     with pytest.raises(ValueError, match="no port"):
         probe_address("0.0.0.0")
+
+
+# ------------------------------------------------------------------------------------------- winnable fillers
+
+
+def test_compose_runs_the_filler_apart_from_the_replicas() -> None:
+    services = compose()["services"]
+    server, filler = services["patience"], services["filler"]
+    assert server["environment"]["PATIENCE_WINNABLE_FILLER"] == "off", "the replicas start no filler of their own"
+    assert filler["entrypoint"] == ["python", "-m", "service.filler"]
+    assert filler["depends_on"]["redis"]["condition"] == "service_healthy"
+    assert filler["healthcheck"] == {"disable": True}, "the image's gRPC health check does not fit a filler"
+    assert_known(set(filler["environment"]), "deploy/compose.yaml (filler)")
+    assert filler["environment"]["PATIENCE_REDIS_URL"] == server["environment"]["PATIENCE_REDIS_URL"]
+
+
+def test_kubernetes_runs_the_filler_as_its_own_deployment() -> None:
+    objects = by_kind(render(K8S))
+    config = objects[("ConfigMap", "patience")]["data"]
+    assert config["PATIENCE_WINNABLE_FILLER"] == "off", "production runs the fillers apart"
+    filler = objects[("Deployment", "patience-filler")]
+    pod = filler["spec"]["template"]
+    assert filler["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
+    server_labels = objects[("Deployment", "patience")]["spec"]["template"]["metadata"]["labels"]
+    assert not objects[("Service", "patience")]["spec"]["selector"].items() <= pod["metadata"]["labels"].items(), (
+        "the service's Service must not send calls to the fillers"
+    )
+    assert server_labels["app.kubernetes.io/component"] == "server"
+    [container] = pod["spec"]["containers"]
+    assert container["command"] == ["python", "-m", "service.filler"]
+    assert container["envFrom"] == [{"configMapRef": {"name": "patience"}}]
+    assert container["resources"]["requests"]["cpu"] == container["resources"]["limits"]["cpu"] == "1"
+    assert pod["spec"]["securityContext"]["runAsNonRoot"] is True
+
+
+def test_external_redis_overlay_gives_the_filler_the_url_too() -> None:
+    objects = by_kind(render(K8S / "overlays" / "external-redis"))
+    env = objects[("Deployment", "patience-filler")]["spec"]["template"]["spec"]["containers"][0]["env"]
+    url = next(e for e in env if e["name"] == "PATIENCE_REDIS_URL")
+    assert url["valueFrom"]["secretKeyRef"] == {"name": "patience-redis", "key": "url"}

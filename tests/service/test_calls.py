@@ -124,7 +124,7 @@ def test_http_statuses_of_errors() -> None:
     assert len(retry) == 1
     # Everything else: the HTTP status of its code, and the ErrorInfo detail as over gRPC.
     for code in Code:
-        error = ServiceError(code, "GAME_NOT_FOUND", "text", {"k": "v"})  # any listed reason, under every code
+        error = ServiceError(code, "BAD_LABEL", "text", {"k": "v"})  # any listed reason (errors.REASONS)
         status, http, _ = http_answer(error)
         assert http == code.http_status and errors.error_info(status) is not None
 

@@ -81,7 +81,8 @@ def server_process(redis_url: str, tmp_path: Path, *extra: str) -> Iterator[Serv
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
     log = tmp_path / f"server-{port}.log"
     args = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url]
-    args += ["--metrics-listen", f"127.0.0.1:{metrics_port}", "--log-format", "json", "--grace", "10", *extra]
+    args += ["--metrics-listen", f"127.0.0.1:{metrics_port}", "--log-format", "json", "--grace", "10"]
+    args += ["--winnable-filler", "off", *extra]  # tests/service/test_winnable.py runs the filler
     with log.open("wb") as sink:
         process = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=sink, stderr=subprocess.STDOUT)
     try:
@@ -344,3 +345,89 @@ def test_generated_request_ids_are_unique_and_a_forked_worker_draws_its_own() ->
     os.close(read_end)
     os.close(write_end)
     assert child not in ids and child[:16] != logs.new_request_id()[:16]
+
+
+def children_of(pids: set[int]) -> set[int]:
+    out: set[int] = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if parent_of(int(stat.parent.name)) in pids:
+                out.add(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):  # a process that ended meanwhile
+            continue
+    return out
+
+
+def test_each_worker_has_its_own_hint_pool_and_they_agree(redis_db: str, tmp_path: Path) -> None:
+    """--workers 2: a hint from either worker is the same (one key, derived from the shared ticket key), counted
+    once; each worker runs the solver in processes of its own, which stop with it."""
+    keys = tmp_path / "keys"
+    subprocess.run([sys.executable, "-m", "service.keys", "generate", "--out", str(keys)], check=True, cwd=tmp_path)
+    with server_process(
+        redis_db, tmp_path, "--workers", "2", "--keys-dir", str(keys), "--hint-states", "200"
+    ) as server:
+        with grpc.insecure_channel(server.address) as channel:
+            dealt = pb_grpc.PatienceServiceStub(channel).NewGame(pb.NewGameRequest(variant="sultan-36"), timeout=10)
+        answers: list[pb.HintResponse] = []
+        pids: set[int] = set()
+        for _ in range(60):
+            with grpc.insecure_channel(server.address, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+                stub = pb_grpc.PatienceServiceStub(channel)
+                request = pb.HintRequest(game_id=dealt.game.game_id)
+                answers.append(stub.Hint(request, metadata=bearer(dealt.game_token), timeout=60))
+            access = [r for r in server.records() if r.get("logger") == "service.access"]
+            pids = {int(r["pid"]) for r in access if r["method"].endswith("/Hint")}
+            if len(pids) == 2:
+                break
+        assert len(pids) == 2, f"{len(answers)} hints all went to one process"
+        assert all(a == answers[0] for a in answers) and answers[0].hint_count == 1
+        solvers = children_of(pids)
+        assert len(solvers) >= 2, "each worker runs the solver in a process of its own"
+        # A worker killed outright (no shutdown of its pool) leaves no solver behind ...
+        victim = min(pids)
+        orphans = children_of({victim})
+        os.kill(victim, signal.SIGKILL)
+        assert gone(orphans), "a solver process outlived its killed worker"
+        # ... and the parent, failing fast, stops the other worker, which stops its pool.
+        assert server.process.wait(timeout=30) != 0
+        assert gone(solvers), "a solver process outlived its worker"
+
+
+def gone(pids: set[int], timeout: float = 30) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not [pid for pid in pids if Path(f"/proc/{pid}").exists()]:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_workers_share_one_embedded_filler(redis_db: str, tmp_path: Path) -> None:
+    """With --workers 2 and the embedded filler, the parent starts one filler (not one per worker), which
+    stops with it."""
+    extra = ("--workers", "2", "--winnable-filler", "embedded", "--winnable-pools", "sultan-36")
+    with server_process(redis_db, tmp_path, *extra, "--winnable-pool-target", "1") as server:
+        deadline = time.monotonic() + 30
+        while True:
+            children = [int(p) for p in Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children")
+                        .read_text().split()]  # fmt: skip
+            fillers = [p for p in children if b"service.filler" in Path(f"/proc/{p}/cmdline").read_bytes()]
+            workers = [p for p in children if p not in fillers]
+            if len(workers) == 2 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert len(fillers) == 1 and len(workers) == 2, (fillers, workers)
+        for worker in workers:  # a worker starts no filler of its own
+            assert not Path(f"/proc/{worker}/task/{worker}/children").read_text().split()
+        with grpc.insecure_channel(server.address) as channel:
+            stub = pb_grpc.PatienceServiceStub(channel)
+            deadline = time.monotonic() + 60
+            while True:
+                try:
+                    stub.NewGame(pb.NewGameRequest(variant="sultan-36", winnable=True), timeout=10)
+                    break
+                except grpc.RpcError as exc:
+                    assert exc.code() == grpc.StatusCode.UNAVAILABLE and time.monotonic() < deadline
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(timeout=30) == 0
+    assert not Path(f"/proc/{fillers[0]}").exists(), "the filler outlived the service"

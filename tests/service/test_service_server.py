@@ -89,6 +89,8 @@ def test_flags_win_over_environment_and_environment_over_defaults() -> None:
     assert (s.listen, s.max_moves, s.reflection, s.redis_url) == ("127.0.0.1:9", 7, False, "redis://r:6379/0")
     assert load([], {}) == Settings()
     assert load(["--idle-timeout", "60", "--keys-dir", "/k"], {}).keys_dir == Path("/k")
+    hints = load(["--hint-queue", "0", "--hint-states", "900"], {"PATIENCE_HINT_PROCESSES": "3"})
+    assert (hints.hint_queue, hints.hint_states, hints.hint_processes) == (0, 900, 3)
 
 
 @pytest.mark.parametrize(
@@ -99,6 +101,10 @@ def test_flags_win_over_environment_and_environment_over_defaults() -> None:
         ([], {"PATIENCE_IDLE_TIMEOUT": "-5"}, "PATIENCE_IDLE_TIMEOUT"),
         ([], {"PATIENCE_REFLECTION": "perhaps"}, "PATIENCE_REFLECTION"),
         ([], {"PATIENCE_LOG_FORMAT": "xml"}, "PATIENCE_LOG_FORMAT"),
+        (["--hint-processes", "0"], {}, "--hint-processes"),
+        (["--hint-queue", "-1"], {}, "--hint-queue"),
+        ([], {"PATIENCE_HINT_CPU_SECONDS": "0"}, "PATIENCE_HINT_CPU_SECONDS"),
+        (["--limit-hint", "often"], {}, "--limit-hint"),
     ],
 )
 def test_bad_settings_stop_with_the_source_named(
@@ -166,7 +172,9 @@ def test_every_rpc_has_an_http_route() -> None:
         assert getattr(rule, verb).startswith("/v1/")
     assert routes["ApplyMove"] == ("post", "/v1/games/{game_id}/moves")
     assert routes["GetGame"] == ("get", "/v1/games/{game_id}")
-    assert len(routes) == 12
+    assert len(routes) == 14
+    assert routes["Hint"] == ("get", "/v1/games/{game_id}/hint")
+    assert routes["AutoPlay"] == ("post", "/v1/games/{game_id}/autoplay")
     assert routes["PrepareGame"] == ("post", "/v1/games:prepare")
 
 
@@ -207,15 +215,26 @@ def test_without_a_redis_url_python_m_service_runs_its_own_redis(tmp_path: Path)
                     pass
             time.sleep(0.1)
 
+    # Winnable deals work out of the box too: the service starts one filler beside itself (here for one pool).
+    env.update(PATIENCE_WINNABLE_POOLS="sultan-36", PATIENCE_WINNABLE_POOL_TARGET="2", PATIENCE_WINNABLE_WAIT="60")
     proc, address = start()
     try:
         with grpc.insecure_channel(address) as ch:
-            new = pb_grpc.PatienceServiceStub(ch).NewGame(pb.NewGameRequest(variant="sultan-36"))
+            stub = pb_grpc.PatienceServiceStub(ch)
+            new = stub.NewGame(pb.NewGameRequest(variant="sultan-36"))
+            assert stub.NewGame(pb.NewGameRequest(variant="sultan-36", winnable=True)).game.game_id
         assert (redis_dir / "redis.sock").exists()
+        children = [int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
+        commands = [Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0") for p in children]
+        assert sum(1 for c in commands if b"service.filler" in c) == 1, commands
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0
     assert not (redis_dir / "redis.sock").exists(), "the local redis-server was left running"
+    for child in children:  # the filler and the redis-server stopped with the service
+        with pytest.raises(ProcessLookupError):
+            os.kill(child, 0)
+    env.update(PATIENCE_WINNABLE_FILLER="off")
     proc, address = start()
     try:
         with grpc.insecure_channel(address) as ch:

@@ -32,6 +32,11 @@ def soak(tmp_path: Path, *args: str) -> dict[str, Any]:
     return figures
 
 
+#: Enough acknowledged moves for the checks to mean something; not a speed: a loaded 2-core host made 369 in a
+#: run where an idle one makes thousands. That play went on after each fault is what ``rate_back_after_s`` says.
+PLAYED_ENOUGH = 100
+
+
 def no_server_faults(figures: dict[str, Any]) -> None:
     for transport, codes in figures["answers"].items():
         assert not {"INTERNAL", "UNKNOWN", "HTTP_500", "RESOURCE_EXHAUSTED"} & set(codes), (transport, codes)
@@ -40,7 +45,7 @@ def no_server_faults(figures: dict[str, Any]) -> None:
 @pytest.mark.slow
 def test_nothing_acknowledged_is_lost_on_one_redis(tmp_path: Path) -> None:
     figures = soak(tmp_path, "--seconds", "14", "--players", "8", "--pause", "2")
-    assert figures["acknowledged_moves"] > 500
+    assert figures["acknowledged_moves"] > PLAYED_ENOUGH
     assert figures["acknowledged_moves_lost"] == 0
     assert figures["acknowledged_games_missing"] == 0
     assert figures["games_not_replaying"] == 0
@@ -53,7 +58,7 @@ def test_nothing_acknowledged_is_lost_on_one_redis(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_cluster_master_killed_under_load(tmp_path: Path) -> None:
     figures = soak(tmp_path, "--seconds", "14", "--players", "8", "--cluster")
-    assert figures["acknowledged_moves"] > 500
+    assert figures["acknowledged_moves"] > PLAYED_ENOUGH
     assert figures["games_not_replaying"] == 0
     assert [f["fault"] for f in figures["recovery"]] == ["kill-master", "restart-old-master"]
     no_server_faults(figures)

@@ -119,19 +119,31 @@ def adopt(table: Table, body: dict[str, Any]) -> None:
 # ------------------------------------------------------------------------------------------------ fitting
 
 #: Run in the page: draw a view with the page's own table.js and measure it against the window.
-MEASURE = """async ([variant, view]) => {
+MEASURE = """async ([variant, view, options, pickable]) => {
     const { drawTable } = await import('/table.js');
     const table = document.getElementById('table');
     window.scrollTo(0, 0);
-    drawTable(table, variant, view);
+    drawTable(table, variant, view, null, options);
     const W = window.innerWidth, H = window.innerHeight;
-    const out = { overflowX: document.scrollingElement.scrollWidth - W, outside: [], small: [],
+    const out = { overflowX: document.scrollingElement.scrollWidth - W, outside: [], small: [], strips: [],
                   cw: parseFloat(table.style.getPropertyValue('--cw')) };
     const inside = (r) => r.left >= -0.5 && r.top >= -0.5 && r.right <= W + 0.5 && r.bottom <= H + 0.5;
     for (const card of table.querySelectorAll('.card.top, .pile.empty .slot')) {
         const r = card.getBoundingClientRect();
         if (!inside(r)) out.outside.push([card.closest('[data-pile]')?.dataset.pile, Math.round(r.bottom)]);
         if (r.width < 24 || r.height < 24) out.small.push(card.closest('[data-pile]')?.dataset.pile);
+    }
+    // Every card a legal move picks up: the part of it that shows (its strip, or the whole top card) is at
+    // least 24 px each way, and a tap in its middle lands on that card.
+    for (const [pile, pos] of pickable) {
+        const col = table.querySelector(`.pile[data-pile="${pile}"]`);
+        const card = col.querySelector(`.card[data-pos="${pos}"]`);
+        const next = col.querySelector(`.card[data-pos="${pos + 1}"]`);
+        const r = card.getBoundingClientRect();
+        const height = (next ? next.getBoundingClientRect().top : r.bottom) - r.top;
+        const hit = document.elementFromPoint(r.left + r.width / 2, r.top + Math.min(height, r.height) / 2);
+        out.strips.push(Math.min(height, r.width));
+        if (height < 24 || r.width < 24 || hit?.closest('.card') !== card) out.small.push([pile, pos, height]);
     }
     for (const label of table.querySelectorAll('.group-label')) {  // "Stock · 1 redeal left" included
         const r = label.getBoundingClientRect();
@@ -145,27 +157,48 @@ MEASURE = """async ([variant, view]) => {
 }"""
 
 
+def pickable(api: httpx.Client, body: dict[str, Any], game: dict[str, Any]) -> list[tuple[str, int]]:
+    """Every column card a legal move picks up now, as (column, position): from the server's LegalMoves."""
+    gid = game["gameId"]
+    moves = api.get(f"/v1/games/{gid}/legal-moves", headers={"authorization": f"Bearer {body['gameToken']}"})
+    columns = game["view"]["columns"]
+    out = set()
+    for entry in moves.json()["moves"]:
+        move = entry["move"]
+        sources = move.get("sources") or []
+        if len(sources) == 1 and sources[0]["kind"] == "PILE_KIND_COLUMN":
+            i = sources[0]["index"]
+            out.add((str(i), len(columns[i - 1].get("cards", [])) - move.get("count", 1)))
+    return sorted(out)
+
+
+Position = tuple[dict[str, Any], Any, dict[str, str], list[tuple[str, int]]]
+
+
 @pytest.fixture(scope="module")
-def positions(api: httpx.Client, server: LiveServer) -> list[tuple[dict[str, Any], Any]]:
+def positions(api: httpx.Client, server: LiveServer) -> list[Position]:
     """20 deals of every game, plus two Tribunals and two Picture Galleries whose whole stock has been dealt
-    (their columns only grow), each as (variant, view): dealt once, drawn at both sizes."""
+    (their columns only grow), each as (variant, view, options, cards a legal move picks up): dealt once, drawn
+    at both sizes."""
     variants = api.get("/v1/variants").json()["variants"]
-    out: list[tuple[dict[str, Any], Any]] = []
+    out: list[Position] = []
     for v in variants:
         for i in range(DEALS):
             body = new_game(api, server, v["id"], hashlib.sha256(f"layout {v['id']} {i}".encode()).digest())
-            out.append((v, body["game"]["view"]))
+            game = body["game"]
+            out.append((v, game["view"], game["options"], pickable(api, body, game)))
     for v in variants:
         if v["family"] == "salic-law":
             for i in range(2):
                 body = new_game(api, server, v["id"], hashlib.sha256(f"dealt out {v['id']} {i}".encode()).digest())
-                out.append((v, deal_out(api, body)["view"]))
+                game = deal_out(api, body)
+                out.append((v, game["view"], game["options"], pickable(api, body, game)))
     return out
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_every_deal_of_every_game_fits_the_screen(
-    browser: Any, server: LiveServer, positions: list[tuple[dict[str, Any], Any]], size: str
+    browser: Any, server: LiveServer, positions: list[Position], size: str
 ) -> None:
     phone = size == "phone"
     options: dict[str, Any] = {"viewport": PHONE, "has_touch": True, "is_mobile": True} if phone else {}
@@ -174,10 +207,12 @@ def test_every_deal_of_every_game_fits_the_screen(
         table.page.keyboard.press("Escape")  # the New game dialog
         problems = []
         cards = []
-        for variant, view in positions:
+        strips = []
+        for variant, view, options, picked in positions:
             vid = variant["id"]
-            m = table.page.evaluate(MEASURE, [variant, view])
+            m = table.page.evaluate(MEASURE, [variant, view, options, picked])
             cards.append(m["cw"])
+            strips.extend(m["strips"])
             if m["overflowX"] > 0 or m["outside"] or m["small"] or (not phone and not m["allCards"]):
                 problems.append((vid, m))
             if m["minFan"] is not None:
@@ -186,6 +221,8 @@ def test_every_deal_of_every_game_fits_the_screen(
         assert problems == [], problems[:5]
         assert len(cards) == DEALS * 9 + 4
         assert min(cards) >= 24
+        # Cards were picked up from runs and from free cards alike, and every one was a 24 px target.
+        assert len(strips) > len(positions) and min(strips) >= 24
     finally:
         close(table)
 

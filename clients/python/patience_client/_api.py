@@ -45,6 +45,8 @@ GET_GAME = Rpc("GetGame", pb.GetGameRequest, pb.GetGameResponse, True)
 APPLY_MOVE = Rpc("ApplyMove", pb.ApplyMoveRequest, pb.ApplyMoveResponse, True)  # guarded by expected_version
 UNDO_MOVE = Rpc("UndoMove", pb.UndoMoveRequest, pb.UndoMoveResponse, True)  # guarded by expected_version
 LEGAL_MOVES = Rpc("LegalMoves", pb.LegalMovesRequest, pb.LegalMovesResponse, True)
+HINT = Rpc("Hint", pb.HintRequest, pb.HintResponse, True)  # counted once per version: a repeat costs nothing
+AUTO_PLAY = Rpc("AutoPlay", pb.AutoPlayRequest, pb.AutoPlayResponse, True)  # guarded by expected_version
 RESIGN = Rpc("Resign", pb.ResignRequest, pb.ResignResponse, False)  # safe only with a version: see resign_safe
 SUBMIT_SOLUTION = Rpc("SubmitSolution", pb.SubmitSolutionRequest, pb.SubmitSolutionResponse, False)
 MINT_DEAL = Rpc("MintDeal", pb.MintDealRequest, pb.MintDealResponse, False)
@@ -59,6 +61,8 @@ ALL_RPCS: tuple[Rpc, ...] = (
     APPLY_MOVE,
     UNDO_MOVE,
     LEGAL_MOVES,
+    HINT,
+    AUTO_PLAY,
     RESIGN,
     SUBMIT_SOLUTION,
     MINT_DEAL,
@@ -95,6 +99,7 @@ def new_game_request(
     prepared_id: str | None = None,
     replay_seed: bytes | None = None,
     deal_number: int | None = None,
+    winnable: bool | None = None,
 ) -> pb.NewGameRequest:
     req = pb.NewGameRequest(variant=variant, options=options_text(options))
     if replay_seed is not None:
@@ -111,6 +116,8 @@ def new_game_request(
         req.allow_undo = allow_undo
     if prepared_id is not None:
         req.prepared_id = prepared_id
+    if winnable is not None:
+        req.winnable = winnable
     return req
 
 

@@ -26,8 +26,9 @@ from typing import TextIO
 
 from patience.v1 import patience_pb2 as pb
 
-from engine.errors import Reason
+from engine.errors import PatienceError, Reason
 from engine.moves import split_moves
+from engine.verify import Outcome, verify
 
 from . import lineinput, render, statefile
 from .certificates import (
@@ -38,7 +39,7 @@ from .certificates import (
     keys_to_json,
     verify_certificate,
 )
-from .client import PatienceClient
+from .client import GameSession, PatienceClient
 from .config import DEFAULT_TARGET, ClientSettings
 from .errors import PatienceClientError, ServiceError, VersionConflict
 
@@ -49,6 +50,7 @@ Type a move in the notation of docs/rules.md, or several separated by spaces:
   3-7  3-7/4  3-r  3-r2  3,5,5-r  3-f  r2-f  w-f2  f1-f4/3  c3-f5  3-k  d  s  rd
 Commands:
   ?            list the legal moves          u, undo    take back the last move
+  hint         a move to make, and why       auto       send every safe card home
   show, Enter  draw the table again          resign     give up (shows the seed)
   help         this text                     q, quit    leave (the game is kept: come back with play)"""
 
@@ -104,8 +106,8 @@ class Context:
         )
         statefile.save(self.state_path, self.current)
 
-    def show(self, game: pb.Game) -> None:
-        self.print(render.render_game(game, color=self.color, width=self.width))
+    def show(self, game: pb.Game, hint: pb.Move | None = None) -> None:
+        self.print(render.render_game(game, color=self.color, width=self.width, hint=hint))
 
 
 def _options(pairs: Sequence[str]) -> dict[str, str]:
@@ -169,7 +171,9 @@ def _new(
     if getattr(a, "replay", None):
         replay_seed = _seed_arg(a.replay)
     deal_number = getattr(a, "deal", None)
-    chosen = [name for name, given in (("--replay", replay_seed), ("--deal", deal_number)) if given is not None]
+    winnable = True if getattr(a, "winnable", False) else None
+    choosers = (("--replay", replay_seed), ("--deal", deal_number), ("--winnable", winnable))
+    chosen = [name for name, given in choosers if given is not None]
     others = [name for name, given in (("--client-seed", client_seed), ("--ticket", getattr(a, "ticket", None)))
               if given is not None]  # fmt: skip
     if chosen and len(chosen + others) > 1:
@@ -188,10 +192,11 @@ def _new(
         prepared_id=prepared.prepared_id if prepared is not None else None,
         replay_seed=replay_seed,
         deal_number=deal_number,
+        winnable=winnable,
     )
     ctx.save(resp.game)
     game = resp.game
-    how = f" ({dealt_words(game.dealt, game.deal_number)})" if game.dealt in ("public", "replay") else ""
+    how = f" ({dealt_words(game.dealt, game.deal_number)})" if game.dealt in ("public", "replay", "winnable") else ""
     ctx.print(f"new game {game.game_id}{how}:")
     ctx.print(f"  commitment {game.commitment.hex()}")
     return game
@@ -224,6 +229,18 @@ def cmd_show(ctx: Context) -> int:
     return 0
 
 
+def _check_solution(ctx: Context, game: pb.Game) -> None:
+    """A deal dealt as winnable: replay the server's winning line on the revealed seed with the engine."""
+    try:
+        verdict = verify(game.variant, dict(game.options), game.seed, list(game.solution))
+        wins = verdict.outcome is Outcome.WON
+    except (PatienceError, ValueError):
+        wins = False
+    ctx.print(f"dealt as winnable: the server's winning line ({len(game.solution)} moves) "
+              f"{'wins' if wins else 'DOES NOT WIN'} this deal:")  # fmt: skip
+    ctx.print("  " + " ".join(game.solution))
+
+
 def _after(ctx: Context, game: pb.Game) -> None:
     """Keep the state file's version, and say what the end of a game means."""
     if ctx.current and ctx.current.game_id == game.game_id:
@@ -240,6 +257,8 @@ def _after(ctx: Context, game: pb.Game) -> None:
             f"  SHA-256 {'matches' if ok else 'DOES NOT MATCH'} the server seed commitment "
             f"{game.server_seed_commitment.hex()[:16]}..."
         )
+    if game.seed and game.solution:
+        _check_solution(ctx, game)
     if game.status == pb.GAME_STATUS_WON and game.HasField("certificate") and game.certificate.encoded:
         path = _cert_path(ctx, game.game_id)
         path.write_bytes(game.certificate.encoded)
@@ -290,6 +309,50 @@ def cmd_legal(ctx: Context) -> int:
     resp = ctx.client.legal_moves(ctx.game_id())
     for line in render.legal_lines(list(resp.moves), width=ctx.width):
         ctx.print(line)
+    return 0
+
+
+def _hint(ctx: Context, session: GameSession) -> None:
+    """Ask for a hint; draw the table with the move's piles marked, and say the move and why."""
+    given = session.hint()
+    game = session.refresh() if given.version != session.version else session.game
+    ctx.show(game, given.move.move if given.HasField("move") else None)
+    ctx.print(render.hint_line(given))
+    ctx.print(f"hints in this game: {given.hint_count}")
+
+
+def cmd_hint(ctx: Context) -> int:
+    session = ctx.client.session(ctx.game_id())
+    try:
+        _hint(ctx, session)
+    except ServiceError as exc:
+        ctx.print(refusal(exc))
+        return 1
+    return 0
+
+
+def _auto(ctx: Context, session: GameSession) -> None:
+    resp = session.autoplay()
+    if resp.applied:
+        ctx.print(f"played {' '.join(m.text for m in resp.applied)}")
+    else:
+        ctx.print("no card can safely go home now")
+    ctx.show(session.game)
+
+
+def cmd_auto(ctx: Context) -> int:
+    session = ctx.client.session(ctx.game_id())
+    try:
+        _auto(ctx, session)
+    except VersionConflict as exc:
+        ctx.print(f"the game changed elsewhere (now version {session.version}); nothing was played")
+        if exc.game is not None:
+            ctx.show(exc.game)
+        return 1
+    except ServiceError as exc:
+        ctx.print(refusal(exc))
+        return 1
+    _after(ctx, session.game)
     return 0
 
 
@@ -379,7 +442,8 @@ def dealt_words(dealt: str, deal_number: int) -> str:
         return f"public deal #{deal_number} (no fairness claim)"
     if dealt == "replay":
         return "a replay of a seed the player chose (no fairness claim)"
-    return {"random": "dealt at random", "ticket": "a minted deal", "winnable": "a winnable deal"}.get(dealt, dealt)
+    words = {"random": "dealt at random", "ticket": "a minted deal", "winnable": "a deal the server's solver has won"}
+    return words.get(dealt, dealt)
 
 
 def describe_check(check: CertificateCheck) -> str:
@@ -390,7 +454,9 @@ def describe_check(check: CertificateCheck) -> str:
     how = dealt_words(c.dealt, c.deal_number)
     lines = [
         f"✓ certificate valid (key {check.key_id}): game {c.game_id}, {c.variant}, "
-        f"{c.move_count} moves, {c.undo_count} undos" + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
+        f"{c.move_count} moves, {c.undo_count} undos"
+        + (f", {c.hints} hint{'s' if c.hints != 1 else ''}" if c.hints is not None else "")
+        + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
         f"  seed {c.seed.hex()}" + (f", {how}" if how else ""),
     ]
     if check.replayed:
@@ -490,6 +556,10 @@ def cmd_play(ctx: Context) -> int:
                 elif cmd in ("?", "legal"):
                     for text in render.legal_lines(session.legal_moves(), width=ctx.width):
                         ctx.print(text)
+                elif cmd == "hint":
+                    _hint(ctx, session)
+                elif cmd == "auto":
+                    _auto(ctx, session)
                 elif cmd in ("u", "undo"):
                     undone = session.undo()
                     ctx.print(f"took back {undone.undone.text}")
@@ -561,6 +631,11 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--no-undo", action="store_true", help="forbid undo in this game")
         s.add_argument("--replay", metavar="SEEDHEX", help="play again the deal of this seed (a finished game's)")
         s.add_argument("--deal", type=int, metavar="N", help="play numbered public deal #N (1 to 4294967295)")
+        s.add_argument(
+            "--winnable",
+            action="store_true",
+            help="a deal the server's solver has won (its winning line is shown when the game ends)",
+        )
 
     cmd(
         "variants",
@@ -576,6 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("moves", nargs="+", metavar="MOVE")
     cmd("undo", cmd_undo, "take back the last move")
     cmd("legal", cmd_legal, "list the legal moves")
+    cmd("hint", cmd_hint, "a move to make now and why, marked on the table (counted in the game's certificate)")
+    cmd("auto", cmd_auto, "send every card that can safely go home to the foundations")
     cmd("resign", cmd_resign, "give up the current game (reveals its seed)")
     s = cmd("replay", cmd_replay, "play the current game's deal again, once it is over (a new game, dealt replay)")
     s.add_argument("--no-undo", action="store_true", help="forbid undo in the new game")

@@ -1,0 +1,64 @@
+// Drawing the open game: the table (table.js, with moves animated by motion.js), the header's counters and
+// buttons, and the marks of the selection.
+
+import { duration, t } from './i18n.js';
+import { animateFrom, snapshot } from './motion.js';
+import { showSelection } from './selection.js';
+import { $, elapsed, isOver, state, variant, variantName, view } from './state.js';
+import { drawTable } from './table.js';
+
+export function render({ animate = true } = {}) {
+  const table = $('table');
+  const v = variant();
+  if (!state.game || !v) {
+    table.replaceChildren();
+    return;
+  }
+  // A keyboard player keeps their place across the redraw; a mouse or finger leaves no focus ring behind.
+  const active = document.activeElement?.closest?.('#table [data-pile]');
+  const focused = active && active.matches(':focus-visible') ? active.dataset.pile : null;
+  const before = animate ? snapshot(table) : null;
+  drawTable(table, v, view(), state.revealed, state.game.options);
+  if (before) animateFrom(table, before);
+  table.classList.toggle('over', isOver());
+  for (const p of table.querySelectorAll('.pile[data-pile]')) {
+    p.tabIndex = 0;
+    p.setAttribute('role', 'button');
+  }
+  if (focused) table.querySelector(`.pile[data-pile="${focused}"]`)?.focus({ preventScroll: true });
+  controls();
+}
+
+/** How the game was dealt, when that is worth a word on the table: deal #N, a replay, a winnable deal. */
+function dealtTag(g) {
+  if (g.dealt === 'public' && g.dealNumber) return t('deal.public', { n: g.dealNumber });
+  if (g.dealt === 'replay' || g.dealt === 'winnable') return t(`deal.${g.dealt}`);
+  return '';
+}
+
+/** The header, the buttons and the marks on the table: all that changes when only the legal moves do. */
+export function controls() {
+  const v = variant();
+  if (!state.game || !v) return;
+  const g = state.game;
+  $('game-title').textContent = [variantName(v), dealtTag(g)].filter(Boolean).join(' · ');
+  document.body.dataset.dealt = g.dealt || '';
+  $('moves').textContent = String(g.moveCount || 0);
+  $('undos').textContent = String(g.undoCount || 0);
+  tick();
+  const status = $('status');
+  status.textContent = t(`status.${g.status}`) === `status.${g.status}` ? '' : t(`status.${g.status}`);
+  status.className = `status ${g.status === 'GAME_STATUS_WON' ? 'won' : g.status === 'GAME_STATUS_STUCK' ? 'stuck' : ''}`;
+  $('btn-undo').disabled = isOver() || !g.allowUndo || !(g.moveCount > 0);
+  $('btn-resign').disabled = isOver();
+  $('btn-hint').disabled = isOver() || state.legal.length === 0;
+  $('btn-auto').disabled = isOver();
+  $('hints').textContent = String(g.hintCount || 0);
+  document.body.dataset.version = String(g.version);
+  document.body.dataset.status = g.status;
+  showSelection();
+}
+
+export function tick() {
+  $('timer').textContent = state.game ? duration(elapsed()) : '0:00';
+}

@@ -1,0 +1,51 @@
+// The More menu's panels: statistics per game (kept in the browser) and the rules of the game being played.
+
+import { duration, lang, t } from './i18n.js';
+import { renderRules } from './rules.js';
+import { $, closeMenu, state, variant, variantName } from './state.js';
+import * as store from './storage.js';
+
+export function openStats() {
+  closeMenu();
+  const all = store.stats();
+  const body = $('stats-body');
+  body.replaceChildren();
+  const ids = state.variants.map((v) => v.id).filter((id) => all[id] && all[id].played);
+  if (!ids.length) {
+    const p = document.createElement('p');
+    p.textContent = t('stats.none');
+    body.append(p);
+  } else {
+    const table = document.createElement('table');
+    table.className = 'stats';
+    const head = table.createTHead().insertRow();
+    for (const k of ['stats.game', 'stats.played', 'stats.won', 'stats.streak', 'stats.best-streak', 'stats.best-time', 'stats.best-moves']) {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = t(k);
+      head.append(th);
+    }
+    const tbody = table.createTBody();
+    for (const id of ids) {
+      const s = all[id];
+      const row = tbody.insertRow();
+      row.dataset.variant = id;
+      const th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = variantName(state.byId.get(id));
+      row.append(th);
+      for (const value of [s.played, s.won, s.streak, s.bestStreak, s.bestTime === null ? '–' : duration(s.bestTime), s.bestMoves ?? '–']) {
+        row.insertCell().textContent = String(value);
+      }
+    }
+    body.append(table);
+  }
+  $('stats').showModal();
+}
+
+export function openRules() {
+  closeMenu();
+  const v = variant() || state.byId.get($('variant').value) || state.variants[0];
+  renderRules($('rules-body'), v, lang());
+  $('rules').showModal();
+}

@@ -1,0 +1,405 @@
+// Playing a game: a click, tap, drag or key on the table becomes a selection or a move; moves, undo and
+// resign go to the server, and after every change the game is kept, its legal moves fetched, or its result
+// shown.
+
+import { api, ApiError } from './api.js';
+import { cardLabel } from './cards.js';
+import { controls, render } from './draw.js';
+import { allCanGoHome, homeLine } from './finish.js';
+import { t } from './i18n.js';
+import { explain, reasonCode } from './messages.js';
+import { pause } from './motion.js';
+import { showResult } from './result.js';
+import { homeMove, moveText, showSelection, targetsOf } from './selection.js';
+import { $, gameUrl, isColumn, isOver, parseLegal, pileCards, say, state, variant, view } from './state.js';
+import * as store from './storage.js';
+
+/** Shift-click (or Shift+Enter) on a column: its next free card joins the batch bound for the reserve. */
+function addToBatch(column) {
+  if (!state.batch.length && state.selection && isColumn(state.selection.pile) && state.selection.count === 1) {
+    state.batch.push(state.selection.pile);
+  }
+  state.selection = null;
+  const taken = state.batch.filter((c) => c === column).length;
+  if (state.batch.length < 8 && taken < pileCards(column).length) state.batch.push(column);
+  showSelection();
+  say(t('msg.batch', { n: state.batch.length, text: `${state.batch.join(',')}-r` }));
+}
+
+export function select(pile, pos) {
+  const cards = pileCards(pile);
+  if (!cards.length || pos < 0 || pos >= cards.length) return;
+  state.batch = [];
+  state.selection = { pile, pos, count: cards.length - pos };
+  showSelection();
+  const card = cardLabel(cards[pos]);
+  const more = state.selection.count - 1;
+  say(targetsOf(state.selection).size ? t(more ? 'msg.pick-run' : 'msg.pick', { card, more }) : '');
+}
+
+export function deselect() {
+  state.selection = null;
+  state.batch = [];
+  showSelection();
+}
+
+export async function play(text) {
+  if (state.busy || isOver()) return;
+  state.busy = true;
+  state.selection = null;
+  state.batch = [];
+  try {
+    const response = await api.applyMove(state.game.gameId, state.token, state.game.version, text);
+    state.game = response.game;
+    state.legal = [];
+    render();
+    say('');
+    if (canFinish()) await finish();
+    else await afterChange();
+  } catch (err) {
+    await refused(err, text);
+  } finally {
+    state.busy = false;
+  }
+}
+
+/** Whether the game can finish on its own: nothing hidden, and every card left goes home by foundation moves. */
+function canFinish() {
+  const v = variant();
+  return !isOver() && Boolean(v) && allCanGoHome(view(), v.family, v.deckSize || 104);
+}
+
+/**
+ * Finish the game on its own (finish.js says every card left goes home): AutoPlay sends the safe moves in one
+ * call, then the rest of finish.js's line home follows one move at a time, each drawn and animated like the
+ * player's own, until the game is won.
+ */
+async function finish() {
+  say(t('msg.finishing'), 'info');
+  document.body.dataset.finished = 'auto';
+  settled(); // the player's own move is drawn; what follows is the page's
+  try {
+    const response = await api.autoPlay(state.game.gameId, state.token, state.game.version);
+    state.game = response.game;
+    render();
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+  }
+  const v = variant();
+  for (const text of isOver() ? [] : homeLine(view(), v.family, v.deckSize || 104) || []) {
+    await pause();
+    try {
+      const response = await api.applyMove(state.game.gameId, state.token, state.game.version, text);
+      state.game = response.game;
+    } catch (err) {
+      await refused(err, text);
+      return;
+    }
+    state.legal = [];
+    render();
+  }
+  await afterChange();
+}
+
+/** The Auto-play button (and A): every safe move to the foundations, in one call, animated as one change. */
+export async function autoPlay() {
+  if (state.busy || isOver()) return;
+  state.busy = true;
+  deselect();
+  try {
+    const response = await api.autoPlay(state.game.gameId, state.token, state.game.version);
+    state.game = response.game;
+    state.legal = [];
+    render();
+    const n = (response.applied || []).length;
+    say(n ? t('msg.auto-done', { n }) : t('msg.auto-none'), 'info');
+    document.body.dataset.autoApplied = String(n);
+    if (canFinish()) await finish();
+    else await afterChange();
+  } catch (err) {
+    await refused(err);
+  } finally {
+    state.busy = false;
+  }
+}
+
+export async function refused(err, text = '') {
+  if (!(err instanceof ApiError)) throw err;
+  if (err.reason === 'STALE_VERSION') {
+    await reload();
+    say(explain(err), 'refused');
+    return;
+  }
+  document.body.dataset.lastReason = err.reason;
+  document.body.dataset.refusals = String(Number(document.body.dataset.refusals || 0) + 1);
+  say(`${text ? `“${text}”: ` : ''}${explain(err)}`, 'refused');
+  showSelection();
+  settled();
+}
+
+/** After every change: save, fetch the legal moves (or show the result), then mark the page settled. */
+async function afterChange() {
+  store.keepGame(state.game.gameId, { token: state.token, variant: state.game.variant });
+  if (state.game.status === 'GAME_STATUS_WON') {
+    say(t('msg.won'), 'win');
+    await showResult();
+  } else if (isOver()) {
+    await showResult();
+  } else {
+    await refreshLegal();
+    if (state.game.status === 'GAME_STATUS_STUCK') say(t('msg.stuck'), 'info');
+  }
+  settled();
+}
+
+/** For people nothing; for the browser tests the version the page has finished drawing. */
+function settled() {
+  document.body.dataset.settled = String(state.game.version);
+}
+
+async function refreshLegal() {
+  const version = state.game.version;
+  try {
+    const response = await api.legalMoves(state.game.gameId, state.token);
+    if (String(response.version) !== String(version) || String(state.game.version) !== String(version)) return;
+    state.legal = (response.moves || []).map(parseLegal);
+  } catch (err) {
+    state.legal = [];
+    if (err instanceof ApiError) say(explain(err), 'refused');
+  }
+  document.body.dataset.legal = String(state.legal.length);
+  controls();
+}
+
+export async function reload() {
+  const response = await api.getGame(state.game.gameId, state.token);
+  state.game = response.game;
+  state.selection = null;
+  render();
+  await afterChange();
+}
+
+
+/** The stock: deal or turn a card, or redeal; an exhausted stock says so instead of sending a move that cannot be. */
+function stockAction() {
+  if (isOver()) return;
+  const texts = new Set(state.legal.map((m) => m.text));
+  for (const text of ['d', 's', 'rd']) if (texts.has(text)) return play(text);
+  const v = view();
+  if ((v.stockCount || 0) > 0) return play(variant().family === 'salic-law' ? 'd' : 's');
+  // An empty stock that cannot be redealt now (no redeal left, or nothing to gather): no move to send.
+  say(t((v.redealsLeft || 0) > 0 ? 'msg.stock-empty' : 'msg.stock-done'), 'info');
+  return undefined;
+}
+
+
+/** Send the top card of ``pile`` (or the selection) to a foundation: the double-click, double-tap and F key. */
+export function sendHome(pile = null) {
+  if (isOver() || state.busy) return false;
+  const sel = pile ? { pile, pos: pileCards(pile).length - 1, count: 1 } : state.selection;
+  if (!sel || sel.pos < 0) return false;
+  const home = homeMove(sel);
+  if (home) {
+    play(home.text);
+    return true;
+  }
+  say(t('msg.nothing-home'), 'info');
+  return false;
+}
+
+/** A click (or tap, or Enter) on something on the table. */
+export function activate(node, multi = false) {
+  if (isOver() || state.busy) return;
+  const pileEl = node.closest('[data-pile]');
+  if (!pileEl) {
+    deselect();
+    return;
+  }
+  const id = pileEl.dataset.pile;
+  if (multi && variant().family === 'king-chain' && isColumn(id)) {
+    addToBatch(id);
+    return;
+  }
+  if (state.batch.length) {
+    const batch = state.batch;
+    state.batch = [];
+    if (id[0] === 'r') play(`${batch.join(',')}-r`);
+    else showSelection();
+    return;
+  }
+  if (id === 'stock') {
+    deselect();
+    stockAction();
+    return;
+  }
+  if (id === 'k') {
+    if (state.selection) play(moveText(state.selection, 'k'));
+    return;
+  }
+  const cardEl = node.closest('.card[data-card]');
+  const cards = pileCards(id);
+  const sel = state.selection;
+  if (sel) {
+    if (id === sel.pile) {
+      const pos = cardEl && isColumn(id) ? Number(cardEl.dataset.pos) : sel.pos;
+      if (pos === sel.pos || pos < 0) {
+        // The second click on the same card: home if it can go, else let go of it.
+        const home = homeMove(sel);
+        if (home) play(home.text);
+        else deselect();
+      } else {
+        select(id, pos);
+      }
+      return;
+    }
+    play(moveText(sel, id));
+    return;
+  }
+  // Only a column lends a run; elsewhere (waste, cells, foundations, captives) the top card is the one that moves.
+  if (cardEl && isColumn(id)) select(id, Number(cardEl.dataset.pos));
+  else if (cards.length) select(id, cards.length - 1);
+}
+
+/** The keyboard's ↑/↓ on a selected column: one card more or less of the run. */
+export function stretch(delta) {
+  const sel = state.selection;
+  if (!sel || !isColumn(sel.pile)) return false;
+  select(sel.pile, Math.min(pileCards(sel.pile).length - 1, Math.max(0, sel.pos - delta)));
+  return true;
+}
+
+/** NewGame (after PrepareGame when the player brings a seed), kept in the browser under its own URL. */
+export async function dealGame(request) {
+  let serverCommitment = null;
+  if (request.clientSeed) {
+    // The server commits to its part before it sees ours: then neither side chose the deal.
+    const prepared = await api.prepareGame();
+    request.preparedId = prepared.preparedId;
+    serverCommitment = prepared.serverSeedCommitment;
+  }
+  const response = await api.newGame(request);
+  const g = response.game;
+  store.keepGame(g.gameId, { token: response.gameToken, variant: g.variant, firstView: g.view, serverCommitment, dealt: Date.now() });
+  if (store.counts(g)) store.countDeal(g.variant, g.gameId);
+  history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));
+  await start(g, response.gameToken);
+}
+
+/** "Play this deal again": a new game from the revealed seed of the game just over (marked as a replay). */
+export async function playAgain() {
+  const g = state.game;
+  if (!g || !g.seed || !isOver()) return;
+  try {
+    await dealGame({ variant: g.variant, options: g.options || {}, allowUndo: Boolean(g.allowUndo), replaySeed: g.seed });
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    say(explain(err), 'refused');
+  }
+}
+
+export async function start(game, token) {
+  for (const id of ['fair-status', 'deal-status']) delete $(id).dataset.ok;
+  delete $('cert-status').dataset.valid;
+  delete document.body.dataset.revealed;
+  delete document.body.dataset.finished;
+  state.game = game;
+  state.token = token;
+  state.selection = null;
+  state.batch = [];
+  state.legal = [];
+  state.revealed = null;
+  $('result').hidden = true;
+  say('');
+  render({ animate: false });
+  await afterChange();
+}
+
+export async function undo() {
+  if (state.busy || isOver()) return;
+  state.busy = true;
+  try {
+    const response = await api.undoMove(state.game.gameId, state.token, state.game.version);
+    state.game = response.game;
+    state.selection = null;
+    state.legal = [];
+    render();
+    say(response.undone ? t('msg.took-back', { move: response.undone.text }) : '');
+    await afterChange();
+  } catch (err) {
+    await refused(err);
+  } finally {
+    state.busy = false;
+  }
+}
+
+export async function resign() {
+  if (state.busy || isOver()) return;
+  if (!window.confirm(t('msg.resign-confirm'))) return;
+  state.busy = true;
+  try {
+    const response = await api.resign(state.game.gameId, state.token, state.game.version);
+    state.game = response.game;
+    render();
+    await afterChange();
+  } catch (err) {
+    await refused(err);
+  } finally {
+    state.busy = false;
+  }
+}
+
+/** The page's pile for a hinted move's target ("r" and "k" name the first empty cell and the king row). */
+function targetPile(id) {
+  if (id === 'r') {
+    const i = view().cells.findIndex((c) => !c);
+    return i >= 0 ? `r${i + 1}` : '';
+  }
+  return id;
+}
+
+/** Why the server hints a move, in the page's language, from its reason code (never the code itself). */
+function hintReason(h) {
+  const key = `hint.${reasonCode(h.reasonCode)}`;
+  const text = t(key, { wins: h.wins || 0, tried: h.tried || 0, moves: h.movesToEnd || 0, n: h.movesToEnd || 0 });
+  return text === key ? '' : text;
+}
+
+/** The Hint button (and H): the server's move for this position, marked on the table with its reason. */
+export async function hint() {
+  if (state.busy || isOver()) return;
+  state.busy = true;
+  try {
+    const h = await api.hint(state.game.gameId, state.token);
+    if (String(h.version) !== String(state.game.version)) return;
+    state.game.hintCount = h.hintCount ?? (state.game.hintCount || 0) + 1;
+    deselect();
+    controls();
+    if (!h.move) {
+      say(hintReason(h) || t('hint.NO_MOVE'), 'info');
+      return;
+    }
+    const best = parseLegal(h.move);
+    const table = $('table');
+    for (const s of best.sources) table.querySelector(`[data-pile="${s}"]`)?.classList.add('hint');
+    const target = targetPile(best.target);
+    if (target) table.querySelector(`[data-pile="${target}"]`)?.classList.add('target');
+    if (!best.sources.length) table.querySelector('.pile[data-pile="stock"]')?.classList.add('hint', 'target');
+    const source = best.sources.length === 1 ? pileCards(best.sources[0]) : [];
+    const from = source.length - (isColumn(best.sources[0]) ? best.count || 1 : 1);
+    const card = source.length ? source[Math.max(from, 0)] : null;
+    if (card) {
+      for (const c of table.querySelectorAll(`.pile[data-pile="${best.sources[0]}"] .card[data-pos]`)) {
+        if (Number(c.dataset.pos) >= from) c.classList.add('hint-card');
+      }
+    }
+    const why = hintReason(h);
+    const stock = { d: 'stock.deal', s: 'stock.turn', rd: 'stock.redeal' }[best.text];
+    const move = card ? t('hint.card', { card: cardLabel(card), move: best.text }) : stock ? t(stock) : best.text;
+    say(why ? t('msg.hint-why', { move, why }) : t('msg.hint', { move }), 'hint');
+    document.body.dataset.hint = best.text;
+  } catch (err) {
+    await refused(err);
+  } finally {
+    state.busy = false;
+  }
+}
