@@ -52,6 +52,11 @@ class Settings:
     limit_prepare_game: str = "20/minute;300/hour"
     limit_submit_solution: str = "20/minute;300/hour"
     limit_verify_certificate: str = "60/minute;1000/hour"
+    limit_hint: str = "30/minute;600/hour"
+    hint_processes: int = 1
+    hint_queue: int = 4
+    hint_states: int = 4800
+    hint_cpu_seconds: float = 4.0
     front_end_key: str | None = None
     durability: str = "primary"
     durability_timeout: float = 1.0
@@ -76,6 +81,7 @@ class Settings:
             "PrepareGame": self.limit_prepare_game,
             "SubmitSolution": self.limit_submit_solution,
             "VerifyCertificate": self.limit_verify_certificate,
+            "Hint": self.limit_hint,
         }
 
     def tls_problem(self) -> str | None:
@@ -343,7 +349,7 @@ _SPECS: tuple[_Spec, ...] = (
     _Spec(
         "rate_limits",
         "--rate-limits",
-        "count NewGame, PrepareGame, SubmitSolution and VerifyCertificate per client address in Redis and refuse "
+        "count NewGame, PrepareGame, SubmitSolution, VerifyCertificate and Hint per client address in Redis and refuse "
         "the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with Retry-After)",
         _bool,
         "BOOL",
@@ -359,6 +365,43 @@ _SPECS: tuple[_Spec, ...] = (
         "VerifyCertificate calls per client address",
         _limits,
         "LIMITS",
+    ),
+    _Spec(
+        "limit_hint",
+        "--limit-hint",
+        "Hint calls per client address (each costs up to --hint-cpu-seconds of CPU)",
+        _limits,
+        "LIMITS",
+    ),
+    _Spec(
+        "hint_processes",
+        "--hint-processes",
+        "solver processes for Hint, per server process (each --workers worker has its own); started on the first hint",
+        _positive(int),
+        "N",
+    ),
+    _Spec(
+        "hint_queue",
+        "--hint-queue",
+        "hints that may wait for a solver process beyond those running; more are refused at once "
+        "(UNAVAILABLE, HINTS_BUSY)",
+        _non_negative(int),
+        "N",
+    ),
+    _Spec(
+        "hint_states",
+        "--hint-states",
+        "positions one hint may expand in all (the same hint on every run): one search with every card face up, "
+        "else six guesses of the hidden cards sharing them",
+        _positive(int),
+        "N",
+    ),
+    _Spec(
+        "hint_cpu_seconds",
+        "--hint-cpu-seconds",
+        "CPU seconds one hint may take at most (a guard: --hint-states bounds it first on a usual machine)",
+        _positive(float),
+        "SECONDS",
     ),
     _Spec(
         "front_end_key",

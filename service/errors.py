@@ -81,6 +81,8 @@ SERVICE_REASONS = frozenset(
         # the service itself
         "SIGNING_UNAVAILABLE", "STORE_UNAVAILABLE", "STORE_FULL", "STORE_ERROR", "ID_COLLISION", "CORRUPT_STATE",
         "CORRUPT_LOG", "INTERNAL", "UNIMPLEMENTED",
+        # hints
+        "HINTS_BUSY", "HINTS_UNAVAILABLE",
     }
 )  # fmt: skip
 #: Every ErrorInfo reason: the service's and the engine's.
@@ -390,6 +392,21 @@ def tickets_unavailable() -> ServiceError:
 
 def signing_unavailable() -> ServiceError:
     return ServiceError(Code.UNAVAILABLE, "SIGNING_UNAVAILABLE", "this server has no signing keys", {})
+
+
+def hints_busy(limit: int, retry: int) -> ServiceError:
+    """The hint pool holds as many hints as it admits (running and waiting): try again shortly."""
+    error = ServiceError(
+        Code.UNAVAILABLE, "HINTS_BUSY", f"the hint solver is busy ({limit} hints running or waiting); try again soon",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def hints_unavailable() -> ServiceError:
+    """No hint pool, or one of its processes died (service.hints logs it and starts a new pool for the next hint)."""
+    return ServiceError(Code.UNAVAILABLE, "HINTS_UNAVAILABLE", "the hint solver is unavailable; try again", {})
 
 
 def store_unavailable(exc: Exception, *, full: bool = False) -> ServiceError:

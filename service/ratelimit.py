@@ -1,5 +1,9 @@
-"""Rate limits per client address on the calls that cost the service: NewGame, PrepareGame, SubmitSolution and
-VerifyCertificate.
+"""Rate limits per client address on the calls that cost the service: NewGame, PrepareGame, SubmitSolution,
+VerifyCertificate and Hint.
+
+Each limited RPC has its own limits and its own counters: a Hint costs a solver's CPU (up to
+``--hint-cpu-seconds``, hundreds of times a move), so it is counted apart from everything else, under
+``--limit-hint``, and a client that spends its hints can still play.
 
 The limits are settings (service.config: ``--limit-new-game`` ...). The counters live in the game store's
 Redis (``limits``' sliding-window counters through redis-py's asyncio client, on a single Redis or on Redis

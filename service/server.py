@@ -28,6 +28,8 @@ from patience.v1 import patience_pb2
 from service import http, logs, metrics, tls
 from service.config import Settings
 from service.games import GameService
+from service.hints import HintPool
+from service.hints import derive_key as derive_hint_key
 from service.keys import load_service_keys
 from service.operations import Operations
 from service.servicer import PatienceServicer
@@ -109,6 +111,8 @@ class Server:
         await self.store.close()
         if self.games.limiter is not None:
             await self.games.limiter.close()
+        if self.games.hints is not None:
+            await self.games.hints.close()
 
     async def wait(self) -> None:
         await self.grpc.wait_for_termination()
@@ -201,7 +205,16 @@ async def create_server(
             key_prefix=f"{settings.store_prefix}:rl",
             front_end_key=settings.front_end_key,
         )
-    games = GameService(settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter)
+    hints = HintPool(
+        derive_hint_key(tickets.key if isinstance(tickets, TicketMinter) else None),
+        processes=settings.hint_processes,
+        queue=settings.hint_queue,
+        states=settings.hint_states,
+        cpu_seconds=settings.hint_cpu_seconds,
+    )
+    games = GameService(
+        settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter, hints=hints
+    )
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),
         ("grpc.max_send_message_length", max(settings.max_message_bytes, 4 << 20)),

@@ -19,7 +19,7 @@ from service.games import Credentials, GameService
 from service.ratelimit import CLIENT_ADDRESS, FRONT_END_KEY
 
 #: The use cases that count calls per client address (service.ratelimit).
-LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate"})
+LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate", "hint"})
 
 
 AUTHORIZATION = "authorization"
@@ -72,6 +72,8 @@ _RPCS = {
     "ApplyMove": "apply_move",
     "UndoMove": "undo_move",
     "LegalMoves": "legal_moves",
+    "Hint": "hint",
+    "AutoPlay": "auto_play",
     "Resign": "resign",
     "SubmitSolution": "submit_solution",
     "MintDeal": "mint_deal",

@@ -67,6 +67,7 @@ class ServiceThread:
             generate_keys=True,
             grace=0.5,
             rate_limits=False,  # a test calls far faster than a person plays
+            hint_states=300,  # a small solver budget: the tests check the calls, not how far a hint looks
         )
         self.seeds = seeds or Seeds()
         self.loop = asyncio.new_event_loop()

@@ -78,6 +78,7 @@ def the_win() -> tuple[Game, State, CertificateContents]:
         played="moves",
         dealt="random",
         deal_number=0,
+        hints=2,
     )
     return game, result.state, contents
 
@@ -142,6 +143,12 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
         "no-played",
         "signed without the optional played field (certificates from before it existed)",
         signed(without("played")),
+        "",
+    )
+    add(
+        "no-hints",
+        "signed without the optional hints field (certificates from before it existed)",
+        signed(without("hints")),
         "",
     )
     add(
@@ -299,6 +306,8 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
         signed({**fields, "dealt": "public", "deal_number": "7"}),
         "MALFORMED",
     )
+    add("hints-negative", "hints -1 (re-signed)", signed({**fields, "hints": -1}), "MALFORMED")
+    add("hints-text", "hints written as text '2' (re-signed)", signed({**fields, "hints": "2"}), "MALFORMED")
     add(
         "seed-uppercase",
         "the seed in upper-case hex (re-signed)",

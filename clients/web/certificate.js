@@ -38,15 +38,15 @@ export async function sha256Hex(bytes) {
   return hex(await crypto.subtle.digest('SHA-256', bytes));
 }
 
-// The payload's fields and their JSON types ("played", and "dealt" with "deal_number", are optional: certificates
-// signed before they existed lack them).
+// The payload's fields and their JSON types ("played", "dealt" with "deal_number", and "hints" are optional:
+// certificates signed before they existed lack them).
 const FIELDS = {
   type: "string", key_id: "string", game_id: "string", variant: "string", options: "object", deal: "string",
   seed: "string", commitment: "string", moves: "array", move_count: "integer", undo_count: "integer",
   started_at: "integer", finished_at: "integer", ticket_id: "string", final_state_hash: "string", result: "string",
 };
 const MAX_INT = 2 ** 53 - 1;
-const OPTIONAL = ['played', 'dealt', 'deal_number'];
+const OPTIONAL = ['played', 'dealt', 'deal_number', 'hints'];
 // How a deal was chosen (the "dealt" field); deal_number is 1 .. 2^32-1 for "public" and 0 for the others.
 export const DEALT = ['random', 'ticket', 'winnable', 'replay', 'public'];
 const MAX_DEAL_NUMBER = 2 ** 32 - 1;
@@ -103,6 +103,9 @@ function checkPayload(payload, envelopeKeyId) {
   if (contents.type !== TYPE) return "UNSUPPORTED_TYPE";
   if ("played" in contents && contents.played !== "moves" && contents.played !== "submitted") return "MALFORMED";
   if (dealtProblem(contents)) return "MALFORMED";
+  if ("hints" in contents && !(kind(contents.hints) === "integer" && contents.hints >= 0 && contents.hints <= MAX_INT)) {
+    return "MALFORMED";
+  }
   const names = Object.keys(contents).filter((k) => !OPTIONAL.includes(k)).sort().join(",");
   if (names !== Object.keys(FIELDS).sort().join(",")) return "MALFORMED";
   for (const [name, type] of Object.entries(FIELDS)) {

@@ -117,6 +117,9 @@ const REASONS = {
     'В раздаче этого билета есть скрытые карты: сыграйте её, а не присылайте решение целиком.',
   ],
   TICKETS_UNAVAILABLE: ['This server deals no tickets.', 'Этот сервер не выдаёт билеты раздач.'],
+  // Hints.
+  HINTS_BUSY: ['The hint solver is busy: ask again in a moment.', 'Подсказки сейчас заняты: спросите чуть позже.'],
+  HINTS_UNAVAILABLE: ['Hints are unavailable right now: try again.', 'Подсказки сейчас недоступны: попробуйте ещё раз.'],
   BAD_VALIDITY: ['A ticket\'s validity is out of range.', 'Срок действия билета вне допустимых пределов.'],
   BAD_LABEL: ['A ticket\'s label is at most 200 characters.', 'Подпись билета — не длиннее 200 символов.'],
   MINTING_DISABLED: ['This server mints no deal tickets.', 'Этот сервер не выпускает билеты раздач.'],

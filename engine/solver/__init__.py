@@ -10,8 +10,8 @@ Pure like the rest of the engine: no I/O; the only clock read is the CPU time of
 the budget in seconds (a budget in states gives the same answer on every run).
 """
 
-from .hint import Hint, has_hidden_cards, hint
+from .hint import Hint, HintCode, has_hidden_cards, hint
 from .safe import autoplay, safe_move
 from .search import Outcome, Solution, solve
 
-__all__ = ["Hint", "Outcome", "Solution", "autoplay", "has_hidden_cards", "hint", "safe_move", "solve"]
+__all__ = ["Hint", "HintCode", "Outcome", "Solution", "autoplay", "has_hidden_cards", "hint", "safe_move", "solve"]

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import hashlib
 import random
+import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from enum import StrEnum
 
 from ..cards import NO_CARD, Card, canonical_deck
 from ..game import Game
@@ -33,15 +35,28 @@ SAMPLE_STATES = 800
 FULL_STATES = 4000
 
 
+class HintCode(StrEnum):
+    """How a hint was found, for programs (``reason`` says it for people); the service's ``reason_code``."""
+
+    WINNING_LINE = "WINNING_LINE"  # every card face up: the first move of a winning line on the real position
+    WINS_IN_GUESSES = "WINS_IN_GUESSES"  # hidden cards: the move that wins in the most guesses of them
+    SAFE_MOVE = "SAFE_MOVE"  # no win found: a card that goes home safely
+    BEST_SCORE = "BEST_SCORE"  # no win found: the move whose position the solver's score likes best
+    NO_MOVE = "NO_MOVE"  # no move is left
+
+
 @dataclass(frozen=True)
 class Hint:
-    """``move`` (None when no move is left), why, and how it was found: ``wins`` of ``tried`` positions
-    (guesses of the hidden cards, or the real position) were won by a line starting with it."""
+    """``move`` (None when no move is left), why (``reason`` for people, ``code`` for programs), and how it was
+    found: ``wins`` of ``tried`` positions (guesses of the hidden cards, or the real position) were won by a line
+    starting with it, the shortest of them ``moves_to_end`` moves long (0 when none was won)."""
 
     move: Move | None
     reason: str
     wins: int
     tried: int
+    code: HintCode = HintCode.NO_MOVE
+    moves_to_end: int = 0
 
     def text(self) -> str:
         return self.move.text() if self.move is not None else ""
@@ -61,37 +76,51 @@ def hint(
     samples: int = SAMPLES,
     sample_states: int = SAMPLE_STATES,
     full_states: int = FULL_STATES,
+    max_seconds: float | None = None,
 ) -> Hint:
     """The hint for the player of ``state``. With hidden cards only the view (and ``state.fresh``, which the
-    player saw happen) is read; ``seed`` seeds the guesses, so the same seed gives the same hint."""
+    player saw happen) is read; ``seed`` seeds the guesses, so the same seed gives the same hint.
+
+    ``max_seconds`` caps the CPU time of the whole hint (a guard for a server: the budgets in positions are what
+    make a hint the same on every run; the cap only cuts the searches short on a machine far slower than usual,
+    and then fewer guesses are tried)."""
     if game.is_won(state) or not game.has_legal_move(state):
         return Hint(None, "no move is left", 0, 0)
     view = player_view(game, state)
     if not ((view.stock is None and view.stock_count > 0) or HIDDEN in view.captives):
-        found = solve(game, state, max_states=full_states)
+        found = solve(game, state, max_states=full_states, max_seconds=max_seconds)
         if found.outcome is Outcome.WON and found.moves:
             n = len(found.moves)
-            return Hint(found.moves[0], f"on a winning line: {n} move{'s' if n > 1 else ''} to the end", 1, 1)
+            why = f"on a winning line: {n} move{'s' if n > 1 else ''} to the end"
+            return Hint(found.moves[0], why, 1, 1, HintCode.WINNING_LINE, n)
         return _fallback(game, state, found.outcome, 0, 1)
     rng = random.Random(hashlib.sha256(b"hint|" + seed).digest())
     wins: Counter[Move] = Counter()
     first_seen: dict[Move, int] = {}
+    shortest: dict[Move, int] = {}
     no_win = 0
     guesses = list(_guesses(game, view, state.fresh, rng, max(samples, 1)))
+    start = time.thread_time()
+    tried = 0
     for guess in guesses:
-        found = solve(game, guess, max_states=sample_states)
+        left = None if max_seconds is None else max_seconds - (time.thread_time() - start)
+        if left is not None and left <= 0:
+            break
+        tried += 1
+        found = solve(game, guess, max_states=sample_states, max_seconds=left)
         if found.outcome is Outcome.WON and found.moves:
             move = found.moves[0]
             wins[move] += 1
             first_seen.setdefault(move, len(first_seen))
+            shortest[move] = min(shortest.get(move, len(found.moves)), len(found.moves))
         elif found.outcome is Outcome.NO_WIN:
             no_win += 1
     if wins:
         move = min(wins, key=lambda m: (-wins[m], first_seen[m]))
-        n = len(guesses)
-        return Hint(move, f"wins in {wins[move]} of {n} guesses of the hidden cards", wins[move], n)
-    outcome = Outcome.NO_WIN if no_win == len(guesses) else Outcome.UNKNOWN
-    return _fallback(game, guesses[0], outcome, 0, len(guesses))
+        why = f"wins in {wins[move]} of {tried} guesses of the hidden cards"
+        return Hint(move, why, wins[move], tried, HintCode.WINS_IN_GUESSES, shortest[move])
+    outcome = Outcome.NO_WIN if no_win == tried == len(guesses) else Outcome.UNKNOWN
+    return _fallback(game, guesses[0], outcome, 0, tried)
 
 
 def _fallback(game: Game, state: State, outcome: Outcome, wins: int, tried: int) -> Hint:
@@ -99,7 +128,7 @@ def _fallback(game: Game, state: State, outcome: Outcome, wins: int, tried: int)
     why = "no win is left from here" if outcome is Outcome.NO_WIN else "no win found within the hint's budget"
     move = safe_move(game, state)
     if move is not None:
-        return Hint(move, f"{why}; this card goes home safely", wins, tried)
+        return Hint(move, f"{why}; this card goes home safely", wins, tried, HintCode.SAFE_MOVE)
     prof = profile_for(game)
     best: tuple[int, int, Move] | None = None
     for i, m in enumerate(prof.moves(state)):
@@ -108,7 +137,7 @@ def _fallback(game: Game, state: State, outcome: Outcome, wins: int, tried: int)
             best = (score, i, m)
     if best is None:
         return Hint(None, "no move is left", wins, tried)
-    return Hint(best[2], f"{why}; this move looks best", wins, tried)
+    return Hint(best[2], f"{why}; this move looks best", wins, tried, HintCode.BEST_SCORE)
 
 
 def _hidden_multiset(game: Game, view: View) -> list[Card]:

@@ -81,8 +81,8 @@ explicit text form), ``move_count`` (= the number of moves), ``undo_count``, ``s
 position) and ``result`` ("won"), and, in certificates signed since it exists, ``played`` ("moves": won move by
 move; "submitted": a whole solution submitted at once), and, in certificates signed since they exist, ``dealt``
 ("random", "ticket", "winnable", "replay" or "public": how the deal was chosen) with ``deal_number`` (the public
-deal's number, 1 to 2**32-1; 0 for any other deal). Check the signature over P's bytes first, then read the
-fields."""
+deal's number, 1 to 2**32-1; 0 for any other deal), and ``hints`` (an integer: the hints given during the
+game). Check the signature over P's bytes first, then read the fields."""
 
 
 class CertificateReason(StrEnum):
@@ -138,13 +138,16 @@ class CertificateContents:
     dealt: str = ""  # how the deal was chosen (DEALT); "" before the field existed
     deal_number: int = 0  # the public deal's number, 0 unless dealt is "public"
     key_id: str = ""  # the key the payload names, when read from a certificate (signing takes the signer's)
+    hints: int | None = None  # hints given during the game (Hint); None in certificates signed before the field
 
     def payload(self, key_id: str) -> bytes:
-        """The canonical signed bytes (``played`` and ``dealt`` only when known, so that a certificate signed
-        before the fields existed signs to the same bytes again)."""
+        """The canonical signed bytes (``played``, ``dealt`` and ``hints`` only when known, so that a certificate
+        signed before the fields existed signs to the same bytes again)."""
         fields: dict[str, object] = {"played": self.played} if self.played else {}
         if self.dealt:
             fields.update(dealt=self.dealt, deal_number=self.deal_number)
+        if self.hints is not None:
+            fields["hints"] = self.hints
         return canonical_json(
             {
                 **fields,
@@ -186,6 +189,8 @@ class CertificateContents:
         problem = _dealt_problem(self.dealt, self.deal_number) if self.dealt or self.deal_number else None
         if problem is not None:
             raise ValueError(problem)
+        if self.hints is not None and (isinstance(self.hints, bool) or not 0 <= self.hints <= _MAX_INT):
+            raise ValueError("hints is a whole number from 0 to 2**53-1")
 
 
 @dataclass(frozen=True)
@@ -330,6 +335,9 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     problem = _dealt_problem(dealt, deal_number) if present else None
     if problem is not None:
         raise ValueError(problem)
+    hints = data.pop("hints", None)  # optional: certificates signed before it existed have none
+    if hints is not None and (not isinstance(hints, int) or isinstance(hints, bool) or not 0 <= hints <= _MAX_INT):
+        raise ValueError("hints is a whole number")
     if set(data) != set(_PAYLOAD_FIELDS):
         missing = sorted(set(_PAYLOAD_FIELDS) - set(data))
         extra = sorted(set(data) - set(_PAYLOAD_FIELDS))
@@ -367,6 +375,7 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         dealt=dealt or "",
         deal_number=deal_number,
         key_id=data["key_id"],
+        hints=hints,
     )
     return data, contents
 

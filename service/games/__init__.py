@@ -10,6 +10,8 @@ the key ring, the ticket minter, the rate limiter, the replica's caches):
 
 - ``dealing``: ListVariants, PrepareGame, NewGame;
 - ``playing``: GetGame, ApplyMove, UndoMove, LegalMoves, Resign;
+- ``autoplaying``: AutoPlay;
+- ``hinting``: Hint (the solver itself runs in the hint pool, ``service.hints``);
 - ``solutions``: SubmitSolution;
 - ``minting``: MintDeal;
 - ``certifying``: VerifyCertificate, GetSigningKeys.
@@ -21,8 +23,10 @@ game is over (``messages``).
 
 from __future__ import annotations
 
+from service.games.autoplaying import AutoPlaying
 from service.games.certifying import Certifying
 from service.games.dealing import Dealing
+from service.games.hinting import Hinting
 from service.games.minting import Minting
 from service.games.playing import Playing
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
@@ -30,8 +34,8 @@ from service.games.solutions import Solutions
 from service.tokens import MIX_LABEL, mix_seed, new_game_id, new_token, token_hash
 
 
-class GameService(Dealing, Playing, Solutions, Minting, Certifying):
-    """The use cases over a store, a certificate key ring, a ticket minter and a rate limiter."""
+class GameService(Dealing, Playing, AutoPlaying, Hinting, Solutions, Minting, Certifying):
+    """The use cases over a store, a certificate key ring, a ticket minter, a rate limiter and a hint pool."""
 
 
 __all__ = [

@@ -136,4 +136,5 @@ def certificate_message(encoded: bytes, contents: CertificateContents, checked: 
         played=contents.played,
         dealt=contents.dealt,
         deal_number=contents.deal_number,
+        hint_count=contents.hints or 0,
     )

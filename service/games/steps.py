@@ -29,6 +29,7 @@ from service.config import Settings
 from service.errors import ServiceError
 from service.games import messages
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
+from service.hints import HintPool
 from service.store import (
     GameClosed,
     GameExpired,
@@ -90,6 +91,7 @@ class Steps:
         seed_source: Callable[[], bytes] | None = None,
         dealer: Callable[[Game, bytes], State] | None = None,
         limiter: Limiter | None = None,
+        hints: HintPool | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -100,6 +102,7 @@ class Steps:
         # no answer tells them apart): it is a constructor argument, which no client can reach.
         self._deal: Callable[[Game, bytes], State] = dealer or (lambda game, seed: game.deal(seed))
         self.limiter = limiter  # None: no limits
+        self.hints = hints  # None: Hint is refused (UNAVAILABLE)
         self.recent = RecentGames()
         self.templates = Templates()
 
@@ -230,6 +233,7 @@ class Steps:
         msg.view.MergeFromString(convert.view_bytes(view))
         msg.move_count = record.move_count
         msg.undo_count = record.undo_count
+        msg.hint_count = record.hint_count
         messages.set_ms(msg.updated_at, record.updated_at)
         if messages.seed_revealed(record, shown):
             msg.seed = record.seed
@@ -268,6 +272,7 @@ class Steps:
             played=record.played,
             dealt=record.dealt,
             deal_number=record.deal_number,
+            hints=record.hint_count,
         )
         # The certificate as first issued, when the store keeps one: a key rotated since must not change its bytes.
         encoded = record.certificate or self.key_ring.sign(contents)

@@ -183,6 +183,7 @@ class GameRecord:
     dealt: str = Dealt.RANDOM  # Dealt (records written before the field existed: see ``dealt_of``)
     deal_number: int = 0  # the public deal's number, 0 unless dealt is Dealt.PUBLIC
     solution: bytes = b""  # the winning line of a deal dealt as winnable, packed; shown only once the game is over
+    hint_count: int = 0  # hints given (Hint), at most one per version
 
     @property
     def winnable(self) -> bool:
@@ -239,6 +240,31 @@ class GameStore(ABC):
 
         NotFound, VersionConflict, GameClosed, GameExpired. The result carries no move log. ``previous``, the
         game's record as the caller read it, lets the store read back only the fields a write changes.
+        """
+
+    @abstractmethod
+    async def play_moves(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        moves: Sequence[Move],
+        *,
+        status: str | None = None,
+    ) -> GameRecord:
+        """Append several ``moves`` (at least one) to the log at once and set ``state`` (the position after the
+        last), closing the game with ``status`` if given: one compare-and-set, the version up by ``len(moves)``
+        (each counts as a move, and undo takes them back one by one).
+
+        NotFound, VersionConflict, GameClosed, GameExpired. The result carries no move log.
+        """
+
+    @abstractmethod
+    async def count_hint(self, game_id: str, version: int) -> int:
+        """Count a hint given at ``version``, unless one was counted at that version already; the game's hint count
+        after it. The game keeps its version and times (a hint changes nothing in it).
+
+        NotFound, GameClosed, GameExpired.
         """
 
     @abstractmethod

@@ -194,6 +194,8 @@ class RedisGameStore(GameStore):
         self._create = client.register_script(scripts.CREATE)
         self._set_state = client.register_script(scripts.SET_STATE)
         self._undo = client.register_script(scripts.UNDO)
+        self._play_moves = client.register_script(scripts.PLAY_MOVES)
+        self._count_hint = client.register_script(scripts.COUNT_HINT)
         self._replace = client.register_script(scripts.REPLACE)
         self._finish = client.register_script(scripts.FINISH)
         self._keep_certificate = client.register_script(scripts.KEEP_CERTIFICATE)
@@ -284,6 +286,32 @@ class RedisGameStore(GameStore):
             assert previous is not None
             return self._changed(previous, reply[1], reply[2], state)
         return self._record(game_id, reply[1], reply[2], state)
+
+    async def play_moves(
+        self,
+        game_id: str,
+        expected_version: int,
+        state: bytes,
+        moves: Sequence[Move],
+        *,
+        status: str | None = None,
+    ) -> GameRecord:
+        if not moves:
+            raise ValueError("play_moves needs a move")
+        if not state:
+            raise ValueError("a game needs a state")
+        if status is not None and status == StoreStatus.IN_PROGRESS:
+            status = None
+        if status is not None and len(status) > MAX_SMALL_FIELD:
+            raise ValueError(f"bad status {status!r}")
+        packed = movelog.pack_all(moves)
+        args: list[bytes | str] = [self._version_arg(expected_version), state, packed, str(len(moves)), status or ""]
+        reply = await self._write(self._play_moves, game_id, args)
+        return self._record(game_id, reply[1], reply[2], state)
+
+    async def count_hint(self, game_id: str, version: int) -> int:
+        reply = await self._write(self._count_hint, game_id, ["", self._version_arg(version)])
+        return int(reply[1])
 
     async def undo(self, game_id: str, expected_version: int, state: bytes) -> GameRecord:
         if not state:
@@ -443,15 +471,16 @@ class RedisGameStore(GameStore):
             raise error from exc
 
     def _changed(self, previous: GameRecord, changed: list[bytes], now: bytes, state: bytes) -> GameRecord:
-        """``previous`` after a write, from the fields the write changes (v, st, ua, fa, mc, uc): the others are
-        set once, when the game is created."""
-        v, st, ua, fa, mc, uc = changed
+        """``previous`` after a write, from the fields the write changes (v, st, ua, fa, mc, uc) and the hint count
+        (which a Hint may have changed since ``previous`` was read): the others are set once, when the game is
+        created."""
+        v, st, ua, fa, mc, uc, hc = changed
         p = previous
         return GameRecord(
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
-            p.certificate, p.dealt, p.deal_number, p.solution,
+            p.certificate, p.dealt, p.deal_number, p.solution, int(hc),
         )  # fmt: skip
 
     def _record(
@@ -485,6 +514,7 @@ class RedisGameStore(GameStore):
             dealt=dealt_of(m.get(_B_DEALT, b"").decode(), ticket),
             deal_number=int(m.get(_B_DEAL_NUMBER, b"0")),
             solution=m.get(_B_SOLUTION, b""),
+            hint_count=int(m.get(b"hc", b"0")),
         )
 
 

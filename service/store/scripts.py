@@ -27,7 +27,7 @@ local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]
 _GUARD = (
     _NOW
     + """
-local h = redis.call('HMGET', KEYS[1], 'v', 'st', 'ua', 'fa', 'mc', 'uc')
+local h = redis.call('HMGET', KEYS[1], 'v', 'st', 'ua', 'fa', 'mc', 'uc', 'hc')
 if not h[1] then return {-1} end
 local v = tonumber(h[1])
 if ARGV[4] ~= '' and v ~= tonumber(ARGV[4]) then return {0, v} end
@@ -103,8 +103,45 @@ redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
 -- GET + SET rather than APPEND: APPEND preallocates up to twice the length, and that costs memory.
 redis.call('SET', KEYS[3], (redis.call('GET', KEYS[3]) or '') .. ARGV[6], 'PX', ttl)
-if ARGV[8] == '1' then return {1, {v + 1, st, now, fa, mc, h[6]}, now} end
+if ARGV[8] == '1' then return {1, {v + 1, st, now, fa, mc, h[6], h[7] or '0'}, now} end
 return {1, redis.call('HGETALL', KEYS[1]), now}
+"""
+)
+
+# ARGV[5] = state, ARGV[6] = the moves, packed, ARGV[7] = how many, ARGV[8] = closing status or ''
+PLAY_MOVES = (
+    _WRITES
+    + _GUARD
+    + """
+-- Several moves in one step (AutoPlay): each is in the log and counts as a move, so the version goes up by
+-- their number, as if each had been played by ApplyMove.
+local n = tonumber(ARGV[7])
+local mc = tonumber(h[5]) + n
+local ttl = ARGV[1]
+redis.call('HSET', KEYS[1], 'v', v + n, 'ua', now, 'mc', mc)
+if ARGV[8] ~= '' then
+  ttl = ARGV[3]
+  redis.call('HSET', KEYS[1], 'st', ARGV[8], 'fa', now)
+  if ARGV[8] == 'won' then redis.call('HSET', KEYS[1], 'pl', 'moves') end
+end
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
+redis.call('SET', KEYS[3], (redis.call('GET', KEYS[3]) or '') .. ARGV[6], 'PX', ttl)
+return {1, redis.call('HGETALL', KEYS[1]), now}
+"""
+)
+
+# ARGV[5] = the version the hint is for. A hint is no change to the game: the version, the times and the TTLs
+# stay; the count goes up once per version (asking again at the same version gives the same hint).
+COUNT_HINT = (
+    _WRITES
+    + _GUARD
+    + """
+if redis.call('HGET', KEYS[1], 'hv') ~= ARGV[5] then
+  redis.call('HINCRBY', KEYS[1], 'hc', 1)
+  redis.call('HSET', KEYS[1], 'hv', ARGV[5])
+end
+return {1, tonumber(redis.call('HGET', KEYS[1], 'hc'))}
 """
 )
 

@@ -30,6 +30,7 @@ from patience_client import (
 from engine.catalogue import VARIANT_IDS, get_game
 from engine.errors import Reason
 from engine.moves import Move
+from engine.solver import autoplay
 
 __all__ = ["service"]  # the fixture, imported for pytest
 
@@ -237,6 +238,30 @@ def test_a_session_re_reads_the_game_after_a_conflict(client: PatienceClient, se
     assert resp.applied.text == after[0] and mine.version == 5
 
 
+def test_hint_and_autoplay(client: PatienceClient) -> None:
+    """sultan-36: hidden cards (the hint guesses them), and every move home is safe (AutoPlay plays them)."""
+    started = client.new_game("sultan-36")
+    gid, seed = started.game.game_id, seed_for(0)
+    hint = client.hint(gid)
+    assert hint.reason and hint.reason_code in ("WINS_IN_GUESSES", "SAFE_MOVE", "BEST_SCORE")
+    assert (hint.version, hint.hint_count, hint.tried) == (1, 1, 6)
+    assert hint.move.text in engine_legal("sultan-36", seed)
+    assert client.hint(gid) == hint  # the same version: the same hint, counted once
+    game = get_game("sultan-36")
+    _, safe = autoplay(game, game.deal(seed))
+    with pytest.raises(VersionConflict) as stale:
+        client.autoplay(gid, expected_version=2)
+    assert stale.value.current_version == 1
+    played = client.autoplay(gid, expected_version=1)
+    assert [m.text for m in played.applied] == [m.text() for m in safe]
+    assert played.game.version == 1 + len(safe) and played.game.hint_count == 1
+    # A session keeps the version AutoPlay leaves, and asks its own hints.
+    session = client.session(played.game)
+    again = session.autoplay()
+    assert list(again.applied) == [] and session.version == played.game.version
+    assert session.hint().hint_count == (2 if safe else 1)
+
+
 # -- credentials -------------------------------------------------------------------------------------------------
 
 
@@ -352,7 +377,14 @@ def test_the_asyncio_client_does_the_same(service: ServiceThread) -> None:
             assert undone.undone.text == applied.applied.text and session.version == 3
             assert (await session.legal_moves()) and (await session.move(first)).game.version == 4
             assert (await client.refresh(gid)).version == 4
-            resigned = await client.resign(gid, expected_version=4)
+            hint = await client.hint(gid)
+            assert (hint.version, hint.hint_count, hint.reason_code != "") == (4, 1, True)
+            assert (await session.hint()) == hint
+            with pytest.raises(VersionConflict):
+                await client.autoplay(gid, expected_version=3)
+            auto = await session.autoplay()
+            assert session.version == 4 + len(auto.applied) == auto.game.version
+            resigned = await client.resign(gid, expected_version=session.version)
             assert resigned.seed == seed_for(0)
 
             sultan = (await client.new_game("sultan-36")).game.game_id

@@ -19,6 +19,7 @@ from client_harness import OPERATOR_KEY, ServiceThread, refused_move, seed_for, 
 from patience_client import cli, statefile
 
 from engine.catalogue import get_game
+from engine.solver import autoplay
 
 __all__ = ["service"]
 
@@ -156,7 +157,7 @@ def test_submit_then_verify_the_certificate_offline_and_online(
 
     code, out = run("verify-cert", str(cert), "--replay")  # keys fetched from the server, checked here
     assert code == 0 and "✓ certificate valid" in out and "replayed with the engine" in out
-    assert "submitted whole" in out
+    assert "submitted whole" in out and "0 hints" in out
     keys = tmp_path / "keys.json"
     assert run("keys", "--out", str(keys))[0] == 0
     code, out = run("--target", "127.0.0.1:1", "verify-cert", str(cert), "--keys", str(keys))  # fully offline
@@ -216,3 +217,25 @@ def test_replay_deals_the_ended_game_again_and_new_takes_a_seed_or_a_deal_number
     assert run("new", "cats-tail", "--deal", "7", "--client-seed", "00")[0] == 2
     code, out = run("new", "cats-tail", "--deal", "0")
     assert code == 1 and "BAD_DEAL_NUMBER" in out
+
+
+def test_hint_marks_the_move_and_auto_sends_the_safe_cards_home(env: Path) -> None:
+    run("new", "sultan-36")
+    game = get_game("sultan-36")
+    start = game.deal(seed_for(0))
+    code, out = run("hint")
+    assert code == 0 and "hints in this game: 1" in out
+    line = next(x for x in out.splitlines() if x.startswith("hint: "))
+    assert line.split()[1] in [m.text() for m in game.legal_moves(start)]
+    assert "<- from" in out and "\x1b[" not in out  # marked in words without colour
+    _, safe = autoplay(game, start)
+    code, out = run("auto")
+    assert code == 0
+    assert (f"played {' '.join(m.text() for m in safe)}" if safe else "no card can safely go home now") in out
+    saved = statefile.load(env)
+    assert saved is not None and saved.version == 1 + len(safe)
+    code, out = run("auto")
+    assert code == 0 and "no card can safely go home now" in out
+    run("resign")
+    code, out = run("hint")
+    assert code == 1 and "GAME_OVER" in out

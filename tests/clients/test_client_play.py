@@ -17,6 +17,7 @@ from client_harness import ServiceThread, refused_move, seed_for, service
 from patience_client import statefile
 
 from engine.catalogue import get_game
+from engine.solver import autoplay
 
 __all__ = ["service"]
 
@@ -184,3 +185,35 @@ def test_at_80_columns_no_line_is_longer_and_no_card_is_split(service: ServiceTh
         for line in columns:  # every token of a column line is a whole card
             for token in line[4:].split():
                 assert re.fullmatch(r"(10|[2-9AJQK])[♣♦♥♠]|··", token), (token, line)
+
+
+def test_hint_and_auto_in_a_terminal(service: ServiceThread, tmp_path: Path) -> None:
+    """`hint` marks the hinted move's piles on the table (reverse video) and says why; `auto` plays the safe moves."""
+    state = tmp_path / "current.json"
+    game = get_game("sultan-36")
+    _, safe = autoplay(game, game.deal(seed_for(0)))
+    child = spawn(service, state, "play", "sultan-36")
+    child.expect("move> ")
+    child.sendline("hint")
+    child.expect(r"hint: (\S+)  \((.+)\)")
+    hinted = child.match.group(1)
+    assert hinted in [m.text() for m in game.legal_moves(game.deal(seed_for(0)))]
+    assert "\x1b[7m<- from" in child.before  # the pile the hinted move starts from, marked
+    child.expect("hints in this game: 1")
+    child.expect("move> ")
+    child.sendline("auto")
+    if safe:
+        child.expect(f"played {re.escape(' '.join(m.text() for m in safe))}")
+        child.expect(f"version {1 + len(safe)}")
+    else:
+        child.expect("no card can safely go home now")
+    child.expect("move> ")
+    child.sendline("auto")
+    child.expect("no card can safely go home now")
+    child.expect("move> ")
+    child.sendline("q")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    saved = statefile.load(state)
+    assert saved is not None and saved.version == 1 + len(safe)

@@ -66,3 +66,21 @@ def test_winnable_bench_runs_and_reports_every_pool_it_is_given(tmp_path: Path) 
         assert row["seeds"] == 2 == row["proven"] + row["no_win"] + row["unknown"]
         assert row["cpu_seconds"] > 0 and row["median_cpu_per_attempt"] > 0
         assert (row["proven_per_cpu_minute"] > 0) == (row["proven"] > 0)
+
+
+def test_hint_bench_runs_and_reports_each_game(tmp_path: Path) -> None:
+    out = tmp_path / "hints.json"
+    args = ["--deals", "2", "--variants", "sultan-36,tribunal", "--hint-states", "120", "--json", str(out)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "hint_bench.py"), *args],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    result = json.loads(out.read_text())
+    assert [r["variant"] for r in result["rows"]] == ["sultan-36", "tribunal"]
+    for row in result["rows"]:
+        assert row["hints"] == 2 and sum(row["reason_codes"].values()) == 2
+        assert 0 < row["wall_ms_median"] <= row["wall_ms_max"]
+        assert 0 <= row["solver_cpu_ms_median"] <= row["solver_cpu_ms_max"]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from engine import State, get_game
 from engine.cards import NO_CARD
 from engine.game import Game
-from engine.solver import has_hidden_cards, hint, solve
+from engine.solver import HintCode, has_hidden_cards, hint, solve
 from engine.view import player_view
 
 HIDDEN_GAMES = ["tribunal", "picture-gallery", "captives", "sultan-36", "sultan-52"]
@@ -102,3 +102,35 @@ def test_no_hint_after_a_win() -> None:
         won = game.play(won, m)[0]
     h = hint(game, won)
     assert h.move is None and h.reason == "no move is left"
+
+
+def test_the_code_and_the_length_of_the_line_say_how_the_hint_was_found() -> None:
+    game = get_game("cats-tail")
+    state = game.deal(hashlib.sha256(b"t-11").digest())  # won in about 100 positions
+    found = solve(game, state, max_states=600)
+    given = hint(game, state, full_states=600)
+    assert found.moves and given.code is HintCode.WINNING_LINE
+    assert given.moves_to_end == len(found.moves) and f"{len(found.moves)} moves" in given.reason
+    # Its illegal neighbour: a budget too small to find the line gives a fallback, and no length.
+    short = hint(game, state, full_states=5)
+    assert short.code in (HintCode.SAFE_MOVE, HintCode.BEST_SCORE) and short.moves_to_end == 0
+    assert short.move is not None and game.is_legal(state, short.move)
+
+
+def test_a_hidden_card_hint_counts_its_guesses_and_codes() -> None:
+    game = get_game("sultan-36")
+    state = game.deal(hashlib.sha256(b"t-0").digest())
+    given = hint(game, state, seed=b"s", samples=4, sample_states=400)
+    assert given.tried == 4 and 0 <= given.wins <= 4
+    if given.wins:
+        assert given.code is HintCode.WINS_IN_GUESSES and given.moves_to_end > 0
+    else:
+        assert given.code in (HintCode.SAFE_MOVE, HintCode.BEST_SCORE) and given.moves_to_end == 0
+
+
+def test_no_move_has_its_code() -> None:
+    game = get_game("sultan-36")
+    state = game.deal(b"\x02" * 32)
+    for m in solve(game, state, max_states=5000).moves:
+        state = game.play(state, m)[0]
+    assert hint(game, state).code is HintCode.NO_MOVE

@@ -124,6 +124,6 @@ def test_http_statuses_of_errors() -> None:
     assert len(retry) == 1
     # Everything else: the HTTP status of its code, and the ErrorInfo detail as over gRPC.
     for code in Code:
-        error = ServiceError(code, "SOME_REASON", "text", {"k": "v"})
+        error = ServiceError(code, "BAD_LABEL", "text", {"k": "v"})  # any listed reason (errors.REASONS)
         status, http, _ = http_answer(error)
         assert http == code.http_status and errors.error_info(status) is not None

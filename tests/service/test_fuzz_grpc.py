@@ -44,7 +44,8 @@ STREAMING_REQUEST_METHODS = ["/grpc.reflection.v1alpha.ServerReflection/ServerRe
 @pytest.fixture(scope="module")
 def service(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
     # The fuzzer is one client calling as fast as it can: the abuse limits are off (start_process).
-    process = start_process(redis_url, tmp_path_factory.mktemp("fuzz"))
+    # Hints with a small budget: the fuzzer reaches Hint's every refusal and answer, not the solver's depth.
+    process = start_process(redis_url, tmp_path_factory.mktemp("fuzz"), "--hint-states", "200")
     yield process
     process.terminate()
 

@@ -55,6 +55,8 @@ def test_every_rpc_has_its_annotated_routes() -> None:
         ("POST", "/v1/games/{game_id}/moves"): "ApplyMove",
         ("POST", "/v1/games/{game_id}/undo"): "UndoMove",
         ("GET", "/v1/games/{game_id}/legal-moves"): "LegalMoves",
+        ("GET", "/v1/games/{game_id}/hint"): "Hint",
+        ("POST", "/v1/games/{game_id}/autoplay"): "AutoPlay",
         ("POST", "/v1/games/{game_id}/resign"): "Resign",
         ("POST", "/v1/solutions"): "SubmitSolution",
         ("POST", "/v1/games/{game_id}/solution"): "SubmitSolution_1",
@@ -63,7 +65,7 @@ def test_every_rpc_has_its_annotated_routes() -> None:
         ("GET", "/v1/signing-keys"): "GetSigningKeys",
     }
     # Each RPC maps to the GameService method the gRPC servicer calls.
-    assert {rpc_attribute(m) for m in service.methods} >= {"apply_move", "get_signing_keys", "legal_moves"}
+    assert {rpc_attribute(m) for m in service.methods} >= {"apply_move", "get_signing_keys", "legal_moves", "auto_play"}
 
 
 def test_router_matches_decodes_and_tells_404_from_405() -> None:
@@ -222,7 +224,9 @@ def test_openapi_document_is_generated_from_the_proto() -> None:
     ops = {op["operationId"]: (path, verb) for path, item in doc["paths"].items() for verb, op in item.items()}
     assert ops["ApplyMove"] == ("/v1/games/{game_id}/moves", "post")
     assert ops["SubmitSolution_1"] == ("/v1/games/{game_id}/solution", "post")
-    assert len(ops) == 13
+    assert len(ops) == 15
+    assert ops["Hint"] == ("/v1/games/{game_id}/hint", "get")
+    assert ops["AutoPlay"] == ("/v1/games/{game_id}/autoplay", "post")
     assert ops["PrepareGame"] == ("/v1/games:prepare", "post")
     for ref in set(_refs(doc)):
         assert ref.removeprefix("#/components/schemas/") in doc["components"]["schemas"], ref
@@ -335,6 +339,9 @@ def test_new_game_errors(client: httpx.Client) -> None:
     error(client.post("/v1/games", json={"variant": "cats-tail", "colour": "red"}), 400, "INVALID_JSON")
     error(client.post("/v1/games", json={"variant": 7}), 400, "INVALID_JSON")
     error(client.post("/v1/games", json={"allowUndo": "perhaps"}), 400, "INVALID_JSON")
+    # json_format quotes a refused value: a lone surrogate in it must not turn the 400 into a 500
+    lone = b'{"variant": "captives", "dealNumber": "\\ud800 1"}'
+    error(client.post("/v1/games", content=lone, headers={"content-type": "application/json"}), 400, "INVALID_JSON")
     error(
         client.post("/v1/games", content=b"variant=cats-tail", headers={"content-type": "text/plain"}),
         415,

@@ -267,6 +267,18 @@ def undo_move_probe(draw: Draw, pair: Pair) -> tuple[Answer, Answer]:
     return pair.both("UndoMove", lambda i: {"game_id": pair.ids[i], "expected_version": pair.version})
 
 
+@probe("AutoPlay")
+def autoplay_probe(draw: Draw, pair: Pair) -> tuple[Answer, Answer]:
+    version = pair.version if draw(st.integers(0, 5)) else draw(st.integers(1, pair.version + 1))
+    return pair.both("AutoPlay", lambda i: {"game_id": pair.ids[i], "expected_version": version})
+
+
+@probe("Hint")
+def hint_probe(draw: Draw, pair: Pair) -> tuple[Answer, Answer]:
+    """The solver's guesses of the hidden cards: the same hint, byte for byte, whatever the hidden cards are."""
+    return pair.both("Hint", lambda i: {"game_id": pair.ids[i]})
+
+
 @probe("SubmitSolution")
 def submit_solution_probe(draw: Draw, pair: Pair) -> tuple[Answer, Answer]:
     """The oracle of issue 17: a move list from the deal, scored against hidden cards."""
@@ -298,6 +310,8 @@ def served(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator
         store_prefix=f"ni{secrets.token_hex(3)}",
         keys_dir=tmp_path_factory.mktemp("keys"),
         generate_keys=True,
+        hint_states=120,  # a small budget: the hint's guesses are what is checked, not how far they look
+        hint_cpu_seconds=60.0,  # and no cap that a loaded machine could hit in one game and not in its twin
     )
     server = ServerThread(cfg, seed_source=twins.seed, dealer=twins.deal).start()
     try:

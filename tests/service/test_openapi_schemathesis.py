@@ -31,7 +31,8 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 
 @pytest.fixture(scope="module")
 def api_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with live_server(redis_url, tmp_path_factory.mktemp("keys")) as live:
+    # Hints with a small budget: the run reaches Hint's every refusal and answer, not the solver's depth.
+    with live_server(redis_url, tmp_path_factory.mktemp("keys"), hint_states=200) as live:
         yield live
 
 

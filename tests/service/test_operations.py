@@ -347,6 +347,61 @@ def test_generated_request_ids_are_unique_and_a_forked_worker_draws_its_own() ->
     assert child not in ids and child[:16] != logs.new_request_id()[:16]
 
 
+def children_of(pids: set[int]) -> set[int]:
+    out: set[int] = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if parent_of(int(stat.parent.name)) in pids:
+                out.add(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):  # a process that ended meanwhile
+            continue
+    return out
+
+
+def test_each_worker_has_its_own_hint_pool_and_they_agree(redis_db: str, tmp_path: Path) -> None:
+    """--workers 2: a hint from either worker is the same (one key, derived from the shared ticket key), counted
+    once; each worker runs the solver in processes of its own, which stop with it."""
+    keys = tmp_path / "keys"
+    subprocess.run([sys.executable, "-m", "service.keys", "generate", "--out", str(keys)], check=True, cwd=tmp_path)
+    with server_process(
+        redis_db, tmp_path, "--workers", "2", "--keys-dir", str(keys), "--hint-states", "200"
+    ) as server:
+        with grpc.insecure_channel(server.address) as channel:
+            dealt = pb_grpc.PatienceServiceStub(channel).NewGame(pb.NewGameRequest(variant="sultan-36"), timeout=10)
+        answers: list[pb.HintResponse] = []
+        pids: set[int] = set()
+        for _ in range(60):
+            with grpc.insecure_channel(server.address, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+                stub = pb_grpc.PatienceServiceStub(channel)
+                request = pb.HintRequest(game_id=dealt.game.game_id)
+                answers.append(stub.Hint(request, metadata=bearer(dealt.game_token), timeout=60))
+            access = [r for r in server.records() if r.get("logger") == "service.access"]
+            pids = {int(r["pid"]) for r in access if r["method"].endswith("/Hint")}
+            if len(pids) == 2:
+                break
+        assert len(pids) == 2, f"{len(answers)} hints all went to one process"
+        assert all(a == answers[0] for a in answers) and answers[0].hint_count == 1
+        solvers = children_of(pids)
+        assert len(solvers) >= 2, "each worker runs the solver in a process of its own"
+        # A worker killed outright (no shutdown of its pool) leaves no solver behind ...
+        victim = min(pids)
+        orphans = children_of({victim})
+        os.kill(victim, signal.SIGKILL)
+        assert gone(orphans), "a solver process outlived its killed worker"
+        # ... and the parent, failing fast, stops the other worker, which stops its pool.
+        assert server.process.wait(timeout=30) != 0
+        assert gone(solvers), "a solver process outlived its worker"
+
+
+def gone(pids: set[int], timeout: float = 30) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not [pid for pid in pids if Path(f"/proc/{pid}").exists()]:
+            return True
+        time.sleep(0.1)
+    return False
+
+
 def test_workers_share_one_embedded_filler(redis_db: str, tmp_path: Path) -> None:
     """With --workers 2 and the embedded filler, the parent starts one filler (not one per worker), which
     stops with it."""

@@ -196,6 +196,7 @@ def test_the_defaults_let_a_person_play_and_are_on() -> None:
         "PrepareGame": "20/minute;300/hour",
         "SubmitSolution": "20/minute;300/hour",
         "VerifyCertificate": "60/minute;1000/hour",
+        "Hint": "30/minute;600/hour",
     }
     assert load(["--limit-new-game", "5/second;100/day"], {}).limit_new_game == "5/second;100/day"
     with pytest.raises(SystemExit):
@@ -262,3 +263,24 @@ def test_the_python_client_says_when_to_retry(server: ServerThread) -> None:
         with pytest.raises(LimitExceeded) as caught:
             client.prepare_game()
     assert caught.value.reason == "RATE_LIMITED" and 1 <= (caught.value.retry_after or 0) <= 60
+
+
+def test_hint_has_its_own_limit(redis_db: str, tmp_path: Path) -> None:
+    """A hint costs a solver's CPU: counted under --limit-hint, apart from every other call."""
+    server = ServerThread(limited(redis_db, tmp_path, limit_hint="2/minute", hint_states=100)).start()
+    client = Client(server.address)
+    try:
+        dealt = client.NewGame(pb.NewGameRequest(variant="sultan-36"))
+        gid, token = dealt.game.game_id, dealt.game_token
+        before = refused_count("Hint")
+        for _ in range(2):
+            client.Hint(pb.HintRequest(game_id=gid), metadata=bearer(token))
+        r = refusal(lambda: client.Hint(pb.HintRequest(game_id=gid), metadata=bearer(token)))
+        assert (r.code, r.reason, r.metadata["method"]) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "RATE_LIMITED", "Hint")
+        assert refused_count("Hint") == before + 1
+        # The player plays on, and the other limits have their own counts.
+        client.ApplyMove(pb.ApplyMoveRequest(game_id=gid, expected_version=1, text="s"), metadata=bearer(token))
+        client.NewGame(pb.NewGameRequest(variant="sultan-36"))
+    finally:
+        client.close()
+        server.stop()

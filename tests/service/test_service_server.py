@@ -89,6 +89,8 @@ def test_flags_win_over_environment_and_environment_over_defaults() -> None:
     assert (s.listen, s.max_moves, s.reflection, s.redis_url) == ("127.0.0.1:9", 7, False, "redis://r:6379/0")
     assert load([], {}) == Settings()
     assert load(["--idle-timeout", "60", "--keys-dir", "/k"], {}).keys_dir == Path("/k")
+    hints = load(["--hint-queue", "0", "--hint-states", "900"], {"PATIENCE_HINT_PROCESSES": "3"})
+    assert (hints.hint_queue, hints.hint_states, hints.hint_processes) == (0, 900, 3)
 
 
 @pytest.mark.parametrize(
@@ -99,6 +101,10 @@ def test_flags_win_over_environment_and_environment_over_defaults() -> None:
         ([], {"PATIENCE_IDLE_TIMEOUT": "-5"}, "PATIENCE_IDLE_TIMEOUT"),
         ([], {"PATIENCE_REFLECTION": "perhaps"}, "PATIENCE_REFLECTION"),
         ([], {"PATIENCE_LOG_FORMAT": "xml"}, "PATIENCE_LOG_FORMAT"),
+        (["--hint-processes", "0"], {}, "--hint-processes"),
+        (["--hint-queue", "-1"], {}, "--hint-queue"),
+        ([], {"PATIENCE_HINT_CPU_SECONDS": "0"}, "PATIENCE_HINT_CPU_SECONDS"),
+        (["--limit-hint", "often"], {}, "--limit-hint"),
     ],
 )
 def test_bad_settings_stop_with_the_source_named(
@@ -166,7 +172,9 @@ def test_every_rpc_has_an_http_route() -> None:
         assert getattr(rule, verb).startswith("/v1/")
     assert routes["ApplyMove"] == ("post", "/v1/games/{game_id}/moves")
     assert routes["GetGame"] == ("get", "/v1/games/{game_id}")
-    assert len(routes) == 12
+    assert len(routes) == 14
+    assert routes["Hint"] == ("get", "/v1/games/{game_id}/hint")
+    assert routes["AutoPlay"] == ("post", "/v1/games/{game_id}/autoplay")
     assert routes["PrepareGame"] == ("post", "/v1/games:prepare")
 
 

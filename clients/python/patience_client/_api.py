@@ -45,6 +45,8 @@ GET_GAME = Rpc("GetGame", pb.GetGameRequest, pb.GetGameResponse, True)
 APPLY_MOVE = Rpc("ApplyMove", pb.ApplyMoveRequest, pb.ApplyMoveResponse, True)  # guarded by expected_version
 UNDO_MOVE = Rpc("UndoMove", pb.UndoMoveRequest, pb.UndoMoveResponse, True)  # guarded by expected_version
 LEGAL_MOVES = Rpc("LegalMoves", pb.LegalMovesRequest, pb.LegalMovesResponse, True)
+HINT = Rpc("Hint", pb.HintRequest, pb.HintResponse, True)  # counted once per version: a repeat costs nothing
+AUTO_PLAY = Rpc("AutoPlay", pb.AutoPlayRequest, pb.AutoPlayResponse, True)  # guarded by expected_version
 RESIGN = Rpc("Resign", pb.ResignRequest, pb.ResignResponse, False)  # safe only with a version: see resign_safe
 SUBMIT_SOLUTION = Rpc("SubmitSolution", pb.SubmitSolutionRequest, pb.SubmitSolutionResponse, False)
 MINT_DEAL = Rpc("MintDeal", pb.MintDealRequest, pb.MintDealResponse, False)
@@ -59,6 +61,8 @@ ALL_RPCS: tuple[Rpc, ...] = (
     APPLY_MOVE,
     UNDO_MOVE,
     LEGAL_MOVES,
+    HINT,
+    AUTO_PLAY,
     RESIGN,
     SUBMIT_SOLUTION,
     MINT_DEAL,

@@ -164,6 +164,20 @@ class AsyncPatienceClient:
         md = self.credentials.game_metadata(game_id, token)
         return await self._call(_api.LEGAL_MOVES, req, pb.LegalMovesResponse, timeout=timeout, metadata=md)
 
+    async def hint(self, game_id: str, *, token: str | None = None, timeout: float | None = None) -> pb.HintResponse:
+        """See :meth:`PatienceClient.hint <patience_client.client.PatienceClient.hint>`."""
+        req = pb.HintRequest(game_id=game_id)
+        md = self.credentials.game_metadata(game_id, token)
+        return await self._call(_api.HINT, req, pb.HintResponse, timeout=timeout, metadata=md)
+
+    async def autoplay(
+        self, game_id: str, *, expected_version: int, token: str | None = None, timeout: float | None = None
+    ) -> pb.AutoPlayResponse:
+        """See :meth:`PatienceClient.autoplay <patience_client.client.PatienceClient.autoplay>`."""
+        req = pb.AutoPlayRequest(game_id=game_id, expected_version=expected_version)
+        md = self.credentials.game_metadata(game_id, token)
+        return await self._call(_api.AUTO_PLAY, req, pb.AutoPlayResponse, timeout=timeout, metadata=md)
+
     async def resign(
         self, game_id: str, *, expected_version: int = 0, token: str | None = None, timeout: float | None = None
     ) -> pb.Game:
@@ -279,6 +293,19 @@ class AsyncGameSession:
 
     async def legal_moves(self) -> list[pb.NotatedMove]:
         return list((await self.client.legal_moves(self.game_id)).moves)
+
+    async def hint(self) -> pb.HintResponse:
+        """A move to make now, with its reason (see the client's ``hint``)."""
+        return await self.client.hint(self.game_id)
+
+    async def autoplay(self) -> pb.AutoPlayResponse:
+        """Every safe move home at the session's version; see the class for conflicts."""
+        try:
+            resp = await self.client.autoplay(self.game_id, expected_version=self.version)
+        except VersionConflict as exc:
+            raise await self._conflict(exc) from None
+        self.game = resp.game
+        return resp
 
     async def resign(self) -> pb.Game:
         try:

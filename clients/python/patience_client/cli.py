@@ -39,7 +39,7 @@ from .certificates import (
     keys_to_json,
     verify_certificate,
 )
-from .client import PatienceClient
+from .client import GameSession, PatienceClient
 from .config import DEFAULT_TARGET, ClientSettings
 from .errors import PatienceClientError, ServiceError, VersionConflict
 
@@ -50,6 +50,7 @@ Type a move in the notation of docs/rules.md, or several separated by spaces:
   3-7  3-7/4  3-r  3-r2  3,5,5-r  3-f  r2-f  w-f2  f1-f4/3  c3-f5  3-k  d  s  rd
 Commands:
   ?            list the legal moves          u, undo    take back the last move
+  hint         a move to make, and why       auto       send every safe card home
   show, Enter  draw the table again          resign     give up (shows the seed)
   help         this text                     q, quit    leave (the game is kept: come back with play)"""
 
@@ -105,8 +106,8 @@ class Context:
         )
         statefile.save(self.state_path, self.current)
 
-    def show(self, game: pb.Game) -> None:
-        self.print(render.render_game(game, color=self.color, width=self.width))
+    def show(self, game: pb.Game, hint: pb.Move | None = None) -> None:
+        self.print(render.render_game(game, color=self.color, width=self.width, hint=hint))
 
 
 def _options(pairs: Sequence[str]) -> dict[str, str]:
@@ -311,6 +312,50 @@ def cmd_legal(ctx: Context) -> int:
     return 0
 
 
+def _hint(ctx: Context, session: GameSession) -> None:
+    """Ask for a hint; draw the table with the move's piles marked, and say the move and why."""
+    given = session.hint()
+    game = session.refresh() if given.version != session.version else session.game
+    ctx.show(game, given.move.move if given.HasField("move") else None)
+    ctx.print(render.hint_line(given))
+    ctx.print(f"hints in this game: {given.hint_count}")
+
+
+def cmd_hint(ctx: Context) -> int:
+    session = ctx.client.session(ctx.game_id())
+    try:
+        _hint(ctx, session)
+    except ServiceError as exc:
+        ctx.print(refusal(exc))
+        return 1
+    return 0
+
+
+def _auto(ctx: Context, session: GameSession) -> None:
+    resp = session.autoplay()
+    if resp.applied:
+        ctx.print(f"played {' '.join(m.text for m in resp.applied)}")
+    else:
+        ctx.print("no card can safely go home now")
+    ctx.show(session.game)
+
+
+def cmd_auto(ctx: Context) -> int:
+    session = ctx.client.session(ctx.game_id())
+    try:
+        _auto(ctx, session)
+    except VersionConflict as exc:
+        ctx.print(f"the game changed elsewhere (now version {session.version}); nothing was played")
+        if exc.game is not None:
+            ctx.show(exc.game)
+        return 1
+    except ServiceError as exc:
+        ctx.print(refusal(exc))
+        return 1
+    _after(ctx, session.game)
+    return 0
+
+
 def cmd_resign(ctx: Context) -> int:
     session = ctx.client.session(ctx.game_id())
     game = session.resign()
@@ -409,7 +454,9 @@ def describe_check(check: CertificateCheck) -> str:
     how = dealt_words(c.dealt, c.deal_number)
     lines = [
         f"✓ certificate valid (key {check.key_id}): game {c.game_id}, {c.variant}, "
-        f"{c.move_count} moves, {c.undo_count} undos" + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
+        f"{c.move_count} moves, {c.undo_count} undos"
+        + (f", {c.hints} hint{'s' if c.hints != 1 else ''}" if c.hints is not None else "")
+        + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
         f"  seed {c.seed.hex()}" + (f", {how}" if how else ""),
     ]
     if check.replayed:
@@ -509,6 +556,10 @@ def cmd_play(ctx: Context) -> int:
                 elif cmd in ("?", "legal"):
                     for text in render.legal_lines(session.legal_moves(), width=ctx.width):
                         ctx.print(text)
+                elif cmd == "hint":
+                    _hint(ctx, session)
+                elif cmd == "auto":
+                    _auto(ctx, session)
                 elif cmd in ("u", "undo"):
                     undone = session.undo()
                     ctx.print(f"took back {undone.undone.text}")
@@ -600,6 +651,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("moves", nargs="+", metavar="MOVE")
     cmd("undo", cmd_undo, "take back the last move")
     cmd("legal", cmd_legal, "list the legal moves")
+    cmd("hint", cmd_hint, "a move to make now and why, marked on the table (counted in the game's certificate)")
+    cmd("auto", cmd_auto, "send every card that can safely go home to the foundations")
     cmd("resign", cmd_resign, "give up the current game (reveals its seed)")
     s = cmd("replay", cmd_replay, "play the current game's deal again, once it is over (a new game, dealt replay)")
     s.add_argument("--no-undo", action="store_true", help="forbid undo in the new game")

@@ -197,6 +197,25 @@ class PatienceClient:
         md = self.credentials.game_metadata(game_id, token)
         return self._call(_api.LEGAL_MOVES, req, pb.LegalMovesResponse, timeout=timeout, metadata=md)
 
+    def hint(self, game_id: str, *, token: str | None = None, timeout: float | None = None) -> pb.HintResponse:
+        """A move to make now, with a short reason (``reason``) and a stable ``reason_code``; ``move`` is unset
+        when no move is left. Counted on the game and in its certificate, once per version (asking again at the
+        same version gives the same hint). The server runs a solver for it: allow a second or two. Retried on
+        UNAVAILABLE (``HINTS_BUSY``: the server's solvers are all taken)."""
+        req = pb.HintRequest(game_id=game_id)
+        md = self.credentials.game_metadata(game_id, token)
+        return self._call(_api.HINT, req, pb.HintResponse, timeout=timeout, metadata=md)
+
+    def autoplay(
+        self, game_id: str, *, expected_version: int, token: str | None = None, timeout: float | None = None
+    ) -> pb.AutoPlayResponse:
+        """Send every card that can safely go home to the foundations, if the game is at ``expected_version``:
+        ``applied`` lists the moves (empty when none was safe), ``game`` is the game after them (the version up
+        by one per move; undo takes them back one by one). VersionConflict if the game has moved on."""
+        req = pb.AutoPlayRequest(game_id=game_id, expected_version=expected_version)
+        md = self.credentials.game_metadata(game_id, token)
+        return self._call(_api.AUTO_PLAY, req, pb.AutoPlayResponse, timeout=timeout, metadata=md)
+
     def resign(
         self, game_id: str, *, expected_version: int = 0, token: str | None = None, timeout: float | None = None
     ) -> pb.Game:
@@ -329,6 +348,19 @@ class GameSession:
 
     def legal_moves(self) -> list[pb.NotatedMove]:
         return list(self.client.legal_moves(self.game_id).moves)
+
+    def hint(self) -> pb.HintResponse:
+        """A move to make now, with its reason (see the client's ``hint``)."""
+        return self.client.hint(self.game_id)
+
+    def autoplay(self) -> pb.AutoPlayResponse:
+        """Every safe move home at the session's version; see the class for conflicts."""
+        try:
+            resp = self.client.autoplay(self.game_id, expected_version=self.version)
+        except VersionConflict as exc:
+            raise self._conflict(exc) from None
+        self.game = resp.game
+        return resp
 
     def resign(self) -> pb.Game:
         try:

@@ -20,6 +20,7 @@ RED = "\x1b[31m"
 BLACK = "\x1b[1m"
 DIM = "\x1b[2m"
 RESET = "\x1b[0m"
+MARK = "\x1b[7m"  # reverse video: the hinted move's piles
 
 #: The games with a waste pile (families 3 and 4).
 WASTE_VARIANTS = frozenset({"captives", "sultan-36", "sultan-52"})
@@ -108,8 +109,49 @@ def _visible(text: str) -> int:
     return 2 if text == "??" else len(text) + (0 if text[0] != "T" else 1)
 
 
-def view_lines(view: pb.View, *, color: bool = False, width: int = 100) -> list[str]:
-    """The piles of ``view``, one line each (long columns wrap)."""
+#: A pile as the table draws it: ("column", 1), ("reserve", 2), ("foundation", 3), ("waste", 0) ...
+PileKey = tuple[str, int]
+_KINDS = {
+    pb.PILE_KIND_COLUMN: "column",
+    pb.PILE_KIND_RESERVE: "reserve",
+    pb.PILE_KIND_FOUNDATION: "foundation",
+    pb.PILE_KIND_WASTE: "waste",
+    pb.PILE_KIND_CAPTIVE: "captive",
+    pb.PILE_KIND_KING_ROW: "foundation",
+}
+
+
+def move_piles(move: pb.Move) -> dict[PileKey, str]:
+    """The piles a move takes cards from ("from") and puts them on ("to"); a deal or a turn of the stock
+    marks the stock."""
+    if move.kind != pb.MOVE_KIND_TRANSFER:
+        return {("stock", 0): "from"}
+    marks: dict[PileKey, str] = {}
+    for ref in move.sources:
+        marks[(_KINDS.get(ref.kind, "?"), ref.index if ref.HasField("index") else 0)] = "from"
+    if move.HasField("target"):
+        target = move.target
+        marks[(_KINDS.get(target.kind, "?"), target.index if target.HasField("index") else 0)] = "to"
+    return marks
+
+
+def _marked(line: str, mark: str | None, color: bool) -> str:
+    if mark is None:
+        return line
+    note = f"<- {mark}"
+    return f"{line}  {MARK}{note}{RESET}" if color else f"{line}  {note}"
+
+
+def view_lines(view: pb.View, *, color: bool = False, width: int = 100, hint: pb.Move | None = None) -> list[str]:
+    """The piles of ``view``, one line each (long columns wrap); the piles of ``hint`` marked."""
+    marks = move_piles(hint) if hint is not None else {}
+
+    def row_mark(kind: str, count: int) -> str | None:
+        """A mark for a row of numbered piles (reserve, foundations): "from r2", "to f3"."""
+        letter = {"reserve": "r", "foundation": "f", "captive": "c"}[kind]
+        found = [f"{m} {letter}{i or ''}" for (k, i), m in marks.items() if k == kind and i <= count]
+        return ", ".join(found) or None
+
     lines: list[str] = []
     if view.fixed:
         lines.append("fixed        " + cards(view.fixed, color=color))
@@ -117,26 +159,29 @@ def view_lines(view: pb.View, *, color: bool = False, width: int = 100) -> list[
         name = "king row   " if view.captives else "foundations"
         tops = [f"f{i + 1} {card(p.cards[-1] if p.cards else '', color=color)}" for i, p in enumerate(view.foundations)]
         counts = [len(p.cards) for p in view.foundations]
-        lines.append(f"{name}  " + "  ".join(tops))
+        lines.append(_marked(f"{name}  " + "  ".join(tops), row_mark("foundation", len(tops)), color))
         if any(counts):
             row = "  ".join(f"{f'({n})':<{len(f'f{i + 1}') + 3}}" for i, n in enumerate(counts))
             lines.append(("             " + row).rstrip())
     if view.captives:
-        lines.append(
-            "captives     " + "  ".join(f"c{i + 1} {card(c, color=color)}" for i, c in enumerate(view.captives))
-        )
+        row = "captives     " + "  ".join(f"c{i + 1} {card(c, color=color)}" for i, c in enumerate(view.captives))
+        lines.append(_marked(row, row_mark("captive", len(view.captives)), color))
     if view.cells:
         name = "side slots " if view.variant.startswith("sultan") else "reserve    "
-        lines.append(f"{name}  " + "  ".join(f"r{i + 1} {card(c, color=color)}" for i, c in enumerate(view.cells)))
+        row = f"{name}  " + "  ".join(f"r{i + 1} {card(c, color=color)}" for i, c in enumerate(view.cells))
+        lines.append(_marked(row, row_mark("reserve", len(view.cells)), color))
     for i, col in enumerate(view.columns):
         prefix = f"{i + 1:>2}  "
+        mark = marks.get(("column", i + 1))
         if not col.cards:
-            lines.append(prefix + ("--" if not color else f"{DIM}--{RESET}"))
+            lines.append(_marked(prefix + ("--" if not color else f"{DIM}--{RESET}"), mark, color))
             continue
         items = [card(c, color=color) for c in col.cards]
-        lines.extend(_wrap(prefix, items, width, [_visible(c) for c in col.cards]))
+        wrapped = _wrap(prefix, items, width, [_visible(c) for c in col.cards])
+        wrapped[-1] = _marked(wrapped[-1], mark, color)  # beside the free card, where the move starts or lands
+        lines.extend(wrapped)
     if view.stock_count or view.waste or view.redeals_left or view.redeals_used:
-        stock = f"stock {view.stock_count}"
+        stock = _marked(f"stock {view.stock_count}", marks.get(("stock", 0)), color)
         if view.stock_visible and view.stock:
             stock += (
                 "  (next first: " + cards(view.stock[:12], color=color) + (" ...)" if len(view.stock) > 12 else ")")
@@ -144,7 +189,7 @@ def view_lines(view: pb.View, *, color: bool = False, width: int = 100) -> list[
         lines.append(stock)
         if view.waste or view.variant in WASTE_VARIANTS:
             top = cards(view.waste[-8:], color=color) if view.waste else "--"
-            lines.append(f"waste {len(view.waste)}  {top}  (top last)")
+            lines.append(_marked(f"waste {len(view.waste)}  {top}  (top last)", marks.get(("waste", 0)), color))
         lines.append(f"redeals used {view.redeals_used}, left {view.redeals_left}")
     return lines
 
@@ -160,9 +205,17 @@ def game_header(game: pb.Game, *, width: int = 100) -> str:
     return f"{first}\n{second}"
 
 
-def render_game(game: pb.Game, *, color: bool = False, width: int = 100) -> str:
-    """The header and the table."""
-    return "\n".join([game_header(game, width=width), *view_lines(game.view, color=color, width=width)])
+def render_game(game: pb.Game, *, color: bool = False, width: int = 100, hint: pb.Move | None = None) -> str:
+    """The header and the table (with the piles of ``hint`` marked)."""
+    table = view_lines(game.view, color=color, width=width, hint=hint)
+    return "\n".join([game_header(game, width=width), *table])
+
+
+def hint_line(hint: pb.HintResponse) -> str:
+    """What a hint says, in one line: the move and why (or that no move is left)."""
+    if not hint.HasField("move"):
+        return f"no hint: {hint.reason}"
+    return f"hint: {hint.move.text}  ({hint.reason})"
 
 
 def legal_lines(moves: Sequence[pb.NotatedMove], *, width: int = 100) -> list[str]:

@@ -178,7 +178,7 @@ class NotatedMove(_message.Message):
     def __init__(self, text: _Optional[str] = ..., move: _Optional[_Union[Move, _Mapping]] = ...) -> None: ...
 
 class Game(_message.Message):
-    __slots__ = ("game_id", "variant", "options", "version", "status", "view", "move_count", "undo_count", "allow_undo", "deal_algorithm", "commitment", "client_seed", "ticket_id", "seed", "server_seed", "created_at", "updated_at", "finished_at", "expires_at", "moves", "certificate", "server_seed_commitment", "dealt", "deal_number", "solution")
+    __slots__ = ("game_id", "variant", "options", "version", "status", "view", "move_count", "undo_count", "allow_undo", "deal_algorithm", "commitment", "client_seed", "ticket_id", "seed", "server_seed", "created_at", "updated_at", "finished_at", "expires_at", "moves", "certificate", "server_seed_commitment", "dealt", "deal_number", "hint_count", "solution")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -210,6 +210,7 @@ class Game(_message.Message):
     SERVER_SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     DEALT_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    HINT_COUNT_FIELD_NUMBER: _ClassVar[int]
     SOLUTION_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     variant: str
@@ -235,8 +236,9 @@ class Game(_message.Message):
     server_seed_commitment: bytes
     dealt: str
     deal_number: int
+    hint_count: int
     solution: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., allow_undo: _Optional[bool] = ..., deal_algorithm: _Optional[str] = ..., commitment: _Optional[bytes] = ..., client_seed: _Optional[bytes] = ..., ticket_id: _Optional[str] = ..., seed: _Optional[bytes] = ..., server_seed: _Optional[bytes] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., moves: _Optional[_Iterable[str]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., server_seed_commitment: _Optional[bytes] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ..., solution: _Optional[_Iterable[str]] = ...) -> None: ...
+    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., allow_undo: _Optional[bool] = ..., deal_algorithm: _Optional[str] = ..., commitment: _Optional[bytes] = ..., client_seed: _Optional[bytes] = ..., ticket_id: _Optional[str] = ..., seed: _Optional[bytes] = ..., server_seed: _Optional[bytes] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., moves: _Optional[_Iterable[str]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., server_seed_commitment: _Optional[bytes] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ..., hint_count: _Optional[int] = ..., solution: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class PrepareGameRequest(_message.Message):
     __slots__ = ()
@@ -353,6 +355,48 @@ class LegalMovesResponse(_message.Message):
     version: int
     def __init__(self, moves: _Optional[_Iterable[_Union[NotatedMove, _Mapping]]] = ..., version: _Optional[int] = ...) -> None: ...
 
+class HintRequest(_message.Message):
+    __slots__ = ("game_id",)
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    def __init__(self, game_id: _Optional[str] = ...) -> None: ...
+
+class HintResponse(_message.Message):
+    __slots__ = ("move", "reason", "reason_code", "wins", "tried", "moves_to_end", "version", "hint_count")
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REASON_CODE_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    TRIED_FIELD_NUMBER: _ClassVar[int]
+    MOVES_TO_END_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    HINT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    move: NotatedMove
+    reason: str
+    reason_code: str
+    wins: int
+    tried: int
+    moves_to_end: int
+    version: int
+    hint_count: int
+    def __init__(self, move: _Optional[_Union[NotatedMove, _Mapping]] = ..., reason: _Optional[str] = ..., reason_code: _Optional[str] = ..., wins: _Optional[int] = ..., tried: _Optional[int] = ..., moves_to_end: _Optional[int] = ..., version: _Optional[int] = ..., hint_count: _Optional[int] = ...) -> None: ...
+
+class AutoPlayRequest(_message.Message):
+    __slots__ = ("game_id", "expected_version")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    expected_version: int
+    def __init__(self, game_id: _Optional[str] = ..., expected_version: _Optional[int] = ...) -> None: ...
+
+class AutoPlayResponse(_message.Message):
+    __slots__ = ("game", "applied")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    APPLIED_FIELD_NUMBER: _ClassVar[int]
+    game: Game
+    applied: _containers.RepeatedCompositeFieldContainer[NotatedMove]
+    def __init__(self, game: _Optional[_Union[Game, _Mapping]] = ..., applied: _Optional[_Iterable[_Union[NotatedMove, _Mapping]]] = ...) -> None: ...
+
 class ResignRequest(_message.Message):
     __slots__ = ("game_id", "expected_version")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
@@ -410,7 +454,7 @@ class SubmitSolutionResponse(_message.Message):
     def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., game_id: _Optional[str] = ..., game: _Optional[_Union[Game, _Mapping]] = ...) -> None: ...
 
 class Certificate(_message.Message):
-    __slots__ = ("encoded", "key_id", "signature", "game_id", "variant", "options", "seed", "commitment", "moves", "move_count", "undo_count", "started_at", "finished_at", "ticket_id", "final_state_hash", "played", "dealt", "deal_number")
+    __slots__ = ("encoded", "key_id", "signature", "game_id", "variant", "options", "seed", "commitment", "moves", "move_count", "undo_count", "started_at", "finished_at", "ticket_id", "final_state_hash", "played", "dealt", "deal_number", "hint_count")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -436,6 +480,7 @@ class Certificate(_message.Message):
     PLAYED_FIELD_NUMBER: _ClassVar[int]
     DEALT_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    HINT_COUNT_FIELD_NUMBER: _ClassVar[int]
     encoded: bytes
     key_id: str
     signature: bytes
@@ -454,7 +499,8 @@ class Certificate(_message.Message):
     played: str
     dealt: str
     deal_number: int
-    def __init__(self, encoded: _Optional[bytes] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ..., game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[bytes] = ..., commitment: _Optional[bytes] = ..., moves: _Optional[_Iterable[str]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ticket_id: _Optional[str] = ..., final_state_hash: _Optional[str] = ..., played: _Optional[str] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ...) -> None: ...
+    hint_count: int
+    def __init__(self, encoded: _Optional[bytes] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ..., game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[bytes] = ..., commitment: _Optional[bytes] = ..., moves: _Optional[_Iterable[str]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ticket_id: _Optional[str] = ..., final_state_hash: _Optional[str] = ..., played: _Optional[str] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ..., hint_count: _Optional[int] = ...) -> None: ...
 
 class VerifyCertificateRequest(_message.Message):
     __slots__ = ("certificate", "replay")

@@ -71,6 +71,16 @@ class PatienceServiceStub:
                 request_serializer=patience_dot_v1_dot_patience__pb2.LegalMovesRequest.SerializeToString,
                 response_deserializer=patience_dot_v1_dot_patience__pb2.LegalMovesResponse.FromString,
                 _registered_method=True)
+        self.Hint = channel.unary_unary(
+                '/patience.v1.PatienceService/Hint',
+                request_serializer=patience_dot_v1_dot_patience__pb2.HintRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.HintResponse.FromString,
+                _registered_method=True)
+        self.AutoPlay = channel.unary_unary(
+                '/patience.v1.PatienceService/AutoPlay',
+                request_serializer=patience_dot_v1_dot_patience__pb2.AutoPlayRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.AutoPlayResponse.FromString,
+                _registered_method=True)
         self.Resign = channel.unary_unary(
                 '/patience.v1.PatienceService/Resign',
                 request_serializer=patience_dot_v1_dot_patience__pb2.ResignRequest.SerializeToString,
@@ -156,6 +166,25 @@ class PatienceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Hint(self, request, context):
+        """A move the player can make now, with a short reason (docs/solver.md). With every card face up it comes
+        from the solver on the real position; with hidden cards from the player's view only (guesses of the
+        hidden cards), so that it tells nothing about them. Counted on the game (Game.hint_count: asking again
+        at the same version does not count again) and in its certificate. Needs the token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AutoPlay(self, request, context):
+        """Play every safe move to the foundations (docs/rules-decisions.md, "Safe moves to the foundations"), if
+        the game is still at expected_version: one write, each move in the log (undo takes them back one by
+        one), the version up by the number of moves. No safe move: the game unchanged. Needs the token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Resign(self, request, context):
         """End the game; the response reveals the seed. Needs the token.
         """
@@ -235,6 +264,16 @@ def add_PatienceServiceServicer_to_server(servicer, server):
                     servicer.LegalMoves,
                     request_deserializer=patience_dot_v1_dot_patience__pb2.LegalMovesRequest.FromString,
                     response_serializer=patience_dot_v1_dot_patience__pb2.LegalMovesResponse.SerializeToString,
+            ),
+            'Hint': grpc.unary_unary_rpc_method_handler(
+                    servicer.Hint,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.HintRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.HintResponse.SerializeToString,
+            ),
+            'AutoPlay': grpc.unary_unary_rpc_method_handler(
+                    servicer.AutoPlay,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.AutoPlayRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.AutoPlayResponse.SerializeToString,
             ),
             'Resign': grpc.unary_unary_rpc_method_handler(
                     servicer.Resign,
@@ -453,6 +492,60 @@ class PatienceService:
             '/patience.v1.PatienceService/LegalMoves',
             patience_dot_v1_dot_patience__pb2.LegalMovesRequest.SerializeToString,
             patience_dot_v1_dot_patience__pb2.LegalMovesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Hint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/Hint',
+            patience_dot_v1_dot_patience__pb2.HintRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.HintResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AutoPlay(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/AutoPlay',
+            patience_dot_v1_dot_patience__pb2.AutoPlayRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.AutoPlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,67 @@
+"""AutoPlay: every safe move to the foundations, in one write."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from patience.v1 import patience_pb2 as pb
+
+from engine.encoding import encode_state
+from engine.game import Status
+from engine.moves import Move
+from engine.solver import autoplay
+from service import convert
+from service.games.ports import Credentials
+from service.games.steps import Steps, refusal
+from service.store import StoreError, StoreStatus
+
+
+class AutoPlaying(Steps):
+    async def auto_play(self, request: pb.AutoPlayRequest, credentials: Credentials) -> pb.AutoPlayResponse:
+        """The safe moves (docs/rules-decisions.md, "Safe moves to the foundations") are the engine's: each goes
+        into the log as a move of its own, so undo takes them back one by one and the version goes up by their
+        number, as if each had been played by ApplyMove. Refusals are ApplyMove's (stale version, game over)."""
+        self._check_version_arg(request.expected_version)
+        # The game: as this replica last wrote it (one Redis call saved), else from the store.
+        cached = self.recent.at_version(request.game_id, request.expected_version, credentials.game_token)
+        if cached is None:
+            record = await self._fetch(request.game_id, credentials)
+            self._check_open(record, request.expected_version)
+            game, state = self._decode(record)
+        else:
+            record, game, state = cached
+        # The moves, by the engine: none is an answer too (the game unchanged).
+        final, moves = autoplay(game, state)
+        response = pb.AutoPlayResponse()
+        if not moves:
+            if cached is not None:  # no write checks the version: the store's word on it, as ApplyMove would give
+                record = await self._fetch(request.game_id, credentials)
+                self._check_open(record, request.expected_version)
+            self._game_message(record, game, state, into=response.game)
+            return response
+        status = game.status(final)
+        won = status is Status.WON
+        log_moves: tuple[Move, ...] | None = None
+        if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
+            log_moves = (await self._fetch(request.game_id, credentials, moves=True)).moves
+        # The write: one compare-and-set on the version for all the moves.
+        try:
+            updated = await self.store.play_moves(
+                record.game_id,
+                request.expected_version,
+                encode_state(game, final),
+                moves,
+                status=StoreStatus.WON if won else None,
+            )
+        except StoreError as exc:
+            self.recent.forget(request.game_id)
+            raise refusal(exc, request.game_id) from exc
+        if log_moves is not None:
+            updated = replace(updated, moves=(*log_moves, *moves))
+        else:
+            self.recent.remember(updated, game, final, credentials.game_token)
+        self._game_message(updated, game, final, into=response.game, status=status)
+        if won:
+            await self._keep_certificate(updated, response.game.certificate)
+        response.applied.extend(convert.notated(m) for m in moves)
+        return response
