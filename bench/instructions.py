@@ -5,6 +5,8 @@ else the machine is running, so it shows one change's effect where calls/s on a 
     python bench/instructions.py --server echo         # the benchmark's echo server, same client work
     python bench/instructions.py --server service --tls   # ApplyMove over the service's own TLS
     python bench/instructions.py --server service --redis-tls   # ... with the service speaking TLS to Redis
+    python bench/instructions.py --server rest         # ApplyMove over REST (HTTP/1.1 + JSON, uvicorn with h11)
+    python bench/instructions.py --server rest-bare    # bench/rest_bench.py's bare Starlette app, same requests
 
 The server runs under ``valgrind --tool=callgrind`` (about fifty times slower, so the clients always find it
 busy), gets ``--warm`` calls, has its counters zeroed with ``callgrind_control -z``, serves ``--calls`` calls
@@ -16,12 +18,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import grpc_echo
 import processes
+import rest_bench  # its bare app
 import service_loads
 from grpc_echo import ECHO_METHOD
 
@@ -93,9 +98,53 @@ async def drive(
         await c.close()  # type: ignore[attr-defined]
 
 
+async def drive_rest(base: str, concurrency: int, calls: int) -> None:
+    """``calls`` REST ApplyMoves (keep-alive HTTP/1.1, httpx) as bench/rest_bench.py sends them; the bare app
+    answers each with a fixed body, so its "games" never change (their version is only echoed back)."""
+    import httpx
+
+    async def deal(http: httpx.AsyncClient) -> list[Any]:
+        g = (await http.post("/v1/games", json={"variant": "sultan-52"})).json()
+        return [g["game"]["gameId"], g["gameToken"], g["game"]["version"], g["game"]["view"]]
+
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=600) as http:
+        bare = (await http.post("/v1/games", json={})).status_code == 404
+        states = [["0" * 24, "pgt_" + "x" * 43, "1", {"stockCount": 1}] if bare else await deal(http)
+                  for _ in range(concurrency)]  # fmt: skip
+
+        async def worker(state: list[Any], n: int) -> None:
+            for _ in range(n):
+                gid, token, version, view = state
+                text = "s" if view.get("stockCount") else ("rd" if view.get("redealsLeft") else None)
+                if text is None:
+                    state[:] = await deal(http)
+                    gid, token, version, view = state
+                    text = "s"
+                r = await http.post(f"/v1/games/{gid}/moves", json={"expectedVersion": version, "text": text},
+                                    headers={"authorization": f"Bearer {token}"})  # fmt: skip
+                answer = r.json()["game"]
+                if not bare:
+                    state[2], state[3] = answer["version"], answer["view"]
+
+        await asyncio.gather(*(worker(states[i], calls // concurrency) for i in range(concurrency)))
+
+
+async def rest_answer(address: str) -> bytes:
+    """A real ApplyMove answer in JSON, for the bare app to send (the service's REST layer gives the same)."""
+    from google.protobuf import json_format
+    from patience.v1 import patience_pb2 as pb
+
+    reply, _, _ = await service_loads.typical_reply(address)
+    answer = json_format.MessageToDict(
+        pb.ApplyMoveResponse.FromString(reply), always_print_fields_with_no_presence=True
+    )
+    return json.dumps(answer, separators=(",", ":")).encode()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--server", choices=("service", "echo"), default="service")
+    parser.add_argument("--server", choices=("service", "echo", "rest", "rest-bare"), default="service")
     parser.add_argument("--calls", type=int, default=1024)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--warm", type=int, default=256)
@@ -131,7 +180,14 @@ def main() -> None:
         procs.append(redis)
         processes.wait_port(redis_port, redis)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
-        if args.server == "echo":
+        rest = args.server.startswith("rest")
+        if args.server == "rest-bare":
+            service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
+            (tmp / "answer.json").write_bytes(asyncio.run(rest_answer(address)))
+            processes.stop(service)
+            (tmp / "bare.py").write_text(rest_bench.BARE_APP)
+            command = [sys.executable, str(tmp / "bare.py"), str(port), str(tmp / "answer.json")]
+        elif args.server == "echo":
             reply = tmp / "reply.bin"
             service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
             reply.write_bytes(asyncio.run(service_loads.typical_reply(address))[0])
@@ -142,6 +198,8 @@ def main() -> None:
                         "PATIENCE_LOG_LEVEL": args.log_level, "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
             command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url,
                        "--rate-limits", "false"]  # fmt: skip
+            if rest:  # gRPC on a port of its own, REST on the measured one
+                command[3:5] = ["--listen", f"127.0.0.1:{processes.free_port()}", "--http-listen", f"127.0.0.1:{port}"]
             if args.redis_tls:
                 command += ["--redis-ca-file", str(tmp / "tls" / "ca.crt")]
         roots = None
@@ -160,10 +218,15 @@ def main() -> None:
         processes.wait_port(port, server, timeout=600)
         time.sleep(2)
         address = f"127.0.0.1:{port}"
-        asyncio.run(drive(args.server, address, args.concurrency, args.warm, roots=roots))
+        load: Callable[[int], Coroutine[Any, Any, None]] = (
+            (lambda n: drive_rest(f"http://{address}", args.concurrency, n))
+            if rest
+            else (lambda n: drive(args.server, address, args.concurrency, n, roots=roots))
+        )
+        asyncio.run(load(args.warm))
         # valgrind runs the server as its own pid (exec), so the Popen pid is the one to control
         subprocess.run(["callgrind_control", "-z", str(server.pid)], check=True, capture_output=True)
-        asyncio.run(drive(args.server, address, args.concurrency, args.calls, roots=roots))
+        asyncio.run(load(args.calls))
         subprocess.run(["callgrind_control", "-d", str(server.pid)], check=True, capture_output=True)
         dumps: list[Path] = []
         for _ in range(60):

@@ -3,13 +3,18 @@
 One run on one machine: a private ``redis-server``, ``python -m service`` (gRPC off to the side, REST on
 ``--http-listen``) and a bare app -- Starlette served by uvicorn with the same HTTP implementation (h11, the one
 the service's uvicorn uses here), one route answering every ``POST /v1/games/{id}/moves`` with the bytes of a real
-ApplyMove JSON answer. The load is ``--concurrency`` keep-alive HTTP/1.1 clients (httpx, in a process of its
-own) playing ``sultan-52`` (``s`` while the stock has cards, ``rd`` when it is empty, a new game when no turn is
-left) against the service, and sending the same requests to the bare app; the two loads are taken in turn in
-``--slices`` slices so that both meet the same moments of a shared host. Reported: calls/s and the CPU time per
-call of each server process (``/proc``), and their ratio (bare / service: 1.0 would be free, the goal is 0.5).
+ApplyMove JSON answer. The load is ``--concurrency`` keep-alive HTTP/1.1 clients (in a process of its own: a light
+client on asyncio streams, or httpx with ``--client httpx``) playing ``sultan-52`` (``s`` while the stock has
+cards, ``rd`` when it is empty, a new game when no turn is left) against the service, and sending the same
+requests to the bare app; the loads are taken in turn in ``--slices`` slices so that all meet the same moments of
+a shared host. ``--baseline DIR`` adds another checkout's service (before and after in one run); ``--grpc`` adds
+gRPC ApplyMove on the same service against the bare grpc.aio echo server. Reported: calls/s and the CPU time per
+call of each server process and of Redis (``/proc``, counted once the slice's clients are connected), and their
+ratios, slice by slice, median over the slices: bare / (service + Redis), the goal's (1.0 would be free, the goal
+is 0.5), and bare / service alone.
 
-    python bench/rest_bench.py [--seconds 3] [--slices 4] [--concurrency 16] [--json FILE]
+    python bench/rest_bench.py [--seconds 3] [--slices 4] [--concurrency 16] [--grpc] [--baseline DIR]
+                               [--client raw|httpx] [--json FILE] [--profile FILE]
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,11 +39,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from processes import cpu_seconds, free_port, wait_port  # noqa: E402
 
-#: ``--profile``: the service under cProfile (its main thread, where the REST layer and the use case run); the
-#: stats are written when the service stops on SIGTERM.
+#: ``--profile``: the service under cProfile (its main thread, where the REST layer and the use case run), timed in
+#: that thread's CPU time (wall time on a shared host counts the neighbours); the stats are written when the
+#: service stops on SIGTERM.
 PROFILED = r"""
-import cProfile, runpy, sys
-profile = cProfile.Profile()
+import cProfile, runpy, sys, time
+profile = cProfile.Profile(time.thread_time)
 sys.argv = ["service", *sys.argv[2:]]
 profile.enable()
 try:
@@ -67,60 +74,165 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", h
 """
 
 
-async def _play(base: str, concurrency: int, seconds: float, games: list[tuple[str, str, int, int, int]]) -> int:
-    """Moves for ``seconds``; ``games`` holds each client's (id, token, version, stock, redeals) and is updated."""
-    import httpx
+class _Connection:
+    """One keep-alive HTTP/1.1 connection speaking just what the benchmark needs (a JSON POST, an answer with a
+    Content-Length): a client far lighter than httpx, so that on a shared host the load starves the servers
+    less and each slice holds more calls."""
 
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str) -> None:
+        self.reader, self.writer, self.host = reader, writer, host
+
+    @classmethod
+    async def open(cls, base: str) -> _Connection:
+        host, _, port = base.removeprefix("http://").partition(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        return cls(reader, writer, f"{host}:{port}")
+
+    async def post(self, path: str, data: Any, token: str = "") -> tuple[int, Any]:
+        body = json.dumps(data, separators=(",", ":")).encode()
+        auth = f"authorization: Bearer {token}\r\n" if token else ""
+        head = (
+            f"POST {path} HTTP/1.1\r\nhost: {self.host}\r\nuser-agent: rest-bench\r\naccept: application/json\r\n"
+            f"content-type: application/json\r\ncontent-length: {len(body)}\r\n{auth}\r\n"
+        )
+        self.writer.write(head.encode() + body)
+        lines = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
+        length = next(int(line.split(":", 1)[1]) for line in lines if line.lower().startswith("content-length:"))
+        return int(lines[0].split(" ", 2)[1]), json.loads(await self.reader.readexactly(length))
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+Game = tuple[str, str, int, int, int]  # id, token, version, cards in the stock, redeals left
+
+
+def _game(answer: Any, token: str) -> Game:
+    game, view = answer["game"], answer["game"]["view"]
+    return (game["gameId"], token, int(game["version"]), int(view.get("stockCount", 0)),
+            int(view.get("redealsLeft", 0)))  # fmt: skip
+
+
+class _Httpx:
+    """The same calls through httpx (``--client httpx``: the client of this benchmark's first figures)."""
+
+    def __init__(self, base: str, concurrency: int) -> None:
+        import httpx
+
+        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+        self.http = httpx.AsyncClient(base_url=base, limits=limits, timeout=30)
+
+    async def post(self, path: str, data: Any, token: str = "") -> tuple[int, Any]:
+        r = await self.http.post(path, json=data, headers={"authorization": f"Bearer {token}"} if token else {})
+        return r.status_code, r.json()
+
+    def close(self) -> None:
+        pass
+
+
+async def _play(
+    base: str, concurrency: int, seconds: float, games: list[Game], started: Callable[[], None], client_kind: str
+) -> int:
+    """Moves for ``seconds`` once every client is connected (``started`` then starts the clocks); ``games`` holds
+    each client's game and is updated."""
+    connections: list[Any]
+    if client_kind == "httpx":
+        shared = _Httpx(base, concurrency)
+        connections = [shared] * concurrency
+        for g in games:  # connect each before the clock starts
+            await shared.post(f"/v1/games/{g[0]}/moves", {"expectedVersion": "0", "text": "s"}, g[1])
+    else:
+        connections = [await _Connection.open(base) for _ in range(concurrency)]
+    started()
     stop = time.monotonic() + seconds
     calls = 0
 
-    async def client(i: int, http: httpx.AsyncClient) -> None:
+    async def client(i: int, http: Any) -> None:
         nonlocal calls
         while time.monotonic() < stop:
             game_id, token, version, stock, redeals = games[i]
             if stock == 0 and redeals == 0:
-                r = await http.post("/v1/games", json={"variant": "sultan-52"})
-                g = r.json()
-                view = g["game"]["view"]
-                games[i] = (g["game"]["gameId"], g["gameToken"], int(g["game"]["version"]),
-                            int(view.get("stockCount", 0)), int(view.get("redealsLeft", 0)))  # fmt: skip
+                _, answer = await http.post("/v1/games", {"variant": "sultan-52"})
+                games[i] = _game(answer, answer["gameToken"])
                 continue
             text = "s" if stock else "rd"
-            r = await http.post(
-                f"/v1/games/{game_id}/moves",
-                json={"expectedVersion": str(version), "text": text},
-                headers={"authorization": f"Bearer {token}"},
+            status, answer = await http.post(
+                f"/v1/games/{game_id}/moves", {"expectedVersion": str(version), "text": text}, token
             )
             calls += 1
-            answer = r.json()
-            if r.status_code == 200 and "game" in answer and answer["game"].get("gameId") == game_id:
-                view = answer["game"]["view"]
-                games[i] = (game_id, token, int(answer["game"]["version"]),
-                            int(view.get("stockCount", 0)), int(view.get("redealsLeft", 0)))  # fmt: skip
+            if status == 200 and answer["game"].get("gameId") == game_id:
+                games[i] = _game(answer, token)
 
-    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=30) as http:
-        await asyncio.gather(*(client(i, http) for i in range(concurrency)))
+    await asyncio.gather(*(client(i, c) for i, c in enumerate(connections)))
+    for c in connections:
+        c.close()
+    if client_kind == "httpx":
+        await shared.http.aclose()
     return calls
 
 
-def _load(base: str, concurrency: int, seconds: float, state_file: str, out: Any) -> None:
+def _deal(base: str, count: int) -> list[Game]:
+    """``count`` fresh sultan-52 games."""
+    import httpx
+
+    answers = [httpx.post(base + "/v1/games", json={"variant": "sultan-52"}, timeout=30).json() for _ in range(count)]
+    return [_game(a, a["gameToken"]) for a in answers]
+
+
+def _load(base: str, concurrency: int, seconds: float, state_file: str, pids: list[int], client: str, out: Any) -> None:
+    """One slice of REST load, in a process of its own: (calls, CPU seconds of each of ``pids``, wall seconds)."""
     games = [tuple(g) for g in json.loads(Path(state_file).read_text())]
-    calls = asyncio.run(_play(base, concurrency, seconds, games))  # type: ignore[arg-type]
+    marks: dict[str, Any] = {}
+
+    def started() -> None:
+        marks["cpu"], marks["at"] = [cpu_seconds(p) for p in pids], time.monotonic()
+
+    calls = asyncio.run(_play(base, concurrency, seconds, games, started, client))  # type: ignore[arg-type]
+    spent = [cpu_seconds(p) - b for p, b in zip(pids, marks["cpu"], strict=True)]
     Path(state_file).write_text(json.dumps(games))  # the service's games go on where they stopped
-    out.put(calls)
+    out.put((calls, spent[0], spent[1] if len(spent) > 1 else 0.0, time.monotonic() - marks["at"]))
 
 
-def run_slice(base: str, pid: int, concurrency: int, seconds: float, state_file: str) -> tuple[int, float, float]:
-    """One slice of load on one server: (calls, the server's CPU seconds, wall seconds)."""
-    queue: mp.Queue[int] = mp.Queue()
-    before = cpu_seconds(pid)
-    began = time.monotonic()
-    proc = mp.Process(target=_load, args=(base, concurrency, seconds, state_file, queue))
+Slice = tuple[int, float, float, float]
+
+
+def run_slice(
+    base: str, pid: int, concurrency: int, seconds: float, state_file: str, redis_pid: int | None, client: str
+) -> Slice:
+    """One slice of load on one server: (calls, the server's CPU seconds, Redis's CPU seconds, wall seconds)."""
+    queue: mp.Queue[Slice] = mp.Queue()
+    pids = [pid] if redis_pid is None else [pid, redis_pid]
+    proc = mp.Process(target=_load, args=(base, concurrency, seconds, state_file, pids, client, queue))
     proc.start()
-    calls = queue.get(timeout=seconds + 120)
+    figures = queue.get(timeout=seconds + 120)
     proc.join(30)
-    return calls, cpu_seconds(pid) - before, time.monotonic() - began
+    return figures
+
+
+def _grpc_load(
+    kind: str, address: str, concurrency: int, seconds: float, pids: list[int], extra: Any, out: Any
+) -> None:
+    """One slice of bench/service_loads.py's gRPC load ``kind`` ("apply_move" or "echo"); the servers' CPU clocks start
+    once the load is set up (its games dealt, its channels connected), as in that benchmark."""
+    import service_loads
+
+    marks: dict[str, Any] = {}
+
+    def started() -> None:
+        marks["cpu"], marks["at"] = [cpu_seconds(p) for p in pids], time.monotonic()
+
+    result = asyncio.run(service_loads.LOADS[kind](address, concurrency, seconds, started, **extra))
+    spent = [cpu_seconds(p) - b for p, b in zip(pids, marks["cpu"], strict=True)]
+    out.put((len(result["latencies"]), spent[0], spent[1] if len(spent) > 1 else 0.0, time.monotonic() - marks["at"]))
+
+
+def run_grpc_slice(kind: str, address: str, concurrency: int, seconds: float, pids: list[int], extra: Any) -> Slice:
+    queue: mp.Queue[Slice] = mp.Queue()
+    proc = mp.Process(target=_grpc_load, args=(kind, address, concurrency, seconds, pids, extra, queue))
+    proc.start()
+    figures = queue.get(timeout=seconds + 120)
+    proc.join(30)
+    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,13 +242,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=16, help="concurrent clients (default 16)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     parser.add_argument("--profile", type=Path, help="run the service under cProfile and write its stats here")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another checkout of the project (git worktree or archive): its service is loaded in turn with this "
+        "one's and the bare app, on the same Redis, for a before/after comparison in the same conditions",
+    )
+    parser.add_argument(
+        "--client",
+        choices=("raw", "httpx"),
+        default="raw",
+        help="the REST load's HTTP client: raw (keep-alive HTTP/1.1 on asyncio streams, the default) or httpx",
+    )
+    parser.add_argument(
+        "--grpc",
+        action="store_true",
+        help="also, in the same slices, gRPC ApplyMove on the same service against bench/grpc_echo.py's bare "
+        "grpc.aio echo server: the gRPC path's ratio beside the REST one",
+    )
     args = parser.parse_args(argv)
     redis_server = shutil.which("redis-server")
     if redis_server is None:
         raise SystemExit("redis-server is needed")
     with tempfile.TemporaryDirectory(prefix="patience-rest-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        redis_port, http_port, bare_port = free_port(), free_port(), free_port()
+        redis_port, bare_port = free_port(), free_port()
         procs: list[subprocess.Popen[bytes]] = []
         try:
             procs.append(subprocess.Popen(
@@ -151,23 +281,24 @@ def main(argv: list[str] | None = None) -> int:
             if args.profile:
                 (tmp / "profiled.py").write_text(PROFILED.replace("OUT", repr(str(args.profile.resolve()))))
                 launcher = [sys.executable, str(tmp / "profiled.py"), "service"]
-            service = subprocess.Popen(
-                [*launcher, "--listen", f"127.0.0.1:{free_port()}", "--http-listen",
-                 f"127.0.0.1:{http_port}", "--redis-url", f"redis://127.0.0.1:{redis_port}/0", "--rate-limits",
-                 "false"],
-                cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
-            procs.append(service)
-            wait_port(http_port, service)
+            checkouts = {"service": ROOT} | ({"baseline": args.baseline.resolve()} if args.baseline else {})
+            services: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+            grpc_port = free_port()
+            for name, checkout in checkouts.items():
+                port = free_port()
+                services[name] = (subprocess.Popen(
+                    [*(launcher if name == "service" else [sys.executable, "-m", "service"]), "--listen",
+                     f"127.0.0.1:{grpc_port if name == 'service' else free_port()}", "--http-listen",
+                     f"127.0.0.1:{port}", "--redis-url",
+                     f"redis://127.0.0.1:{redis_port}/0", "--rate-limits", "false"],
+                    cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                ), f"http://127.0.0.1:{port}")  # fmt: skip
+                procs.append(services[name][0])
+                wait_port(port, services[name][0])
             import httpx
 
-            base = f"http://127.0.0.1:{http_port}"
-            games = []
-            for _ in range(args.concurrency):
-                g = httpx.post(base + "/v1/games", json={"variant": "sultan-52"}, timeout=30).json()
-                view = g["game"]["view"]
-                games.append((g["game"]["gameId"], g["gameToken"], int(g["game"]["version"]),
-                              int(view.get("stockCount", 0)), int(view.get("redealsLeft", 0))))  # fmt: skip
+            base = services["service"][1]
+            games = _deal(base, args.concurrency)
             first = games[0]
             reply = httpx.post(
                 f"{base}/v1/games/{first[0]}/moves",
@@ -186,15 +317,43 @@ def main(argv: list[str] | None = None) -> int:
             )
             procs.append(bare)
             wait_port(bare_port, bare)
-            state = tmp / "games.json"
-            state.write_text(json.dumps(games))
-            bare_state = tmp / "bare-games.json"
-            bare_state.write_text(json.dumps(games))
-            rows: dict[str, list[tuple[int, float, float]]] = {"service": [], "bare": []}
+            services["bare"] = (bare, f"http://127.0.0.1:{bare_port}")
+            states = {}
+            for name in services:  # each server plays games of its own (the baseline's dealt by itself)
+                states[name] = tmp / f"{name}-games.json"
+                if name == "baseline":
+                    base_games = _deal(services[name][1], args.concurrency)
+                    states[name].write_text(json.dumps(base_games))
+                else:
+                    states[name].write_text(json.dumps(games))
+            rows: dict[str, list[Slice]] = {name: [] for name in services}
+            grpc_loads: list[tuple[str, str, str, list[int], dict[str, str]]] = []
+            if args.grpc:
+                import service_loads
+                from grpc_echo import start_echo
+
+                reply, game_id, token = asyncio.run(service_loads.typical_reply(f"127.0.0.1:{grpc_port}"))
+                (tmp / "reply.bin").write_bytes(reply)
+                echo_port = free_port()
+                echo = start_echo(echo_port, tmp / "reply.bin")
+                procs.append(echo)
+                wait_port(echo_port, echo)
+                service_pids = [services["service"][0].pid, procs[0].pid]
+                grpc_loads = [
+                    ("grpc", "apply_move", f"127.0.0.1:{grpc_port}", service_pids, {}),
+                    ("echo", "echo", f"127.0.0.1:{echo_port}", [echo.pid], {"game_id": game_id, "token": token}),
+                ]
+                rows |= {"grpc": [], "echo": []}
             for _ in range(args.slices):
-                rows["service"].append(run_slice(base, service.pid, args.concurrency, args.seconds, str(state)))
-                bare_base = f"http://127.0.0.1:{bare_port}"
-                rows["bare"].append(run_slice(bare_base, bare.pid, args.concurrency, args.seconds, str(bare_state)))
+                for name, (proc, url) in services.items():
+                    redis_pid = procs[0].pid if name != "bare" else None
+                    rows[name].append(
+                        run_slice(
+                            url, proc.pid, args.concurrency, args.seconds, str(states[name]), redis_pid, args.client
+                        )
+                    )
+                for name, kind, address, pids, extra in grpc_loads:
+                    rows[name].append(run_grpc_slice(kind, address, args.concurrency, args.seconds, pids, extra))
         finally:
             for p in procs:
                 p.terminate()
@@ -202,21 +361,36 @@ def main(argv: list[str] | None = None) -> int:
                     p.wait(10)
                 except subprocess.TimeoutExpired:
                     p.kill()
-    figures: dict[str, Any] = {"concurrency": args.concurrency, "slices": args.slices, "seconds": args.seconds}
+    figures: dict[str, Any] = {"concurrency": args.concurrency, "slices": args.slices, "seconds": args.seconds,
+                               "client": args.client, "loadavg_1m": round(os.getloadavg()[0], 2)}  # fmt: skip
     for name, slices in rows.items():
-        calls = sum(c for c, _, _ in slices)
-        cpu = sum(s for _, s, _ in slices)
-        wall = sum(w for _, _, w in slices)
+        calls = sum(c for c, _, _, _ in slices)
+        cpu = sum(s for _, s, _, _ in slices)
+        redis = sum(r for _, _, r, _ in slices)
+        wall = sum(w for _, _, _, w in slices)
         figures[name] = {
             "calls": calls,
             "calls_per_s": round(calls / wall, 1),
             "cpu_us_per_call": round(cpu / calls * 1e6, 1),
-            "cpu_us_per_call_each_slice": [round(s / c * 1e6, 1) for c, s, _ in slices],
+            "cpu_us_per_call_each_slice": [round(s / c * 1e6, 1) for c, s, _, _ in slices],
         }
-    ratios = [
-        (b[1] / b[0]) / (s[1] / s[0]) for s, b in zip(rows["service"], rows["bare"], strict=True) if s[0] and b[0]
-    ]
-    figures["cpu_ratio_bare_over_service"] = round(statistics.median(ratios), 3)
+        if name not in ("bare", "echo"):
+            figures[name]["redis_cpu_us_per_call"] = round(redis / calls * 1e6, 1)
+            figures[name]["cpu_with_redis_us_per_call_each_slice"] = [
+                round((s + r) / c * 1e6, 1) for c, s, r, _ in slices
+            ]
+    for name, floor, prefix in (("service", "bare", ""), ("baseline", "bare", "baseline_"), ("grpc", "echo", "grpc_")):
+        if name not in rows:
+            continue
+        pairs = [(s, b) for s, b in zip(rows[name], rows[floor], strict=True) if s[0] and b[0]]
+        # The goal's ratio: the bare server's CPU per call over the service's plus Redis's (a move needs its Redis
+        # write; the issue's gRPC figure is taken the same way); and over the service process's alone.
+        figures[prefix + "cpu_ratio_bare_over_service_and_redis"] = round(
+            statistics.median((b[1] / b[0]) / ((s[1] + s[2]) / s[0]) for s, b in pairs), 3
+        )
+        figures[prefix + "cpu_ratio_bare_over_service"] = round(
+            statistics.median((b[1] / b[0]) / (s[1] / s[0]) for s, b in pairs), 3
+        )
     text = json.dumps(figures, indent=2)
     print(text)
     if args.json:

@@ -10,8 +10,13 @@ follows a winning line its last hint came from, the rest of that line stands for
 later hint would find a winning line too: that one). Budgets in positions, not seconds, so every run of
 the script gives the same table.
 
-Usage: python bench/solvability.py [--seeds 200] [--max-states 5000] [--hint-seeds 200] [--out docs/solvability.md]
-       python bench/solvability.py --render run.json --out docs/solvability.md
+Deals are played deal by deal across the games (deal 0 of every game, then deal 1, ...), each written to
+--progress as it ends, so that a run stopped early still gives a table (of the deals done) and runs of
+different games side by side merge into one.
+
+Usage: python bench/solvability.py [--seeds 200] [--max-states 5000] [--hint-seeds 200] [--progress run.jsonl]
+           [--out docs/solvability.md]
+       python bench/solvability.py --render run.jsonl [more.jsonl ...] --out docs/solvability.md
 """
 
 from __future__ import annotations
@@ -20,7 +25,6 @@ import argparse
 import hashlib
 import json
 import statistics
-import sys
 import time
 from collections.abc import Hashable
 from pathlib import Path
@@ -92,38 +96,79 @@ def follow_hints(
     return False, hints, hint_cpu / max(hints, 1)
 
 
-def measure(variant: str, options: dict[str, object], args: argparse.Namespace) -> dict[str, Any]:
-    game = get_game(variant, options)
-    counts = {o.value: 0 for o in Outcome}
-    lengths: list[int] = []
-    for i in range(args.seeds):
-        state = game.deal(deal_seed(i))
-        found = solve(game, state, max_states=args.max_states)
-        counts[found.outcome.value] += 1
-        if found.outcome is Outcome.WON:
-            assert replay(game, state, found.moves).verdict.outcome is Verdict.WON
-            lengths.append(len(found.moves))
-    hint_wins = 0
-    per_hint: list[float] = []
-    for i in range(min(args.hint_seeds, args.seeds)):
-        won, _, cpu = follow_hints(
-            game, deal_seed(i), args.hint_samples, args.hint_states, args.max_states, args.max_moves
-        )
-        hint_wins += won
-        per_hint.append(cpu)
+def solve_record(game: Game, i: int, args: argparse.Namespace) -> dict[str, Any]:
+    """The solver with full information on deal ``i``: one line of the progress file."""
+    state = game.deal(deal_seed(i))
+    found = solve(game, state, max_states=args.max_states)
+    if found.outcome is Outcome.WON:
+        assert replay(game, state, found.moves).verdict.outcome is Verdict.WON
     return {
-        "variant": variant,
+        "kind": "solve",
+        "variant": game.id,
         "options": game.options_text(),
-        "seeds": args.seeds,
-        "won": counts["won"],
-        "no_win": counts["no-win"],
-        "unknown": counts["unknown"],
-        "median_length": statistics.median(lengths) if lengths else None,
-        "hint_seeds": min(args.hint_seeds, args.seeds),
-        "hint_wins": hint_wins,
-        "median_hint_ms": round(statistics.median(per_hint) * 1000, 1) if per_hint else None,
+        "deal": i,
+        "outcome": found.outcome.value,
+        "length": len(found.moves),
         "max_states": args.max_states,
     }
+
+
+def follow_record(game: Game, i: int, args: argparse.Namespace) -> dict[str, Any]:
+    """The hint follower on deal ``i``: one line of the progress file."""
+    won, hints, cpu = follow_hints(
+        game, deal_seed(i), args.hint_samples, args.hint_states, args.hint_full_states, args.max_moves
+    )
+    return {
+        "kind": "follow",
+        "variant": game.id,
+        "options": game.options_text(),
+        "deal": i,
+        "won": won,
+        "hints": hints,
+        "cpu": cpu,
+    }
+
+
+def rows_from(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The table's rows from the deals' records, in catalogue order (only the deals done so far count)."""
+    order = {(v, get_game(v, o).options_text()): n for n, (v, o) in enumerate(CONFIGS)}
+    rows = []
+    for config in sorted({(r["variant"], r["options"]) for r in records}, key=order.__getitem__):
+        solved = [r for r in records if r["kind"] == "solve" and (r["variant"], r["options"]) == config]
+        followed = [r for r in records if r["kind"] == "follow" and (r["variant"], r["options"]) == config]
+        outcomes = [r["outcome"] for r in solved]
+        lengths = [r["length"] for r in solved if r["outcome"] == Outcome.WON.value]
+        per_hint = [r["cpu"] for r in followed]
+        rows.append(
+            {
+                "variant": config[0],
+                "options": config[1],
+                "seeds": len(solved),
+                "won": outcomes.count(Outcome.WON.value),
+                "no_win": outcomes.count(Outcome.NO_WIN.value),
+                "unknown": outcomes.count(Outcome.UNKNOWN.value),
+                "median_length": statistics.median(lengths) if lengths else None,
+                "hint_seeds": len(followed),
+                "hint_wins": sum(1 for r in followed if r["won"]),
+                "median_hint_ms": round(statistics.median(per_hint) * 1000, 1) if per_hint else None,
+                "max_states": max((r["max_states"] for r in solved), default=0),
+            }
+        )
+    return rows
+
+
+def read_records(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """A progress file: its settings line and the deals' records."""
+    settings: dict[str, Any] = {}
+    records = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            r = json.loads(line)
+            if r["kind"] == "settings":
+                settings = r
+            else:
+                records.append(r)
+    return settings, records
 
 
 def pct(n: int, d: int) -> str:
@@ -144,20 +189,32 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
             f"{pct(r['won'], n)} ({r['won']}/{n}) | "
             f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {length} | "
             f"{pct(r['hint_wins'], r['hint_seeds'])} ({r['hint_wins']}/{r['hint_seeds']}) | "
-            f"{r['median_hint_ms']} ms |"
+            f"{'-' if r['median_hint_ms'] is None else format(r['median_hint_ms'], 'g') + ' ms'} |"
         )
     return "\n".join(out)
 
 
 def document(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
     """docs/solvability.md: the method, the budgets and the table."""
-    n = settings["seeds"]
+    n = min((r["seeds"] for r in rows), default=0)
+    hint_n = min((r["hint_seeds"] for r in rows if r["hint_seeds"]), default=0)
+    target = settings["seeds"]
+    stopped = (
+        f"The runs were stopped at their time limit, before {target} deals of each game (a shared machine, busy "
+        "with other work).\n"
+        if n < target
+        else ""
+    )
+    one = round(100 / (2 * max(n, 1) ** 0.5))
+    one_hint = round(100 / (2 * max(hint_n, 1) ** 0.5))
     return f"""# How often each game can be won
 
-Made by `bench/solvability.py` (`python bench/solvability.py --out docs/solvability.md`). For each game and
-option set, the first deals of the seeds `sha256("solvability-<i>")` (i = 0, 1, ...; algorithm deal-v2; how many
-in the table) were given to the solver (docs/solver.md) with full information and the budget in positions per
-deal that the table gives.
+Made by `bench/solvability.py`: `python bench/solvability.py --out docs/solvability.md`, or, as here, several
+runs side by side (`--only solve` and `--only follow`, each on some of the games, each writing a line per deal
+to `--progress FILE`) merged by `python bench/solvability.py --render FILE... --out docs/solvability.md`. For
+each game and option set, the first deals of the seeds `sha256("solvability-<i>")` (i = 0, 1, ...; algorithm
+deal-v2; how many in the table) were given to the solver (docs/solver.md) with full information and the budget
+in positions per deal that the table gives.
 
 - **won**: the solver found a winning line (replayed by the engine's verifier);
 - **proven unwinnable**: the solver saw every position reachable from the deal without a win;
@@ -170,13 +227,14 @@ deal that the table gives.
   left, a position comes back or {settings["max_moves"]} moves were made. Hints as `engine.solver.hint` gives them: in
   games with hidden cards from the player's view only, {settings["hint_samples"]} guesses of the hidden cards solved
   with {settings["hint_states"]} positions each; in games with every card face up from the solver on the real
-  position with the budget above (while the player follows the winning line a hint came from, the rest of that
-  line stands for the next hints). **CPU per hint** is the median CPU time of one hint in those games.
+  position with {settings.get("hint_full_states", settings["max_states"]):,} positions (while the player follows
+  the winning line a hint came from, the rest of that line stands for the next hints). **CPU per hint** is the
+  median CPU time of one hint in those games.
 
-Budgets are in positions, not seconds, so the table is the same on every machine and every run. The script's
-defaults (`--seeds 200 --hint-seeds 200`) give 200 deals of each; the figures below are for fewer (each row says
-how many), so a share is known to about +/- {round(100 / (2 * n**0.5))} points at {n} deals (one standard error
-at 50 %), and the hint follower's figures, on a handful of deals, only show that it can win.
+Budgets are in positions, not seconds, so the table is the same on every machine and every run.
+{stopped}Each row says how many deals it counts: at {n} deals a share is known to about +/- {one} points (one
+standard error at 50 %); the hint follower, who costs far more per deal, played fewer (each row says how many:
+at {hint_n} deals, about +/- {one_hint} points).
 
 {table(rows, argparse.Namespace(max_states=settings["max_states"]))}
 {missing(rows)}"""
@@ -200,28 +258,57 @@ def main() -> int:
     p.add_argument("--hint-seeds", type=int, default=200, help="deals the hint follower plays (the first ones)")
     p.add_argument("--hint-samples", type=int, default=4, help="guesses of the hidden cards per hint")
     p.add_argument("--hint-states", type=int, default=300, help="positions per guess")
+    p.add_argument(
+        "--hint-full-states",
+        type=int,
+        default=4000,
+        help="positions per hint in games with every card face up (the hint's default)",
+    )
     p.add_argument("--max-moves", type=int, default=1500)
     p.add_argument("--variants", nargs="*", help="only these variant ids")
     p.add_argument("--json", type=Path, help="write the rows and settings here")
     p.add_argument("--out", type=Path, help="write the whole document here (docs/solvability.md)")
-    p.add_argument("--render", type=Path, help="only write --out from a JSON file of an earlier run")
+    p.add_argument(
+        "--render",
+        type=Path,
+        nargs="+",
+        help="only write --out from the JSON files of earlier runs (several: runs of different games, merged)",
+    )
+    p.add_argument("--progress", type=Path, help="append a line per deal here as the run goes (JSON lines)")
+    p.add_argument(
+        "--only",
+        choices=("solve", "follow"),
+        help="only the solver's columns (--seeds deals) or only the hint follower (--hint-seeds deals): the two "
+        "can run side by side and merge with --render",
+    )
     args = p.parse_args()
     if args.render:
-        saved = json.loads(args.render.read_text())
-        text = document(saved["rows"], saved["args"])
+        runs = [read_records(path) for path in args.render]
+        records = [r for _, recs in runs for r in recs]
+        rows = rows_from(records)
+        text = document(rows, runs[0][0])
         if args.out:
             args.out.write_text(text)
         print(text)
         return 0
-    rows = []
-    for variant, options in CONFIGS:
-        if args.variants and variant not in args.variants:
-            continue
-        row = measure(variant, options, args)
-        print(json.dumps(row), file=sys.stderr, flush=True)
-        rows.append(row)
-    print(table(rows, args))
     settings = {k: v for k, v in vars(args).items() if isinstance(v, (int, float, str, list)) or v is None}
+    games = [get_game(v, o) for v, o in CONFIGS if not args.variants or v in args.variants]
+    records = []
+    progress = args.progress.open("a", buffering=1) if args.progress else None
+    if progress:
+        progress.write(json.dumps({"kind": "settings", **settings}) + "\n")
+    # deal by deal across the games, so that a run stopped early has as many deals of each
+    for i in range(args.hint_seeds if args.only == "follow" else args.seeds):
+        for game in games:
+            done = [] if args.only == "follow" else [solve_record(game, i, args)]
+            if i < args.hint_seeds and args.only != "solve":
+                done.append(follow_record(game, i, args))
+            for r in done:
+                records.append(r)
+                if progress:
+                    progress.write(json.dumps(r) + "\n")
+    rows = rows_from(records)
+    print(table(rows, args))
     if args.json:
         args.json.write_text(json.dumps({"args": settings | {"json": str(args.json)}, "rows": rows}, indent=1))
     if args.out:

@@ -6,14 +6,17 @@ Starts a real server (a throwaway redis-server, fresh keys), deals known seeds t
 headless Chromium, plays a few moves by clicking (foundation moves first, then the others, then the stock)
 so that the tables look like games in progress, and saves one PNG per family and size; then a hint marked on
 the table, public deal #7 on a phone, a won Cat's Tail game with its certificate checked in the browser, a
-resigned Captives game with its deal revealed face up, and the Russian page with its rules.
+winnable deal after the end with the server's winning line, a resigned Captives game with its deal revealed
+face up, and the Russian page with its rules.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +27,10 @@ import httpx  # noqa: E402
 import redis_support  # noqa: E402
 from http_support import fcs_fixtures, live_server  # noqa: E402
 from web_support import DESKTOP, PHONE, Table, launch  # noqa: E402
+
+from engine.catalogue import get_game  # noqa: E402
+from service.store import open_store  # noqa: E402
+from service.winnable import Budget, pool_name, prove  # noqa: E402
 
 IMAGE: dict[str, Any] = {"type": "png"}
 EXT = "png"
@@ -73,14 +80,24 @@ def _open(table: Table, gid: str, token: str, variant: str) -> None:
     table.page.wait_for_selector("body[data-ready=true]")
 
 
+async def _push(url: str, prefix: str, pool: str, entry: bytes) -> None:
+    """Put a proven deal into a winnable pool, as the filler does."""
+    store = open_store(url, idle_seconds=60, key_prefix=prefix)
+    try:
+        await store.push_winnable(pool, entry)
+    finally:
+        await store.close()
+
+
 def main(out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
     out.mkdir(parents=True, exist_ok=True)
+    prefix = "screenshots"
     with (
         redis_support.redis_server() as url,
         tempfile.TemporaryDirectory() as keys,
-        live_server(url, Path(keys)) as server,
+        live_server(url, Path(keys), store_prefix=prefix) as server,
         sync_playwright() as p,
         httpx.Client(base_url=server.base_url) as api,
     ):
@@ -133,8 +150,27 @@ def main(out: Path) -> None:
             desktop.click_move(moves[-1])
             desktop.page.wait_for_selector("#cert-status[data-valid=true]")
             desktop.page.screenshot(path=str(out / f"won-desktop.{EXT}"), **IMAGE)
-        # A resigned game: the deal revealed face up, the seed checked against its commitment.
+        # A winnable deal (the pool filled as the filler would) after the end: its proof and the server's line.
+        game = get_game("cats-tail")
+        entry = next(
+            attempt.entry
+            for i in range(20)
+            if (attempt := prove(game, hashlib.sha256(b"screenshot winnable %d" % i).digest(), Budget())).entry
+        )
+        with ThreadPoolExecutor(1) as thread:  # Playwright's sync API keeps an event loop running in this one
+            thread.submit(asyncio.run, _push(url, prefix, pool_name(game), entry.pack())).result()
         desktop.page.on("dialog", lambda dialog: dialog.accept())
+        desktop.page.click("#btn-new")
+        desktop.page.check("#winnable")
+        desktop.page.select_option("#variant", "cats-tail")
+        desktop.page.click("#deal")
+        desktop.page.wait_for_selector("body[data-dealt='winnable']")
+        desktop.page.click("#btn-resign")
+        desktop.page.wait_for_selector("#fair-status[data-ok]")
+        desktop.page.click("#solution > summary")
+        desktop.page.screenshot(path=str(out / f"winnable-desktop.{EXT}"), **IMAGE)
+        desktop.page.evaluate("() => localStorage.setItem('patience.winnable', 'false')")
+        # A resigned game: the deal revealed face up, the seed checked against its commitment.
         server.seeds.push(hashlib.sha256(b"screenshot resigned").digest())
         desktop.deal("captives")
         desktop.page.click("#btn-resign")

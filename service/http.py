@@ -24,7 +24,9 @@ import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
+import orjson
 import uvicorn
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.message import Message
@@ -76,8 +78,12 @@ def game_service_invoker(games: GameService) -> Invoker:
     """Call ``games.<rpc_in_snake_case>(request, credentials)``, credentials read as the servicer reads them."""
     from service.servicer import credentials_from
 
+    calls: dict[str, Any] = {}  # the bound method of each RPC, looked up once
+
     async def invoke(method: MethodDescriptor, request: Message, metadata: Metadata) -> Message:
-        call = getattr(games, rpc_attribute(method), None)
+        call = calls.get(method.name)
+        if call is None:
+            call = calls[method.name] = getattr(games, rpc_attribute(method), None)
         if call is None:
             raise errors.not_implemented(method.name)
         peer = next((v for k, v in metadata if k == PEER), "")
@@ -96,8 +102,16 @@ def _service_error(error: ServiceError, headers: dict[str, str] | None = None) -
     return _error_response(status, http, {**(headers or {}), **extra} if extra else headers)
 
 
+def encode_json(data: Any) -> bytes:
+    """The API's JSON: compact UTF-8, byte for byte what ``json.dumps(data, ensure_ascii=False,
+    separators=(",", ":")).encode()`` gives for the trees of the JSON mapping (a test holds the two equal over
+    answers of every message type), written by orjson in C: the standard library's encoder took 0.13 M
+    instructions of a REST ApplyMove's 1.69 M (docs/service-benchmark.md)."""
+    return orjson.dumps(data)
+
+
 def _json(data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    body = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+    body = encode_json(data)
     return Response(body, status_code=status, media_type="application/json", headers=headers)
 
 
@@ -105,27 +119,22 @@ class _BodyTooLarge(Exception):
     pass
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _BodyTooLarge
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _BodyTooLarge
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _is_json(content_type: str) -> bool:
     media = content_type.split(";", 1)[0].strip().lower()
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
+#: The request headers the gateway reads (as ASGI gives their names: lower case bytes): those that become call
+#: metadata, and the body's length and type.
+_READ_HEADERS = {name.encode(): name for name in (*FORWARDED_HEADERS, "content-length", "content-type")}
+
+
 class RestGateway:
-    """The ``/v1/...`` routes: match, transcode, invoke, answer."""
+    """The ``/v1/...`` routes: match, transcode, invoke, answer.
+
+    A plain ASGI application over the scope and the receive/send calls themselves (no Starlette request or
+    response objects on an API call): a call reads the few headers it needs in one pass and answers with two
+    messages, so the REST layer adds to uvicorn's work little more than the JSON mapping both ways."""
 
     def __init__(
         self, invoke: Invoker, *, max_body_bytes: int = 1 << 20, client_certificate_rpcs: frozenset[str] = frozenset()
@@ -137,46 +146,60 @@ class RestGateway:
         self._calls: dict[str, Calls] = {}  # per RPC (routes name only the RPCs of the proto)
         #: RPCs served only over a connection with a verified client certificate (mutual TLS for operators).
         self.client_certificate_rpcs = client_certificate_rpcs
+        #: Added to every answer (create_app sets the security headers here when no middleware adds them).
+        self.extra_headers: list[tuple[bytes, bytes]] = []
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope, receive)
         try:
-            response = await self.handle(request)
+            response = await self.handle(scope, receive)
         except ClientDisconnect:
             # The client hung up before its body arrived: nobody is left to answer (and nothing to log as an
             # error: uvicorn would write a traceback per hung-up request).
             log.debug("client gone before its request body arrived")
             return
-        await response(scope, receive, send)
+        status, headers, body = response
+        await send({"type": "http.response.start", "status": status, "headers": headers + self.extra_headers})
+        await send({"type": "http.response.body", "body": body})
 
-    async def handle(self, request: Request) -> Response:
-        raw_path = request.scope.get("raw_path") or request.url.path.encode()
+    async def handle(self, scope: Scope, receive: Receive) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The answer to one call: (HTTP status, headers, body)."""
+        method: str = scope["method"]
+        raw_path: bytes = scope.get("raw_path") or scope["path"].encode()
         path = raw_path.decode("latin-1").split("?", 1)[0]
-        found = self.router.match(request.method, path)
+        found = self.router.match(method, path)
         if isinstance(found, list):
             if not found:
-                return _service_error(errors.no_such_route(path))
+                return _answer(_service_error(errors.no_such_route(path)))
             allow = ", ".join(found)
-            return _service_error(errors.method_not_allowed(request.method, allow), {"allow": allow})
+            return _answer(_service_error(errors.method_not_allowed(method, allow), {"allow": allow}))
         route = found.route
-        rid = request_id_of(list(request.headers.items()))
+        seen: dict[str, str] = {}  # the first value of each header the gateway reads, as Starlette's headers give
+        for raw_name, raw_value in scope["headers"]:
+            name = _READ_HEADERS.get(raw_name)
+            if name is not None and name not in seen:
+                seen[name] = raw_value.decode("latin-1")
+        given = seen.get("x-request-id")
+        rid = request_id_of((("x-request-id", given),) if given is not None else ())
         headers = {"x-request-id": rid, "cache-control": "no-store"}
-        if route.rpc_name in self.client_certificate_rpcs and not tls.scope_has_client_certificate(request.scope):
-            return _service_error(tls.client_certificate_required(route.rpc_name), headers)
+        if route.rpc_name in self.client_certificate_rpcs and not tls.scope_has_client_certificate(scope):
+            return _answer(_service_error(tls.client_certificate_required(route.rpc_name), headers))
         try:
-            body = await _read_body(request, self.max_body_bytes)
+            body = await _read_body(receive, seen.get("content-length"), self.max_body_bytes)
         except _BodyTooLarge:
-            return _service_error(errors.request_too_large(self.max_body_bytes), headers)
-        if body.strip() and not _is_json(request.headers.get("content-type", "")):
-            return _service_error(errors.unsupported_media_type(), headers)
+            return _answer(_service_error(errors.request_too_large(self.max_body_bytes), headers))
+        if body.strip() and not _is_json(seen.get("content-type", "")):
+            return _answer(_service_error(errors.unsupported_media_type(), headers))
+        query: bytes = scope.get("query_string", b"")
+        pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True) if query else []
         try:
-            message_in = build_request(route, found.path_params, request.query_params.multi_items(), body)
+            message_in = build_request(route, found.path_params, pairs, body)
         except TranscodeError as exc:
-            return _service_error(errors.bad_request(exc.reason, exc.message, exc.field or ""), headers)
-        forwarded = [(n, request.headers[n]) for n in FORWARDED_HEADERS if n != "x-request-id" and n in request.headers]
-        peer = f"ipv4:{request.client.host}:0" if request.client else ""
-        if request.client and ":" in request.client.host:
-            peer = f"ipv6:[{request.client.host}]:0"
+            return _answer(_service_error(errors.bad_request(exc.reason, exc.message, exc.field or ""), headers))
+        forwarded = [(n, seen[n]) for n in FORWARDED_HEADERS if n != "x-request-id" and n in seen]
+        client = scope.get("client")
+        peer = ""
+        if client:
+            peer = f"ipv6:[{client[0]}]:0" if ":" in client[0] else f"ipv4:{client[0]}:0"
         metadata: Metadata = (*forwarded, ("x-request-id", rid), (PEER, peer))
         calls = self._calls.get(route.rpc_name)
         if calls is None:
@@ -188,13 +211,47 @@ class RestGateway:
         except Exception as exc:  # a refusal, or a bug (logged): the same statuses as over gRPC (service.calls)
             error = failure(exc, route.rpc_name)
             code = error.code.name
-            return _service_error(error, headers)
+            return _answer(_service_error(error, headers))
         finally:
-            client = request.client
-            where = f"{client.host}:{client.port}" if client else ""
-            calls.end(started, rid, code, response, where, http=f"{request.method} {request.url.path}"[:200])
+            where = f"{client[0]}:{client[1]}" if client else ""
+            url_path = scope["path"].replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")  # as Starlette's URL
+            calls.end(started, rid, code, response, where, http=f"{method} {url_path}"[:200])
             request_id.reset(token)
-        return _json(response_json(route, response), 200, headers)
+        body_out = encode_json(response_json(route, response))
+        return (
+            200,
+            [
+                (b"x-request-id", rid.encode("latin-1")),
+                (b"cache-control", b"no-store"),
+                (b"content-length", str(len(body_out)).encode("latin-1")),
+                (b"content-type", b"application/json"),
+            ],
+            body_out,
+        )
+
+
+def _answer(response: Response) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+    """A refusal's Starlette response as the gateway sends answers."""
+    return response.status_code, list(response.raw_headers), bytes(response.body)
+
+
+async def _read_body(receive: Receive, declared: str | None, limit: int) -> bytes:
+    """The request's body, up to ``limit`` bytes (ClientDisconnect if the client hangs up, as Starlette's)."""
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _BodyTooLarge
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise _BodyTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 # ------------------------------------------------------------------------------------------- the app
@@ -298,10 +355,14 @@ def create_app(
         routes.append(Mount("/", app=StaticFiles(directory=web_dir, html=False, follow_symlink=False)))
     else:
         routes.append(Route("/", not_found, methods=["GET", "HEAD"]))
-    app: ASGIApp = _ApiFirst(gateway, Starlette(routes=routes))
-    if cors_origins:
-        app = CORSMiddleware(
-            app,
+    # The gateway's answers carry the security headers themselves: without CORS, /v1/ calls skip every middleware.
+    gateway.extra_headers = [(k.encode(), v.encode()) for k, v in _SECURITY_HEADERS.items()]
+    site = Starlette(routes=routes)
+    if not cors_origins:
+        return _ApiFirst(gateway, _SecurityHeaders(site))
+    return _SecurityHeaders(
+        CORSMiddleware(
+            _ApiFirst(gateway, site),
             allow_origins=list(cors_origins),
             allow_methods=["GET", "POST"],  # every route of the API (docs/rest.md)
             allow_headers=list(CORS_HEADERS),
@@ -309,7 +370,7 @@ def create_app(
             allow_credentials=False,  # tokens go in Authorization, which CORS allows without cookies
             max_age=600,
         )
-    return _SecurityHeaders(app)
+    )
 
 
 # ------------------------------------------------------------------------------------------- serving

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -251,7 +252,9 @@ class _Schemas:
 # The document
 
 
-def _query_parameters(schemas: _Schemas, desc: Descriptor, skip: set[str], prefix: str, depth: int) -> list[JsonObject]:
+def _query_parameters(
+    schemas: _Schemas, desc: Descriptor, skip: AbstractSet[str], prefix: str, depth: int
+) -> list[JsonObject]:
     """Every scalar leaf of the request that is not in the path: a query parameter (``a.b`` for nesting)."""
     params: list[JsonObject] = []
     for f in desc.fields:

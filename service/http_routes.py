@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from urllib.parse import unquote
 
 from google.api import annotations_pb2, http_pb2
@@ -37,12 +38,14 @@ class RouteError(ValueError):
 
 @dataclass(frozen=True)
 class PathVariable:
-    """``{field.path=pattern}``; ``multi`` when the pattern may span several segments (``**``)."""
+    """``{field.path=pattern}``; ``multi`` when the pattern may span several segments (``**``); ``text_field``
+    when it binds a top-level string field, which takes the decoded text as it is."""
 
     field_path: tuple[str, ...]
     multi: bool
+    text_field: bool = False
 
-    @property
+    @cached_property
     def name(self) -> str:
         return ".".join(self.field_path)
 
@@ -86,12 +89,16 @@ class HttpRoute:
             out[var.name] = unquote(value) if not var.multi else "/".join(unquote(s) for s in value.split("/"))
         return out
 
-    def bound_fields(self) -> set[str]:
+    def bound_fields(self) -> frozenset[str]:
         """Top-level request fields that the path or a named body binds (the rest go to the query or body)."""
+        return self._bound
+
+    @cached_property
+    def _bound(self) -> frozenset[str]:
         bound = {v.field_path[0] for v in self.variables}
         if self.body not in ("", "*"):
             bound.add(self.body)
-        return bound
+        return frozenset(bound)
 
 
 _VARIABLE_RE = re.compile(r"\{([^}=]+)(?:=[^}]*)?\}")
@@ -134,10 +141,11 @@ def compile_template(template: str, request: Descriptor) -> tuple[re.Pattern[str
             if not _FIELD_PATH.match(path):
                 raise RouteError(f"bad field path {path!r} in {template!r}")
             field_path = tuple(path.split("."))
-            _resolve_scalar(request, field_path, template)
+            bound = _resolve_scalar(request, field_path, template)
             sub, multi = _segments_regex(pattern.split("/") if pattern else ["*"], template)
             regex_parts.append(f"(?P<v{len(variables)}>{sub})")
-            variables.append(PathVariable(field_path, multi))
+            text = len(field_path) == 1 and bound.type == FieldDescriptor.TYPE_STRING
+            variables.append(PathVariable(field_path, multi, text))
         else:
             sub, _ = _segments_regex([tok], template)
             regex_parts.append(sub)
@@ -254,17 +262,19 @@ class Router:
 
     def __init__(self, routes: Sequence[HttpRoute]) -> None:
         self.routes = tuple(routes)
+        self._by_method: dict[str, tuple[HttpRoute, ...]] = {}
+        for route in self.routes:
+            self._by_method[route.http_method] = (*self._by_method.get(route.http_method, ()), route)
 
     def match(self, http_method: str, raw_path: str) -> RouteMatch | list[str]:
         """The matching route, or the HTTP methods the path allows (empty: no such path)."""
-        allowed: list[str] = []
         method = http_method.upper()
-        for route in self.routes:
+        for route in self._by_method.get(method, ()):  # the routes of other methods matter only for a 405
             params = route.match(raw_path)
-            if params is None:
-                continue
-            if route.http_method == method:
+            if params is not None:
                 return RouteMatch(route, params)
-            if route.http_method not in allowed:
+        allowed: list[str] = []
+        for route in self.routes:
+            if route.http_method not in allowed and route.regex.fullmatch(raw_path):
                 allowed.append(route.http_method)
         return allowed

@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from functools import cache
+from typing import Any, TypeVar
 
-from google.protobuf import json_format
+from google.protobuf import json_format, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
 from patience.jsonlimits import MAX_JSON_DEPTH, too_deep
 
-from . import json_mapping
+from . import json_mapping, json_parsing
 from .http_routes import HttpRoute
+
+M = TypeVar("M", bound=Message)
 
 
 class TranscodeError(ValueError):
@@ -75,11 +78,15 @@ def _field(desc: Descriptor, name: str) -> FieldDescriptor | None:
     return None
 
 
-def _parse_into(message: Message, data: object, where: str) -> None:
+def _parse(message_class: type[M], data: object, where: str) -> M:
+    """A new message read from JSON by protobuf's JSON mapping (service.json_parsing: what json_format.ParseDict
+    gives, planned per message type); a refusal is INVALID_JSON with json_format's text."""
     try:
-        json_format.ParseDict(data, message, ignore_unknown_fields=False, max_recursion_depth=32)  # type: ignore[arg-type]
+        return json_parsing.parse(data, message_class, max_recursion_depth=MAX_JSON_DEPTH)
     except (json_format.ParseError, TypeError, ValueError, RecursionError, AttributeError) as exc:
-        text = str(exc) or type(exc).__name__
+        # json_format quotes the refused value, which may hold a lone surrogate ("\ud800" in the JSON): written
+        # as an escape, or the answer itself could not be encoded (a 500 instead of the 400).
+        text = (str(exc) or type(exc).__name__).encode("utf-8", "backslashreplace").decode("utf-8")
         raise TranscodeError("INVALID_JSON", f"{where}: {text}"[:500]) from None
 
 
@@ -146,22 +153,23 @@ def build_request(
 ) -> Message:
     """The RPC's request message from the path variables, query parameters and JSON body."""
     desc = route.method.input_type
-    request: Message = _message_class(desc)()
+    request_class = _message_class(desc)
+    request: Message
     bound = route.bound_fields()
 
-    if route.body == "*":
-        if body.strip():
-            data = _load_json(body)
-            if not isinstance(data, dict):
-                raise TranscodeError("INVALID_JSON", "the body is a JSON object")
-            _parse_into(request, data, "body")
-    elif route.body:
-        if body.strip():
-            f = desc.fields_by_name[route.body]
-            tree: dict[str, Any] = {f.name: _load_json(body)}
-            _parse_into(request, tree, "body")
-    elif body.strip():
+    if route.body == "*" and body.strip():
+        data = _load_json(body)
+        if not isinstance(data, dict):
+            raise TranscodeError("INVALID_JSON", "the body is a JSON object")
+        request = _parse(request_class, data, "body")
+    elif route.body not in ("", "*") and body.strip():
+        f = desc.fields_by_name[route.body]
+        tree: dict[str, Any] = {f.name: _load_json(body)}
+        request = _parse(request_class, tree, "body")
+    elif body.strip() and not route.body:
         raise TranscodeError("UNEXPECTED_BODY", f"{route.http_method} {route.template} takes no body")
+    else:
+        request = request_class()
 
     if query:
         if route.body == "*":
@@ -179,20 +187,24 @@ def build_request(
             if top is None or top.name in bound:
                 raise TranscodeError("UNKNOWN_PARAMETER", f"no query parameter {key[:60]!r}", key[:60])
             _set_path(tree, desc, parts, lambda f, k=key, v=values: _query_value(f, v, k), key)
-        partial = _message_class(desc)()
-        _parse_into(partial, tree, "query")
-        request.MergeFrom(partial)
+        request.MergeFrom(_parse(request_class, tree, "query"))
 
     if path_params:
         tree = {}
         for var in route.variables:
             text = path_params[var.name]
+            if var.text_field:
+                # What reading {"field": text} and merging it gives, without the round: a decoded path segment is
+                # never empty and never holds a lone surrogate, so the JSON mapping would take it as it is.
+                setattr(request, var.field_path[0], text)
+                continue
             _set_path(tree, desc, var.field_path, lambda f, t=text, n=var.name: _query_value(f, [t], n), var.name)
-        partial = _message_class(desc)()
-        _parse_into(partial, tree, "path")
-        for var in route.variables:  # the path wins over the body
-            _clear_path(request, var.field_path)
-        request.MergeFrom(partial)
+        if tree:
+            partial = _parse(request_class, tree, "path")
+            for var in route.variables:  # the path wins over the body
+                if not var.text_field:
+                    _clear_path(request, var.field_path)
+            request.MergeFrom(partial)
     return request
 
 
@@ -205,9 +217,8 @@ def _clear_path(message: Message, path: Sequence[str]) -> None:
     node.ClearField(path[-1])
 
 
+@cache
 def _message_class(desc: Descriptor) -> type[Message]:
-    from google.protobuf import message_factory
-
     return message_factory.GetMessageClass(desc)
 
 

@@ -11,10 +11,11 @@ proto. Anything the plan does not know (floats, well-known types other than Time
 
 from __future__ import annotations
 
-import base64
+from binascii import b2a_base64
 from collections.abc import Callable
-from functools import cache
-from typing import Any
+from datetime import datetime, timedelta
+from keyword import iskeyword
+from typing import Any, cast
 
 from google.protobuf import json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -39,7 +40,7 @@ def _library(message: Message) -> Any:
 
 
 def _bytes(value: bytes) -> str:
-    return base64.b64encode(value).decode("ascii")
+    return b2a_base64(value, newline=False).decode("ascii") if value else ""  # base64.b64encode's alphabet
 
 
 def _scalar(field: FieldDescriptor) -> Convert | None:
@@ -61,50 +62,97 @@ class _Unplanned(Exception):
 
 
 def _value(field: FieldDescriptor) -> Convert | None:
+    """The converter of one value of ``field`` (None: the value as it is); a message's is its type's plan."""
     if field.message_type is None:
         return _scalar(field)
     if field.message_type.full_name == "google.protobuf.Timestamp":
-        return lambda m: m.ToJsonString()
+        return _timestamp
     return _plan(field.message_type)
 
 
-@cache
-def _plan(desc: Descriptor) -> Callable[[Message], Any]:
+_EPOCH = datetime(1970, 1, 1)
+_SECONDS = range(-62135596800, 253402300799 + 1)  # 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z
+
+
+def _timestamp(message: Any) -> str:
+    """Timestamp.ToJsonString's text (RFC 3339, Z, 0, 3, 6 or 9 digits of fraction) without its checks' and
+    properties' overhead; anything out of range goes to it, for its refusal."""
+    seconds, nanos = message.seconds, message.nanos
+    if seconds not in _SECONDS or not 0 <= nanos < 1_000_000_000:
+        return message.ToJsonString()  # type: ignore[no-any-return]
+    text = (_EPOCH + timedelta(seconds=seconds)).isoformat()
+    if not nanos:
+        return text + "Z"
+    if not nanos % 1_000_000:
+        return f"{text}.{nanos // 1_000_000:03d}Z"
+    if not nanos % 1000:
+        return f"{text}.{nanos // 1000:06d}Z"
+    return f"{text}.{nanos:09d}Z"
+
+
+#: Message type (its descriptor, upb's or the pure-Python one) -> its plan.
+_PLANS: dict[Any, Callable[[Message], Any]] = {}
+
+
+def _plan(desc: Any) -> Callable[[Message], Any]:
+    """The converter of one message type: a function written for it, one statement per field (a loop over the
+    fields that decides each one's kind on every call costs twice as much), compiled once."""
+    plan = _PLANS.get(desc)
+    if plan is not None:
+        return plan
     if desc.full_name.startswith("google.protobuf."):
+        _PLANS[desc] = _library
         return _library
+    lines = ["def convert(m):", "    out = {}"]
+    children: dict[str, Descriptor] = {}  # names in the function's namespace -> message types, filled in below
+    namespace: dict[str, Any] = {}
     try:
-        steps: list[tuple[str, str, int, Convert | None, Convert | None]] = []
-        for field in desc.fields:
-            if field.message_type is not None and field.message_type.GetOptions().map_entry:
-                key = field.message_type.fields_by_name["key"]
-                value = field.message_type.fields_by_name["value"]
-                key_of: Convert = (lambda k: "true" if k else "false") if key.type == _F.TYPE_BOOL else str
-                steps.append((field.name, field.json_name, _MAP, key_of, _value(value)))
-            elif field.is_repeated:
-                steps.append((field.name, field.json_name, _LIST, None, _value(field)))
-            elif field.has_presence:
-                steps.append((field.name, field.json_name, _PRESENT, None, _value(field)))
-            else:
-                steps.append((field.name, field.json_name, _ALWAYS, None, _value(field)))
-    except _Unplanned:
-        return _library
-
-    def convert(message: Message) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for name, json_name, kind, key_of, value_of in steps:
-            if kind == _PRESENT and not message.HasField(name):
+        for i, field in enumerate(desc.fields):
+            get = f"m.{field.name}" if field.name.isidentifier() and not iskeyword(field.name) else None
+            get = get or f"getattr(m, {field.name!r})"
+            key = repr(field.json_name)
+            message = field.message_type
+            if message is not None and message.GetOptions().map_entry:
+                key_field, value_field = message.fields_by_name["key"], message.fields_by_name["value"]
+                namespace[f"k{i}"] = _bool_key if key_field.type == _F.TYPE_BOOL else str
+                value = _converter(value_field, f"v{i}", namespace, children)
+                lines.append(
+                    f"    out[{key}] = {{k{i}(k): {value or 'v'}{'(v)' if value else ''} for k, v in {get}.items()}}"
+                )
                 continue
-            value = getattr(message, name)
-            if kind == _LIST:
-                out[json_name] = [value_of(v) for v in value] if value_of is not None else list(value)
-            elif kind == _MAP:
-                assert key_of is not None
-                out[json_name] = {key_of(k): (value_of(v) if value_of is not None else v) for k, v in value.items()}
+            value = _converter(field, f"v{i}", namespace, children)
+            if field.is_repeated:
+                lines.append(
+                    f"    out[{key}] = [{value}(x) for x in {get}]" if value else f"    out[{key}] = list({get})"
+                )
+            elif field.has_presence:
+                lines.append(f"    if m.HasField({field.name!r}):")
+                lines.append(f"        out[{key}] = {value}({get})" if value else f"        out[{key}] = {get}")
             else:
-                out[json_name] = value_of(value) if value_of is not None else value
-        return out
+                lines.append(f"    out[{key}] = {value}({get})" if value else f"    out[{key}] = {get}")
+    except _Unplanned:
+        _PLANS[desc] = _library
+        return _library
+    lines.append("    return out")
+    exec(compile("\n".join(lines), f"<json mapping of {desc.full_name}>", "exec"), namespace)
+    plan = _PLANS[desc] = cast(Callable[[Message], Any], namespace["convert"])
+    for name, child in children.items():  # after registering this type's plan: a type may contain itself
+        namespace[name] = _plan(child)
+    return plan
 
-    return convert
+
+def _converter(field: FieldDescriptor, name: str, namespace: dict[str, Any], children: dict[str, Descriptor]) -> str:
+    """The name the converter of ``field``'s values has in the generated function ("" for none)."""
+    message = field.message_type
+    if message is not None and message.full_name != "google.protobuf.Timestamp":
+        children[name] = message
+        return name
+    convert = _scalar(field) if message is None else _timestamp
+    if convert is None:
+        return ""
+    namespace[name] = convert
+    return name
 
 
-_ALWAYS, _PRESENT, _LIST, _MAP = range(4)
+def _bool_key(key: bool) -> str:
+    return "true" if key else "false"

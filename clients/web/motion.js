@@ -65,5 +65,5 @@ export function celebrate(table) {
 
 /** A moment for the last move's slide to be seen before the next one starts (none under reduced motion). */
 export function pause() {
-  return new Promise((resolve) => setTimeout(resolve, quiet() ? 0 : 260));
+  return new Promise((resolve) => setTimeout(resolve, quiet() ? 0 : 180));
 }

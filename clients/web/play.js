@@ -393,7 +393,8 @@ export async function hint() {
       }
     }
     const why = hintReason(h);
-    const move = card ? t('hint.card', { card: cardLabel(card), move: best.text }) : best.text;
+    const stock = { d: 'stock.deal', s: 'stock.turn', rd: 'stock.redeal' }[best.text];
+    const move = card ? t('hint.card', { card: cardLabel(card), move: best.text }) : stock ? t(stock) : best.text;
     say(why ? t('msg.hint-why', { move, why }) : t('msg.hint', { move }), 'hint');
     document.body.dataset.hint = best.text;
   } catch (err) {

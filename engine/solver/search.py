@@ -27,8 +27,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..game import Game
+from ..games.royal_retinue import RoyalRetinue
 from ..moves import Move
 from ..state import State
+from . import kingchain
 from .profiles import Profile, profile_for
 from .safe import autoplay
 
@@ -174,12 +176,16 @@ def solve(
 ) -> Solution:
     """Search for a win from ``state`` with everything visible (the stock's order, the captives).
 
-    ``max_states`` bounds the positions expanded, both searches together (deterministic); ``max_seconds``
-    the CPU time of the calling thread. With neither, the search runs until it wins or proves there is
-    no win, which on a whole deal may take more memory than the machine has: give a budget.
+    ``max_states`` bounds the positions expanded, all searches together (deterministic); ``max_seconds``
+    the CPU time of the calling thread. With neither, the search runs until it wins or proves there is no
+    win, which on a whole deal may take more memory than the machine has: give a budget. The king-chain
+    games have a search of their own (``kingchain``: compound moves, Freecell Solver's scans), unless
+    ``profile`` asks for this one.
     """
     clock = time.thread_time
     started = clock()
+    if profile is None and isinstance(game, RoyalRetinue):
+        return _solve_king_chain(game, state, max_states, max_seconds, started)
     prof = profile or profile_for(game)
     root, auto = autoplay(game, state)
     if game.is_won(root):
@@ -206,3 +212,36 @@ def solve(
             return Solution(Outcome.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
         if line is not None:
             return Solution(Outcome.WON, (*auto, *line), sum(s.expanded for s in searches), clock() - started)
+
+
+def _solve_king_chain(
+    game: RoyalRetinue, state: State, max_states: int | None, max_seconds: float | None, started: float
+) -> Solution:
+    """The king-chain games' scans (``kingchain``), taking turns like the searches above."""
+    clock = time.thread_time
+    root, auto = kingchain.settle(kingchain.from_state(state))
+    if root[2] == kingchain.WON:
+        return Solution(Outcome.WON, tuple(kingchain.explicit(game, state, (auto,))), 0, clock() - started)
+    searches = kingchain.scans(root, bool(game.options.get("sequence_moves", True)))
+    deadline = None if max_seconds is None else started + max_seconds
+    turn = 0
+    while True:
+        expanded = sum(s.expanded for s in searches)
+        if max_states is not None and expanded >= max_states:
+            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
+        if deadline is not None and clock() >= deadline:
+            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "seconds")
+        n = SLICE if max_states is None else min(SLICE, max_states - expanded)
+        search = searches[turn % len(searches)]
+        turn += 1
+        if search.idle:
+            if all(s.idle for s in searches):  # no complete scan among them: cannot happen, but never loop
+                return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
+            continue
+        try:
+            line = search.run(n)
+        except kingchain.Exhausted:
+            return Solution(Outcome.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
+        if line is not None:
+            moves = tuple(kingchain.explicit(game, state, (auto, *line)))
+            return Solution(Outcome.WON, moves, sum(s.expanded for s in searches), clock() - started)

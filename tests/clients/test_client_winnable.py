@@ -24,12 +24,12 @@ from service.filler.embedded import embedded_filler
 
 __all__ = ["service"]
 
-POOLS = ("sultan-36", "tribunal")  # fast to prove: a few hundredths of a second a deal
+POOLS = ("sultan-36",)  # the fastest to prove: a few thousandths of a second a deal (hidden cards too)
 
 
 @pytest.fixture
 def filled(service: ServiceThread) -> Iterator[ServiceThread]:
-    """The service with a filler keeping the two pools at 3 deals each."""
+    """The service with a filler keeping a pool at 3 deals."""
     settings = dataclasses.replace(
         service.settings, winnable_filler="embedded", winnable_pools=POOLS, winnable_pool_target=3
     )
@@ -44,7 +44,7 @@ def settings(service: ServiceThread) -> ClientSettings:
 
 def new_winnable(client: PatienceClient, variant: str) -> pb.NewGameResponse:
     """NewGame winnable, once the filler has had time to put a deal in the pool."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # the filler runs at a low priority: on a busy machine it takes a while
     while True:
         try:
             return client.new_game(variant, winnable=True)
@@ -56,17 +56,17 @@ def new_winnable(client: PatienceClient, variant: str) -> pb.NewGameResponse:
 
 def test_the_library_deals_winnable_games_and_shows_the_line_at_the_end(filled: ServiceThread) -> None:
     with PatienceClient(settings(filled)) as client:
-        dealt = new_winnable(client, "tribunal")
+        dealt = new_winnable(client, "sultan-36")
         assert not dealt.game.solution and not dealt.game.seed
         over = client.resign(dealt.game.game_id, expected_version=1)
-    game = get_game("tribunal")
+    game = get_game("sultan-36")
     assert replay(game, game.deal(over.seed), over.solution).verdict.outcome is Outcome.WON
 
 
 def test_the_asyncio_library_deals_winnable_games(filled: ServiceThread) -> None:
     async def body() -> pb.Game:
         async with AsyncPatienceClient(settings(filled)) as client:
-            deadline = time.monotonic() + 60
+            deadline = time.monotonic() + 180
             while True:  # until the filler has put a deal in the pool
                 try:
                     dealt = await client.new_game("sultan-36", winnable=True)

@@ -165,17 +165,18 @@ def test_the_installed_client_verifies_a_certificate_offline(fresh: Fresh, signe
     refused = run(
         fresh.bin / "patience-cli", "verify-cert", cert.parent / "short.cert", "--keys", keys, "--replay", ok=False
     )
-    assert refused.returncode == 1 and f"NOT valid: {CertificateReason.NOT_WON}:" in refused.stdout
+    assert refused.returncode == 1 and "NOT valid: NOT_WON" in refused.stdout
     forged = bytearray(cert.read_bytes())
     forged[forged.index(b'"signature":"') + 14] ^= 1  # one base64 digit of the signature
     (cert.parent / "forged.cert").write_bytes(bytes(forged))
     refused = run(fresh.bin / "patience-cli", "verify-cert", cert.parent / "forged.cert", "--keys", keys, ok=False)
-    assert refused.returncode == 1 and f"NOT valid: {CertificateReason.BAD_SIGNATURE}:" in refused.stdout
+    assert refused.returncode == 1 and "NOT valid: BAD_SIGNATURE" in refused.stdout
 
 
 def test_the_service_installs_after_them_with_every_module(fresh: Fresh) -> None:
     fresh.install("patience-service")  # README.md: `pip install . ./service`, the core being in already
     assert "patience-service" in fresh.installed()
+    assert "--redis-url" in run(fresh.bin / "patience-filler", "--help", cwd=fresh.venv).stdout  # its command
     shipped = fresh.python(
         "import importlib.resources, service.server, service.http\n"
         "root = importlib.resources.files('service')\n"

@@ -46,3 +46,23 @@ def test_solver_bench_runs_both_solvers_on_the_same_deal(tmp_path: Path) -> None
     assert h["variant"] == "cats-tail"
     assert h["fc_solve"]["deals"] == h["ours"]["deals"] == 1
     assert h["rows"][0]["fcs_cpu"] > 0 and h["rows"][0]["ours_cpu"] > 0
+
+
+def test_solvability_render_merges_runs_of_different_games_in_catalogue_order(tmp_path: Path) -> None:
+    script = [sys.executable, str(ROOT / "bench" / "solvability.py")]
+    tiny = ["--seeds", "2", "--max-states", "300", "--hint-seeds", "1", "--hint-samples", "2", "--hint-states", "30"]
+    for variant in ("sultan-36", "tribunal"):  # the later game of the catalogue first
+        subprocess.run(
+            [*script, *tiny, "--variants", variant, "--progress", str(tmp_path / f"{variant}.jsonl")],
+            cwd=ROOT, check=True, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+    doc = tmp_path / "solvability.md"
+    subprocess.run(
+        [*script, "--render", str(tmp_path / "sultan-36.jsonl"), str(tmp_path / "tribunal.jsonl"), "--out", str(doc)],
+        cwd=ROOT, check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    text = doc.read_text()
+    assert text.index("| `tribunal` |") < text.index("| `sultan-36` |")
+    lines = (tmp_path / "tribunal.jsonl").read_text().splitlines()
+    assert [json.loads(x)["kind"] for x in lines] == ["settings", "solve", "follow", "solve"]
+    assert "Not measured in this run" in text and "`captives`" in text.split("Not measured in this run")[1]

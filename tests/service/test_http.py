@@ -339,6 +339,9 @@ def test_new_game_errors(client: httpx.Client) -> None:
     error(client.post("/v1/games", json={"variant": "cats-tail", "colour": "red"}), 400, "INVALID_JSON")
     error(client.post("/v1/games", json={"variant": 7}), 400, "INVALID_JSON")
     error(client.post("/v1/games", json={"allowUndo": "perhaps"}), 400, "INVALID_JSON")
+    # json_format quotes a refused value: a lone surrogate in it must not turn the 400 into a 500
+    lone = b'{"variant": "captives", "dealNumber": "\\ud800 1"}'
+    error(client.post("/v1/games", content=lone, headers={"content-type": "application/json"}), 400, "INVALID_JSON")
     error(
         client.post("/v1/games", content=b"variant=cats-tail", headers={"content-type": "text/plain"}),
         415,

@@ -400,7 +400,9 @@ def test_axe_finds_no_serious_violation_in_the_new_controls(browser: Any, server
         page.uncheck("#winnable")
         server.seeds.push(SEED)
         table.deal("cats-tail")
-        assert _axe(table) == []  # the table with the hint counter and Auto
+        page.click("#btn-hint")
+        page.wait_for_selector("#message.hint")
+        assert _axe(table) == []  # the table with a hint marked, the hint count and Auto
         _resign(table)
         assert _axe(table) == []  # the result with Play this deal again
     finally:
@@ -415,6 +417,7 @@ def test_every_word_of_the_page_is_in_english_and_russian() -> None:
     entry = re.compile(r"^  '?([\w.\-]+)'?: '(.*)',$", re.M)
     en, ru = dict(entry.findall(en_block)), dict(entry.findall(ru_block))
     assert len(en) > 150 and set(en) == set(ru), set(en) ^ set(ru)
+    assert len(entry.findall(en_block)) == len(en) and len(entry.findall(ru_block)) == len(ru)  # no key twice
     for key in ("hints", "btn.auto", "btn.again", "new.winnable", "new.number", "hint.WINNING_LINE", "deal.public"):
         assert en[key] and ru[key] and en[key] != ru[key], key
     # Russian plurals have one, few and many forms where English has one and other.
