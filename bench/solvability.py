@@ -189,21 +189,32 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
             f"{pct(r['won'], n)} ({r['won']}/{n}) | "
             f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {length} | "
             f"{pct(r['hint_wins'], r['hint_seeds'])} ({r['hint_wins']}/{r['hint_seeds']}) | "
-            f"{r['median_hint_ms']} ms |"
+            f"{'-' if r['median_hint_ms'] is None else format(r['median_hint_ms'], 'g') + ' ms'} |"
         )
     return "\n".join(out)
 
 
 def document(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
     """docs/solvability.md: the method, the budgets and the table."""
-    n = settings["seeds"]
-    hint_n = min((r["hint_seeds"] for r in rows), default=0)
+    n = min((r["seeds"] for r in rows), default=0)
+    hint_n = min((r["hint_seeds"] for r in rows if r["hint_seeds"]), default=0)
+    target = settings["seeds"]
+    stopped = (
+        f"The runs were stopped at their time limit, before {target} deals of each game (a shared machine, busy "
+        "with other work).\n"
+        if n < target
+        else ""
+    )
+    one = round(100 / (2 * max(n, 1) ** 0.5))
+    one_hint = round(100 / (2 * max(hint_n, 1) ** 0.5))
     return f"""# How often each game can be won
 
-Made by `bench/solvability.py` (`python bench/solvability.py --out docs/solvability.md`). For each game and
-option set, the first deals of the seeds `sha256("solvability-<i>")` (i = 0, 1, ...; algorithm deal-v2; how many
-in the table) were given to the solver (docs/solver.md) with full information and the budget in positions per
-deal that the table gives.
+Made by `bench/solvability.py`: `python bench/solvability.py --out docs/solvability.md`, or, as here, several
+runs side by side (`--only solve` and `--only follow`, each on some of the games, each writing a line per deal
+to `--progress FILE`) merged by `python bench/solvability.py --render FILE... --out docs/solvability.md`. For
+each game and option set, the first deals of the seeds `sha256("solvability-<i>")` (i = 0, 1, ...; algorithm
+deal-v2; how many in the table) were given to the solver (docs/solver.md) with full information and the budget
+in positions per deal that the table gives.
 
 - **won**: the solver found a winning line (replayed by the engine's verifier);
 - **proven unwinnable**: the solver saw every position reachable from the deal without a win;
@@ -220,10 +231,10 @@ deal that the table gives.
   the winning line a hint came from, the rest of that line stands for the next hints). **CPU per hint** is the
   median CPU time of one hint in those games.
 
-Budgets are in positions, not seconds, so the table is the same on every machine and every run. Each row says
-how many deals it counts: at {n} deals a share is known to about +/- {round(100 / (2 * n**0.5))} points (one
-standard error at 50 %); the hint follower, who costs far more per deal, played the first {hint_n} deals of
-each, where a share is known to about +/- {round(100 / (2 * max(hint_n, 1) ** 0.5))} points.
+Budgets are in positions, not seconds, so the table is the same on every machine and every run.
+{stopped}Each row says how many deals it counts: at {n} deals a share is known to about +/- {one} points (one
+standard error at 50 %); the hint follower, who costs far more per deal, played fewer (each row says how many:
+at {hint_n} deals, about +/- {one_hint} points).
 
 {table(rows, argparse.Namespace(max_states=settings["max_states"]))}
 {missing(rows)}"""
@@ -275,7 +286,7 @@ def main() -> int:
         runs = [read_records(path) for path in args.render]
         records = [r for _, recs in runs for r in recs]
         rows = rows_from(records)
-        text = document(rows, runs[0][0] | {"seeds": min(r["seeds"] for r in rows)})
+        text = document(rows, runs[0][0])
         if args.out:
             args.out.write_text(text)
         print(text)

@@ -93,12 +93,13 @@ def run_fc_solve(exe: str, game: Game, state: State, seconds: float) -> tuple[bo
     return won, cpu, len(moves)
 
 
-def run_ours(game: Game, state: State, seconds: float) -> tuple[str, float, int]:
+def run_ours(game: Game, state: State, seconds: float) -> tuple[str, float, int, int]:
+    """(outcome, CPU seconds, moves, positions expanded) for our solver on ``state``."""
     found = solve(game, state, max_seconds=seconds)
     if found.outcome is Outcome.WON:
         verdict = replay(game, state, found.moves).verdict
         assert verdict.outcome is Verdict.WON, verdict.describe()
-    return found.outcome.value, found.seconds, len(found.moves)
+    return found.outcome.value, found.seconds, len(found.moves), found.states
 
 
 def summary(rows: list[dict[str, Any]], won_key: str, cpu_key: str, budget: float) -> dict[str, Any]:
@@ -119,7 +120,7 @@ def head_to_head(variant: str, deals: int, seconds: float, say: Callable[[str], 
     for i in range(deals):
         state = game.deal(bench_seed(i))
         fcs_won, fcs_cpu, fcs_moves = run_fc_solve(exe, game, state, seconds)
-        ours, our_cpu, our_moves = run_ours(game, state, seconds)
+        ours, our_cpu, our_moves, our_states = run_ours(game, state, seconds)
         row = {
             "deal": i,
             "fcs_won": fcs_won,
@@ -129,13 +130,15 @@ def head_to_head(variant: str, deals: int, seconds: float, say: Callable[[str], 
             "ours": ours,
             "ours_cpu": our_cpu,
             "ours_moves": our_moves,
+            "ours_states": our_states,
         }
         rows.append(row)
         say(f"{variant} {i}: fc-solve {fcs_won} {fcs_cpu * 1000:.0f} ms; ours {ours} {our_cpu * 1000:.0f} ms")
     return {
         "variant": variant,
         "fc_solve": summary(rows, "fcs_won", "fcs_cpu", seconds),
-        "ours": summary(rows, "ours_won", "ours_cpu", seconds),
+        "ours": summary(rows, "ours_won", "ours_cpu", seconds)
+        | {"positions_per_cpu_second": round(sum(r["ours_states"] for r in rows) / sum(r["ours_cpu"] for r in rows))},
         "rows": rows,
     }
 
@@ -147,7 +150,7 @@ def others(deals: int, seconds: float, say: Callable[[str], None]) -> list[dict[
         rows = []
         for i in range(deals):
             state = game.deal(bench_seed(i))
-            ours, cpu, moves = run_ours(game, state, seconds)
+            ours, cpu, moves, _ = run_ours(game, state, seconds)
             rows.append({"deal": i, "ours_won": ours == "won", "ours": ours, "ours_cpu": cpu, "ours_moves": moves})
         s = summary(rows, "ours_won", "ours_cpu", seconds)
         s["no_win"] = sum(1 for r in rows if r["ours"] == "no-win")
