@@ -27,7 +27,7 @@ def verify(variant: str, moves: list[str], tmp_path: Path, *options: str) -> sub
 
 
 def test_solve_prints_a_line_that_verify_calls_a_win(tmp_path: Path) -> None:
-    done = run("solve", "cats-tail", "--seed", SEED, "--max-states", "5000")
+    done = run("solve", "cats-tail", "--seed", SEED, "--max-states", "20000")
     assert done.returncode == 0, done.stderr
     moves = done.stdout.split()
     assert moves and "won in" in done.stderr
