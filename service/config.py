@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from service import config_values as values
+from service.config_values import Spec
 
 DAY = 86400
 
@@ -119,95 +121,9 @@ class Settings:
         return None
 
 
-def _bool(text: str) -> bool:
-    low = text.strip().lower()
-    if low in ("1", "true", "yes", "on"):
-        return True
-    if low in ("0", "false", "no", "off", ""):
-        return False
-    raise ValueError(f"not a boolean: {text!r}")
-
-
-def _positive(convert: Callable[[str], int | float]) -> Callable[[str], int | float]:
-    def parse(text: str) -> int | float:
-        value = convert(text)
-        if value <= 0:
-            raise ValueError(f"must be positive: {text!r}")
-        return value
-
-    return parse
-
-
-def _origins(text: str) -> tuple[str, ...]:
-    """``https://a.example,https://b.example`` (or ``*``): the web origins whose pages may call the REST API."""
-    origins = tuple(o.strip().rstrip("/") for o in text.split(",") if o.strip())
-    for origin in origins:
-        if origin != "*" and not re.fullmatch(r"https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?", origin):
-            raise ValueError(f"{origin!r} is not an origin (scheme://host[:port], or *)")
-    return origins
-
-
-def _non_negative(convert: Callable[[str], int | float]) -> Callable[[str], int | float]:
-    def parse(text: str) -> int | float:
-        value = convert(text)
-        if not value >= 0:
-            raise ValueError(f"must be 0 or more: {text!r}")
-        return value
-
-    return parse
-
-
-def _names(text: str) -> tuple[str, ...]:
-    return tuple(name.strip() for name in text.split(",") if name.strip())
-
-
-def _choice(*allowed: str) -> Callable[[str], str]:
-    def parse(text: str) -> str:
-        low = text.strip().lower()
-        if low not in allowed:
-            raise ValueError(f"one of {', '.join(allowed)}, not {text!r}")
-        return low
-
-    return parse
-
-
-def _memory(text: str) -> str:
-    """A Redis memory size: ``268435456``, ``256mb``, ``1gb``."""
-    size = text.strip().lower()
-    if not re.fullmatch(r"[1-9][0-9]*(k|kb|m|mb|g|gb)?", size):
-        raise ValueError(f"a memory size like 256mb, not {text!r}")
-    return size
-
-
-def _limits(text: str) -> str:
-    """``20/minute;300/hour``: every limit must hold (``limits``' notation: N per second, minute, hour, day)."""
-    from limits import parse_many
-
-    try:
-        items = parse_many(text)
-    except ValueError:
-        items = []
-    if not items:
-        raise ValueError(f"not a rate limit like 20/minute;300/hour: {text!r}")
-    return text
-
-
-@dataclass(frozen=True)
-class _Spec:
-    name: str  # the Settings field
-    flag: str
-    help: str
-    parse: Callable[[str], object]
-    metavar: str = ""
-
-    @property
-    def env(self) -> str:
-        return "PATIENCE_" + self.name.upper()
-
-
-_SPECS: tuple[_Spec, ...] = (
-    _Spec("listen", "--listen", "gRPC address HOST:PORT (port 0 picks a free port)", str, "HOST:PORT"),
-    _Spec(
+_SPECS: tuple[Spec, ...] = (
+    Spec("listen", "--listen", "gRPC address HOST:PORT (port 0 picks a free port)", str, "HOST:PORT"),
+    Spec(
         "redis_url",
         "--redis-url",
         "Redis URL: redis://, rediss://, unix:// or redis+cluster:// for Redis Cluster. "
@@ -215,195 +131,211 @@ _SPECS: tuple[_Spec, ...] = (
         str,
         "URL",
     ),
-    _Spec("store_prefix", "--store-prefix", "prefix of every Redis key", str, "TEXT"),
-    _Spec(
+    Spec("store_prefix", "--store-prefix", "prefix of every Redis key", str, "TEXT"),
+    Spec(
         "durability",
         "--durability",
         "primary: a write is acknowledged once the Redis primary has it; replica: only once a replica has it too "
         "(WAIT, pipelined with the write), so an acknowledged move survives a failover",
-        _choice("primary", "replica"),
+        values.choice("primary", "replica"),
         "LEVEL",
     ),
-    _Spec(
+    Spec(
         "durability_timeout",
         "--durability-timeout",
         "with --durability replica: seconds a write waits for a replica before it is answered UNAVAILABLE",
-        _positive(float),
+        values.positive(float),
         "SECONDS",
     ),
-    _Spec(
+    Spec(
         "idle_timeout",
         "--idle-timeout",
         "seconds without a change after which a game expires (its seed is then revealed)",
-        _positive(int),
+        values.positive(int),
         "SECONDS",
     ),
-    _Spec(
+    Spec(
         "fresh_timeout",
         "--fresh-timeout",
         "seconds a game nobody has moved yet lives before it expires (at most --idle-timeout): a client that "
         "deals games and leaves them costs Redis this long, not the idle timeout",
-        _positive(int),
+        values.positive(int),
         "SECONDS",
     ),
-    _Spec(
+    Spec(
         "reveal_retention",
         "--reveal-retention",
         "seconds a finished or expired game stays readable (with its seed) before Redis drops it",
-        _positive(int),
+        values.positive(int),
         "SECONDS",
     ),
-    _Spec(
+    Spec(
         "max_message_bytes",
         "--max-message-bytes",
         "largest request accepted (bigger ones get RESOURCE_EXHAUSTED); also the largest response",
-        _positive(int),
+        values.positive(int),
         "BYTES",
     ),
-    _Spec(
-        "max_moves", "--max-moves", "most moves in one SubmitSolution (RESOURCE_EXHAUSTED beyond)", _positive(int), "N"
+    Spec(
+        "max_moves",
+        "--max-moves",
+        "most moves in one SubmitSolution (RESOURCE_EXHAUSTED beyond)",
+        values.positive(int),
+        "N",
     ),
-    _Spec("max_client_seed_bytes", "--max-client-seed-bytes", "longest client seed", _positive(int), "BYTES"),
-    _Spec(
+    Spec("max_client_seed_bytes", "--max-client-seed-bytes", "longest client seed", values.positive(int), "BYTES"),
+    Spec(
         "prepare_validity",
         "--prepare-validity",
         "seconds a PrepareGame server seed waits for its NewGame before it is dropped unused",
-        _positive(int),
+        values.positive(int),
         "SECONDS",
     ),
-    _Spec(
+    Spec(
         "operator_key",
         "--operator-key",
         "the operator key MintDeal requires (x-operator-key); unset and no file: MintDeal is refused",
         str,
         "KEY",
     ),
-    _Spec("operator_key_file", "--operator-key-file", "a file holding the operator key", Path, "PATH"),
-    _Spec(
+    Spec("operator_key_file", "--operator-key-file", "a file holding the operator key", Path, "PATH"),
+    Spec(
         "keys_dir",
         "--keys-dir",
         "directory of the certificate signing keys and the deal-ticket key (see service.keys)",
         Path,
         "DIR",
     ),
-    _Spec(
+    Spec(
         "generate_keys",
         "--generate-keys",
         "create missing keys in --keys-dir on start (local runs; production mounts them)",
-        _bool,
+        values.boolean,
         "BOOL",
     ),
-    _Spec(
+    Spec(
         "ticket_validity",
         "--ticket-validity",
         "default lifetime of a minted deal ticket in seconds",
-        _positive(int),
+        values.positive(int),
         "SECONDS",
     ),
-    _Spec(
+    Spec(
         "max_ticket_validity",
         "--max-ticket-validity",
         "longest lifetime MintDeal accepts, in seconds",
-        _positive(int),
+        values.positive(int),
         "SECONDS",
     ),
-    _Spec("grace", "--grace", "seconds in-flight calls get to finish on SIGTERM/SIGINT", _positive(float), "SECONDS"),
-    _Spec("reflection", "--reflection", "register gRPC server reflection", _bool, "BOOL"),
-    _Spec(
+    Spec(
+        "grace", "--grace", "seconds in-flight calls get to finish on SIGTERM/SIGINT", values.positive(float), "SECONDS"
+    ),
+    Spec("reflection", "--reflection", "register gRPC server reflection", values.boolean, "BOOL"),
+    Spec(
         "local_redis_dir",
         "--local-redis-dir",
         "where the local redis-server keeps its socket and data when no Redis URL is given",
         Path,
         "DIR",
     ),
-    _Spec(
+    Spec(
         "local_redis_maxmemory",
         "--local-redis-maxmemory",
         "maxmemory of that local redis-server (256mb, 1gb...): past it writes are refused (STORE_FULL)",
-        _memory,
+        values.memory,
         "SIZE",
     ),
-    _Spec("log_level", "--log-level", "DEBUG, INFO, WARNING or ERROR", str.upper, "LEVEL"),
-    _Spec("log_format", "--log-format", "json (one object a line) or text", _choice("json", "text"), "FORMAT"),
-    _Spec(
+    Spec("log_level", "--log-level", "DEBUG, INFO, WARNING or ERROR", str.upper, "LEVEL"),
+    Spec("log_format", "--log-format", "json (one object a line) or text", values.choice("json", "text"), "FORMAT"),
+    Spec(
         "http_listen",
         "--http-listen",
         "REST/JSON address HOST:PORT (service.http); unset: no HTTP listener",
         str,
         "HOST:PORT",
     ),
-    _Spec(
+    Spec(
         "cors_origins",
         "--cors-origins",
         "web origins allowed to call the REST API from a browser (comma-separated, or *); unset: same origin only",
-        _origins,
+        values.origins,
         "ORIGINS",
     ),
-    _Spec(
+    Spec(
         "metrics_listen",
         "--metrics-listen",
         "Prometheus /metrics address HOST:PORT; unset: no metrics endpoint",
         str,
         "HOST:PORT",
     ),
-    _Spec(
+    Spec(
         "rate_limits",
         "--rate-limits",
         "count NewGame, PrepareGame, SubmitSolution, VerifyCertificate and Hint per client address in Redis and refuse "
         "the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with Retry-After)",
-        _bool,
+        values.boolean,
         "BOOL",
     ),
-    _Spec("limit_new_game", "--limit-new-game", "NewGame calls per client address", _limits, "LIMITS"),
-    _Spec("limit_prepare_game", "--limit-prepare-game", "PrepareGame calls per client address", _limits, "LIMITS"),
-    _Spec(
-        "limit_submit_solution", "--limit-submit-solution", "SubmitSolution calls per client address", _limits, "LIMITS"
+    Spec("limit_new_game", "--limit-new-game", "NewGame calls per client address", values.rate_limits, "LIMITS"),
+    Spec(
+        "limit_prepare_game",
+        "--limit-prepare-game",
+        "PrepareGame calls per client address",
+        values.rate_limits,
+        "LIMITS",
     ),
-    _Spec(
+    Spec(
+        "limit_submit_solution",
+        "--limit-submit-solution",
+        "SubmitSolution calls per client address",
+        values.rate_limits,
+        "LIMITS",
+    ),
+    Spec(
         "limit_verify_certificate",
         "--limit-verify-certificate",
         "VerifyCertificate calls per client address",
-        _limits,
+        values.rate_limits,
         "LIMITS",
     ),
-    _Spec(
+    Spec(
         "limit_hint",
         "--limit-hint",
         "Hint calls per client address (each costs up to --hint-cpu-seconds of CPU)",
-        _limits,
+        values.rate_limits,
         "LIMITS",
     ),
-    _Spec(
+    Spec(
         "hint_processes",
         "--hint-processes",
         "solver processes for Hint, per server process (each --workers worker has its own); started on the first hint",
-        _positive(int),
+        values.positive(int),
         "N",
     ),
-    _Spec(
+    Spec(
         "hint_queue",
         "--hint-queue",
         "hints that may wait for a solver process beyond those running; more are refused at once "
         "(UNAVAILABLE, HINTS_BUSY)",
-        _non_negative(int),
+        values.non_negative(int),
         "N",
     ),
-    _Spec(
+    Spec(
         "hint_states",
         "--hint-states",
         "positions one hint may expand in all (the same hint on every run): one search with every card face up, "
         "else six guesses of the hidden cards sharing them",
-        _positive(int),
+        values.positive(int),
         "N",
     ),
-    _Spec(
+    Spec(
         "hint_cpu_seconds",
         "--hint-cpu-seconds",
         "CPU seconds one hint may take at most (a guard: --hint-states bounds it first on a usual machine)",
-        _positive(float),
+        values.positive(float),
         "SECONDS",
     ),
-    _Spec(
+    Spec(
         "front_end_key",
         "--front-end-key",
         "a key that lets a trusted front end name its end user's address in x-client-address (sent with "
@@ -411,14 +343,14 @@ _SPECS: tuple[_Spec, ...] = (
         str,
         "KEY",
     ),
-    _Spec(
+    Spec(
         "workers",
         "--workers",
         "server processes sharing the port (SO_REUSEPORT); each is stateless",
-        _positive(int),
+        values.positive(int),
         "N",
     ),
-    _Spec(
+    Spec(
         "tls_cert_file",
         "--tls-cert-file",
         "PEM certificate chain (server certificate first): gRPC and REST then speak TLS only; "
@@ -426,8 +358,8 @@ _SPECS: tuple[_Spec, ...] = (
         Path,
         "PATH",
     ),
-    _Spec("tls_key_file", "--tls-key-file", "PEM private key of that certificate (unencrypted)", Path, "PATH"),
-    _Spec(
+    Spec("tls_key_file", "--tls-key-file", "PEM private key of that certificate (unencrypted)", Path, "PATH"),
+    Spec(
         "tls_client_ca_file",
         "--tls-client-ca-file",
         "PEM CA certificates that sign operators' client certificates: MintDeal then needs one "
@@ -435,63 +367,63 @@ _SPECS: tuple[_Spec, ...] = (
         Path,
         "PATH",
     ),
-    _Spec(
+    Spec(
         "operator_listen",
         "--operator-listen",
         "gRPC address HOST:PORT for operator calls, requiring a client certificate (mutual TLS)",
         str,
         "HOST:PORT",
     ),
-    _Spec(
+    Spec(
         "redis_ca_file",
         "--redis-ca-file",
         "PEM CA certificates that sign the Redis server's certificate (rediss:// URLs)",
         Path,
         "PATH",
     ),
-    _Spec("redis_cert_file", "--redis-cert-file", "PEM client certificate for Redis (rediss://)", Path, "PATH"),
-    _Spec("redis_key_file", "--redis-key-file", "PEM private key of the Redis client certificate", Path, "PATH"),
-    _Spec(
+    Spec("redis_cert_file", "--redis-cert-file", "PEM client certificate for Redis (rediss://)", Path, "PATH"),
+    Spec("redis_key_file", "--redis-key-file", "PEM private key of the Redis client certificate", Path, "PATH"),
+    Spec(
         "winnable_filler",
         "--winnable-filler",
         "embedded: the service starts one filler process beside itself (one per host, whatever --workers) that "
         "keeps the winnable pools full; off: the fillers run apart (python -m service.filler, production)",
-        _choice("embedded", "off"),
+        values.choice("embedded", "off"),
         "MODE",
     ),
-    _Spec(
+    Spec(
         "winnable_pool_target",
         "--winnable-pool-target",
         "proven deals the filler keeps ready in each configuration's winnable pool",
-        _positive(int),
+        values.positive(int),
         "N",
     ),
-    _Spec(
+    Spec(
         "winnable_wait",
         "--winnable-wait",
         "seconds NewGame with winnable waits for an empty pool before it answers UNAVAILABLE WINNABLE_POOL_EMPTY",
-        _non_negative(float),
+        values.non_negative(float),
         "SECONDS",
     ),
-    _Spec(
+    Spec(
         "winnable_max_states",
         "--winnable-max-states",
         "the filler's budget per attempted seed, in positions the solver expands; deals not won within it are dropped",
-        _positive(int),
+        values.positive(int),
         "N",
     ),
-    _Spec(
+    Spec(
         "winnable_max_seconds",
         "--winnable-max-seconds",
         "the filler's budget per attempted seed, in CPU seconds",
-        _positive(float),
+        values.positive(float),
         "SECONDS",
     ),
-    _Spec(
+    Spec(
         "winnable_pools",
         "--winnable-pools",
         "the pools a filler fills, comma-separated (cats-tail,cats-tail:sequence_moves=false ...); unset: all",
-        _names,
+        values.names,
         "POOLS",
     ),
 )
@@ -504,7 +436,7 @@ FILLER_SETTINGS = (
 )  # fmt: skip
 
 
-def specs() -> tuple[_Spec, ...]:
+def specs() -> tuple[Spec, ...]:
     """Every setting (docs/configuration.md is checked against this)."""
     return _SPECS
 
@@ -526,7 +458,7 @@ def parser(
     return p
 
 
-def _chosen(only: Sequence[str] | None) -> tuple[_Spec, ...]:
+def _chosen(only: Sequence[str] | None) -> tuple[Spec, ...]:
     return _SPECS if only is None else tuple(spec for spec in _SPECS if spec.name in only)
 
 

@@ -162,8 +162,9 @@ def _sultan(game: Sultan36) -> Profile:
     def key(state: State) -> Hashable:
         cells = bytes(sorted(c for c in state.cells if c != NO_CARD))
         t = [f[-1] for f in state.foundations]
-        # f1-f2 (clubs), f3-f4 (diamonds) and f6-f7 (spades) are two piles of one suit: interchangeable
-        tops = bytes((*sorted(t[0:2]), *sorted(t[2:4]), t[4], *sorted(t[5:7]), *t[7:]))
+        # Two piles of one suit with the same top play alike: f1-f2 (clubs), f3-f4 (diamonds), f6-f7 (spades),
+        # and in hearts the KH pile f5 and the AH pile f8 (both take the hearts after their top, up to Q)
+        tops = bytes((*sorted(t[0:2]), *sorted(t[2:4]), *sorted(t[5:7]), *sorted((t[4], *t[7:]))))
         return (cells, tops, bytes(state.stock), bytes(state.waste), state.redeals)
 
     def score(state: State) -> int:

@@ -6,6 +6,7 @@ Everything a caller needs is importable from here: ``from service.store import G
 
 from __future__ import annotations
 
+from service.store.connect import CLUSTER_SCHEMES, is_cluster_url, open_store
 from service.store.interface import (
     AlreadyExists,
     Dealt,
@@ -25,7 +26,7 @@ from service.store.interface import (
     VersionConflict,
     dealt_of,
 )
-from service.store.redis_store import CLUSTER_SCHEMES, RedisGameStore, is_cluster_url, open_store
+from service.store.redis_store import RedisGameStore
 
 __all__ = [
     "CLUSTER_SCHEMES",

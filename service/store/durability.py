@@ -18,6 +18,7 @@ from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError, SlotNotCoveredError
 
+from service.store.failures import unavailable
 from service.store.interface import NotReplicated, StoreUnavailable
 
 if TYPE_CHECKING:
@@ -26,8 +27,6 @@ if TYPE_CHECKING:
 
 async def replicated(store: RedisGameStore, script: AsyncScript, keys: list[str], args: Sequence[Any]) -> Any:
     """Run the write script, then ``WAIT`` on the same connection; the script's reply once confirmed."""
-    from service.store.redis_store import _unavailable as unavailable
-
     n, timeout = store.replicas, store.replica_timeout_ms
     try:
         if store.pipe is not None:

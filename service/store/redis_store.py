@@ -36,26 +36,14 @@ from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
-from redis.asyncio.connection import parse_url
 from redis.commands.core import AsyncScript
-from redis.exceptions import (
-    BusyLoadingError,
-    ClusterDownError,
-    ClusterError,
-    MasterDownError,
-    OutOfMemoryError,
-    ReadOnlyError,
-    RedisClusterException,
-    RedisError,
-    TryAgainError,
-)
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+from redis.exceptions import RedisError
 
 from engine import movelog
 from engine.moves import Move
 from service.redispipe import PipelinedRedis
 from service.store import durability, scripts
+from service.store.failures import unavailable
 from service.store.interface import (
     AlreadyExists,
     GameClosed,
@@ -67,14 +55,11 @@ from service.store.interface import (
     NothingToUndo,
     Played,
     StoreError,
-    StoreFull,
     StoreStatus,
-    StoreUnavailable,
     VersionConflict,
     dealt_of,
 )
 
-CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_SMALL_FIELD = 64  # bytes; longer hash values would turn the hash into a hashtable
 
@@ -111,34 +96,6 @@ _B_VERSION, _B_STATUS, _B_CREATED, _B_UPDATED, _B_FINISHED, _B_MOVES, _B_UNDOS =
 )
 
 _T = TypeVar("_T")
-
-
-#: What Redis raises while it cannot answer for a moment: connection trouble, a timeout, a cluster in failover
-#: (the slot's master is down, a write reached a demoted master, redis-py's redirections ran out: "TTL
-#: exhausted"), a server still loading its data. redis-py strips the reply's first word from the message
-#: ("CLUSTERDOWN", "LOADING"), so the classes are what tells them apart.
-_NOT_NOW = (
-    RedisConnectionError,
-    RedisTimeoutError,
-    RedisClusterException,
-    ClusterError,
-    ClusterDownError,
-    TryAgainError,
-    MasterDownError,
-    ReadOnlyError,
-    BusyLoadingError,
-    OSError,
-)
-
-
-def _unavailable(exc: BaseException) -> StoreUnavailable | None:
-    """StoreUnavailable for what means "Redis cannot answer now" (connection, timeout, cluster trouble), and
-    StoreFull when it is at its maxmemory."""
-    if isinstance(exc, OutOfMemoryError):
-        return StoreFull(f"Redis is full: {exc}")
-    if isinstance(exc, _NOT_NOW) or ("CLUSTERDOWN" in str(exc) or "LOADING" in str(exc) or "TRYAGAIN" in str(exc)):
-        return StoreUnavailable(f"Redis is unavailable: {exc}")
-    return None
 
 
 def _check_game_id(game_id: str) -> bool:
@@ -455,7 +412,7 @@ class RedisGameStore(GameStore):
         try:  # _call's mapping, inline: one coroutine less on the path of every move
             return await self.pipe.evalsha(script.sha, script.script, keys, args)
         except (RedisError, OSError) as exc:
-            error = _unavailable(exc)
+            error = unavailable(exc)
             if error is None:
                 raise
             raise error from exc
@@ -465,7 +422,7 @@ class RedisGameStore(GameStore):
         try:
             return await awaitable
         except (RedisError, OSError) as exc:
-            error = _unavailable(exc)
+            error = unavailable(exc)
             if error is None:
                 raise
             raise error from exc
@@ -516,47 +473,3 @@ class RedisGameStore(GameStore):
             solution=m.get(_B_SOLUTION, b""),
             hint_count=int(m.get(b"hc", b"0")),
         )
-
-
-def open_store(
-    url: str,
-    *,
-    idle_seconds: float,
-    retain_seconds: float | None = None,
-    key_prefix: str = "patience",
-    fresh_seconds: float | None = None,
-    replicas: int = 0,
-    replica_timeout_ms: int = 1000,
-    **client_options: Any,
-) -> RedisGameStore:
-    """A store for ``url``: ``redis://``, ``rediss://``, ``unix://`` for one server, ``redis+cluster://HOST:PORT``
-    (or ``rediss+cluster://``) for a cluster, given by any one of its nodes. ``client_options`` go to redis-py
-    (e.g. ``socket_timeout``, ``max_connections``)."""
-    scheme = url.split("://", 1)[0].lower()
-    client: aioredis.Redis | RedisCluster
-    pipe: PipelinedRedis | None = None
-    node_options: dict[str, Any] = {}
-    if scheme in CLUSTER_SCHEMES:
-        plain = url.replace("+cluster", "", 1)
-        client = RedisCluster.from_url(plain, **client_options)
-        # how to reach one node directly (credentials, TLS), for writes that WAIT on the node's own connection
-        node_options = {k: v for k, v in parse_url(plain).items() if k not in ("host", "port", "db")}
-        node_options.update(client_options)
-    else:
-        client = aioredis.Redis.from_url(url, **client_options)
-        pipe = PipelinedRedis.from_url(url, **client_options)  # None for TLS or unusual options: redis-py then
-    return RedisGameStore(
-        client,
-        idle_seconds=idle_seconds,
-        retain_seconds=retain_seconds,
-        key_prefix=key_prefix,
-        pipe=pipe,
-        fresh_seconds=fresh_seconds,
-        replicas=replicas,
-        replica_timeout_ms=replica_timeout_ms,
-        node_options=node_options,
-    )
-
-
-def is_cluster_url(url: str) -> bool:
-    return url.split("://", 1)[0].lower() in CLUSTER_SCHEMES

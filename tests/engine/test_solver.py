@@ -160,3 +160,29 @@ def test_whatever_the_solver_calls_a_win_replays_as_a_win(
         assert_wins(game, state, found.moves)
     else:
         assert found.moves == ()
+
+
+def test_sultan_key_folds_the_two_heart_piles_as_legal_moves_does() -> None:
+    """With A♥ on top of both the K♥ pile (f5) and the A♥ pile (f8), 2♥ goes to either: legal_moves names f5 only,
+    and the solver's key must find w-f8's position equal to w-f5's (both piles take 3♥ .. Q♥ next)."""
+    from engine.solver.profiles import profile_for
+
+    game = get_game("sultan-52")
+    state = game.deal(hashlib.sha256(b"two hearts").digest())
+    found = list(state.foundations)
+    found[4] = (parse_card("KH"), parse_card("AH"))
+    found[7] = (parse_card("AH"),)
+    waste = (*(c for c in state.stock if c != parse_card("2H")), parse_card("2H"))
+    state = state._replace(foundations=tuple(found), stock=(), waste=waste)
+    home = [m.text() for m in game.legal_moves(state) if m.target is not None and m.target.text().startswith("f")]
+    assert home == ["w-f5"]
+    key = profile_for(game).key
+    to_f5 = game.play(state, "w-f5")[0]
+    to_f8 = game.play(state, "w-f8")[0]
+    assert to_f5.foundations != to_f8.foundations and key(to_f5) == key(to_f8)
+    # a clubs pile is not a hearts pile: the key still tells suits apart
+    assert key(to_f5) != key(
+        to_f5._replace(
+            foundations=(to_f5.foundations[4], *to_f5.foundations[1:4], to_f5.foundations[0], *to_f5.foundations[5:])
+        )
+    )

@@ -127,3 +127,13 @@ def test_http_statuses_of_errors() -> None:
         error = ServiceError(code, "BAD_LABEL", "text", {"k": "v"})  # any listed reason (errors.REASONS)
         status, http, _ = http_answer(error)
         assert http == code.http_status and errors.error_info(status) is not None
+
+
+def test_a_service_error_takes_only_a_listed_reason_code() -> None:
+    """service.errors.REASONS is the whole list (docs/api.md, the web client's messages): another reason, or one
+    spelt another way, is a bug caught where the error is made."""
+    assert ServiceError(Code.NOT_FOUND, "GAME_NOT_FOUND", "x").reason == "GAME_NOT_FOUND"
+    assert ServiceError(Code.FAILED_PRECONDITION, "DOES_NOT_FIT", "x").reason == "DOES_NOT_FIT"  # the engine's
+    for reason in ("SOME_REASON", "game-not-found", "does-not-fit", "Game_Not_Found", ""):
+        with pytest.raises(ValueError, match="reason codes"):
+            ServiceError(Code.NOT_FOUND, reason, "x")

@@ -428,6 +428,10 @@ def test_workers_share_one_embedded_filler(redis_db: str, tmp_path: Path) -> Non
                     break
                 except grpc.RpcError as exc:
                     assert exc.code() == grpc.StatusCode.UNAVAILABLE and time.monotonic() < deadline
+        deadline = time.monotonic() + 30  # both workers serving (a worker still starting dies of SIGTERM)
+        while sum(1 for r in server.records() if r.get("msg") == "serving") < 2:
+            assert time.monotonic() < deadline, "the workers did not both start"
+            time.sleep(0.1)
         server.process.send_signal(signal.SIGTERM)
         assert server.process.wait(timeout=30) == 0
     assert not Path(f"/proc/{fillers[0]}").exists(), "the filler outlived the service"

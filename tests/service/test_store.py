@@ -29,7 +29,7 @@ from service.store import (
     VersionConflict,
     open_store,
 )
-from service.store.redis_store import _unavailable
+from service.store.failures import unavailable as _unavailable
 
 T = TypeVar("T")
 SEED = bytes(range(32))
