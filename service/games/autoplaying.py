@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from patience.v1 import patience_pb2 as pb
 
-from engine.encoding import encode_state
-from engine.game import Status
-from engine.moves import Move
 from engine.solver import autoplay
 from service import convert
 from service.games.ports import Credentials
-from service.games.steps import Steps, refusal
-from service.store import StoreError, StoreStatus
+from service.games.steps import Steps
 
 
 class AutoPlaying(Steps):
@@ -39,29 +33,6 @@ class AutoPlaying(Steps):
                 self._check_open(record, request.expected_version)
             self._game_message(record, game, state, into=response.game)
             return response
-        status = game.status(final)
-        won = status is Status.WON
-        log_moves: tuple[Move, ...] | None = None
-        if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
-            log_moves = (await self._fetch(request.game_id, credentials, moves=True)).moves
-        # The write: one compare-and-set on the version for all the moves.
-        try:
-            updated = await self.store.play_moves(
-                record.game_id,
-                request.expected_version,
-                encode_state(game, final),
-                moves,
-                status=StoreStatus.WON if won else None,
-            )
-        except StoreError as exc:
-            self.recent.forget(request.game_id)
-            raise refusal(exc, request.game_id) from exc
-        if log_moves is not None:
-            updated = replace(updated, moves=(*log_moves, *moves))
-        else:
-            self.recent.remember(updated, game, final, credentials.game_token)
-        self._game_message(updated, game, final, into=response.game, status=status)
-        if won:
-            await self._keep_certificate(updated, response.game.certificate)
+        await self._commit_moves(record, request.expected_version, game, final, moves, credentials, response.game)
         response.applied.extend(convert.notated(m) for m in moves)
         return response

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import replace
 
 from patience.moves import move_from_message
 from patience.v1 import patience_pb2 as pb
 
 from engine.encoding import encode_state
 from engine.errors import PatienceError
-from engine.game import Status
 from engine.moves import Move
 from engine.verify import Outcome
 from service import convert, errors
@@ -58,32 +56,10 @@ class Playing(Steps):
                 self._check_open(await self._fetch(request.game_id, credentials), request.expected_version)
             given = request.text if which == "text" else convert.move_text_of(request.structured)
             raise errors.from_engine(exc, move_index=record.move_count, move_text=given) from exc
-        status = game.status(new_state)
-        won = status is Status.WON
-        log_moves: tuple[Move, ...] | None = None
-        if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
-            log_moves = (await self._fetch(request.game_id, credentials, moves=True)).moves
-        # The write: a compare-and-set on the version.
-        try:
-            updated = await self.store.set_state(
-                record.game_id,
-                request.expected_version,
-                encode_state(game, new_state),
-                explicit,
-                status=StoreStatus.WON if won else None,
-                previous=record,
-            )
-        except StoreError as exc:
-            self.recent.forget(request.game_id)
-            raise refusal(exc, request.game_id) from exc
-        if log_moves is not None:
-            updated = replace(updated, moves=(*log_moves, explicit))
-        else:
-            self.recent.remember(updated, game, new_state, credentials.game_token)
         response = pb.ApplyMoveResponse()
-        self._game_message(updated, game, new_state, into=response.game, status=status)
-        if won:
-            await self._keep_certificate(updated, response.game.certificate)
+        await self._commit_moves(
+            record, request.expected_version, game, new_state, (explicit,), credentials, response.game
+        )
         response.applied.MergeFromString(convert.notated_bytes(explicit))
         return response
 

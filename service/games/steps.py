@@ -10,13 +10,14 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from patience.certificates import CertificateContents
 from patience.v1 import patience_pb2 as pb
 
 from engine.catalogue import get_game
 from engine.deal import SEED_BYTES
-from engine.encoding import EncodingError, decode_state, state_hash
+from engine.encoding import EncodingError, decode_state, encode_state, state_hash
 from engine.errors import Reason, VariantError
 from engine.game import Game, Status
 from engine.moves import Move, split_moves
@@ -38,6 +39,7 @@ from service.store import (
     NotFound,
     StoreError,
     StoreFull,
+    StoreStatus,
     StoreUnavailable,
     VersionConflict,
 )
@@ -279,6 +281,43 @@ class Steps:
         checked = self.key_ring.verify(encoded)
         # The message repeats what the certificate says (a kept one may predate fields the game has now).
         return messages.certificate_message(encoded, checked.contents or contents, checked)
+
+    async def _commit_moves(
+        self,
+        record: GameRecord,
+        expected_version: int,
+        game: Game,
+        state: State,
+        moves: Sequence[Move],
+        credentials: Credentials,
+        into: pb.Game,
+    ) -> None:
+        """Write ``moves`` (played from ``record`` to ``state``) in one compare-and-set on the version and answer
+        the game in ``into``, with its certificate when they won it: what ApplyMove and AutoPlay do after the
+        engine has played."""
+        status = game.status(state)
+        won = status is Status.WON
+        log_moves: tuple[Move, ...] | None = None
+        if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
+            log_moves = (await self._fetch(record.game_id, credentials, moves=True)).moves
+        encoded, written = encode_state(game, state), StoreStatus.WON if won else None
+        try:
+            if len(moves) == 1:  # ApplyMove's path: the store reuses what it knows of ``record``
+                updated = await self.store.set_state(
+                    record.game_id, expected_version, encoded, moves[0], status=written, previous=record
+                )
+            else:
+                updated = await self.store.play_moves(record.game_id, expected_version, encoded, moves, status=written)
+        except StoreError as exc:
+            self.recent.forget(record.game_id)
+            raise refusal(exc, record.game_id) from exc
+        if log_moves is not None:
+            updated = replace(updated, moves=(*log_moves, *moves))
+        else:
+            self.recent.remember(updated, game, state, credentials.game_token)
+        self._game_message(updated, game, state, into=into, status=status)
+        if won:
+            await self._keep_certificate(updated, into.certificate)
 
     async def _keep_certificate(self, record: GameRecord, certificate: pb.Certificate) -> None:
         """Keep the first certificate issued for a win (in the game's record), so that it keeps its bytes whatever
