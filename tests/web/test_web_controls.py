@@ -20,7 +20,7 @@ from typing import Any
 import httpx
 import pytest
 from http_support import LiveServer, fcs_fixtures, live_server
-from web_support import Table, chromium_missing, launch
+from web_support import Table
 
 from engine.cards import TEXT
 from engine.catalogue import get_game
@@ -33,33 +33,6 @@ AXE = Path(__file__).resolve().parents[2] / "tools" / "node_modules" / "axe-core
 SEED = hashlib.sha256(b"web0").digest()
 #: A reason code as the API spells it: the page never shows one.
 CODE = re.compile(r"\b[A-Z]{2,}(?:_[A-Z]+)+\b")
-
-
-@pytest.fixture(scope="module")
-def server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with live_server(redis_url, tmp_path_factory.mktemp("keys")) as live:
-        yield live
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    missing = chromium_missing()
-    if missing:
-        pytest.fail(missing, pytrace=False)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-@pytest.fixture(scope="module")
-def api(server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.base_url, timeout=60) as client:
-        yield client
 
 
 @pytest.fixture

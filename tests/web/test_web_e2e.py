@@ -20,8 +20,8 @@ from typing import Any
 
 import httpx
 import pytest
-from http_support import CARD, LiveServer, cards_in, fcs_fixtures, live_server
-from web_support import DESKTOP, PHONE, Table, chromium_missing, launch
+from http_support import CARD, LiveServer, cards_in, fcs_fixtures
+from web_support import DESKTOP, PHONE, Table
 
 from engine.cards import TEXT
 from engine.catalogue import get_game
@@ -30,27 +30,6 @@ from engine.moves import Move
 from engine.view import hidden_cards
 
 SEED = hashlib.sha256(b"web0").digest()  # a cats-tail deal with a column-to-column move at the start
-
-
-@pytest.fixture(scope="module")
-def server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with live_server(redis_url, tmp_path_factory.mktemp("keys")) as live:
-        yield live
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    missing = chromium_missing()
-    if missing:  # as with Redis: a missing tool fails loudly and says how to install it, it never skips
-        pytest.fail(missing, pytrace=False)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture

@@ -12,14 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from http_support import LiveServer, fcs_fixtures, live_server
-from web_support import DESKTOP, PHONE, Table, chromium_missing, launch
+from web_support import DESKTOP, PHONE, Table
 
 from engine.cards import TEXT
 from engine.catalogue import get_game
@@ -27,33 +26,6 @@ from engine.moves import Move
 
 AXE = Path(__file__).resolve().parents[2] / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 DEALS = 20
-
-
-@pytest.fixture(scope="module")
-def server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    with live_server(redis_url, tmp_path_factory.mktemp("keys")) as live:
-        yield live
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    missing = chromium_missing()
-    if missing:
-        pytest.fail(missing, pytrace=False)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = launch(p)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-@pytest.fixture(scope="module")
-def api(server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.base_url, timeout=30) as client:
-        yield client
 
 
 def open_table(browser: Any, base_url: str, path: str = "/", **context: Any) -> Table:
