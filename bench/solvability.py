@@ -276,6 +276,11 @@ def main() -> int:
     )
     p.add_argument("--progress", type=Path, help="append a line per deal here as the run goes (JSON lines)")
     p.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip the deals --progress holds already (a run stopped early goes on where it stopped)",
+    )
+    p.add_argument(
         "--only",
         choices=("solve", "follow"),
         help="only the solver's columns (--seeds deals) or only the hint follower (--hint-seeds deals): the two "
@@ -284,8 +289,7 @@ def main() -> int:
     args = p.parse_args()
     if args.render:
         runs = [read_records(path) for path in args.render]
-        records = [r for _, recs in runs for r in recs]
-        rows = rows_from(records)
+        rows = rows_from([r for _, recs in runs for r in recs])
         text = document(rows, runs[0][0])
         if args.out:
             args.out.write_text(text)
@@ -293,16 +297,24 @@ def main() -> int:
         return 0
     settings = {k: v for k, v in vars(args).items() if isinstance(v, (int, float, str, list)) or v is None}
     games = [get_game(v, o) for v, o in CONFIGS if not args.variants or v in args.variants]
-    records = []
+    records: list[dict[str, Any]] = []
+    if args.resume and args.progress and args.progress.exists():
+        records = read_records(args.progress)[1]
+    done_before = {(r["kind"], r["variant"], r["options"], r["deal"]) for r in records}
     progress = args.progress.open("a", buffering=1) if args.progress else None
     if progress:
         progress.write(json.dumps({"kind": "settings", **settings}) + "\n")
     # deal by deal across the games, so that a run stopped early has as many deals of each
     for i in range(args.hint_seeds if args.only == "follow" else args.seeds):
         for game in games:
-            done = [] if args.only == "follow" else [solve_record(game, i, args)]
-            if i < args.hint_seeds and args.only != "solve":
-                done.append(follow_record(game, i, args))
+            todo: tuple[str, ...] = ("solve", "follow") if args.only is None else (args.only,)
+            if i >= args.hint_seeds:
+                todo = tuple(kind for kind in todo if kind != "follow")
+            done = [
+                (solve_record if kind == "solve" else follow_record)(game, i, args)
+                for kind in todo
+                if (kind, game.id, game.options_text(), i) not in done_before
+            ]
             for r in done:
                 records.append(r)
                 if progress:

@@ -66,3 +66,25 @@ def test_solvability_render_merges_runs_of_different_games_in_catalogue_order(tm
     lines = (tmp_path / "tribunal.jsonl").read_text().splitlines()
     assert [json.loads(x)["kind"] for x in lines] == ["settings", "solve", "follow", "solve"]
     assert "Not measured in this run" in text and "`captives`" in text.split("Not measured in this run")[1]
+
+
+def test_solvability_resume_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
+    """--resume skips the deals the progress file holds: a run cut short and resumed has each deal once."""
+    progress = tmp_path / "run.jsonl"
+    script = [sys.executable, str(ROOT / "bench" / "solvability.py"), "--max-states", "300", "--hint-samples", "2",
+              "--hint-states", "30", "--variants", "sultan-36", "--progress", str(progress)]  # fmt: skip
+    subprocess.run(
+        [*script, "--seeds", "1", "--hint-seeds", "1"], cwd=ROOT, check=True, capture_output=True, timeout=600
+    )
+    first = [json.loads(line) for line in progress.read_text().splitlines()]
+    subprocess.run(
+        [*script, "--seeds", "2", "--hint-seeds", "2", "--resume"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    records = [json.loads(line) for line in progress.read_text().splitlines()]
+    assert records[: len(first)] == first
+    deals = sorted((r["kind"], r["deal"]) for r in records if r["kind"] != "settings")
+    assert deals == [("follow", 0), ("follow", 1), ("solve", 0), ("solve", 1)]
