@@ -34,85 +34,46 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from ..cards import KING, NO_CARD, RANK, RED, SUIT, TEXT, Card, canonical_deck
+from ..cards import KING, NO_CARD, RANK, RED, SUIT, Card, canonical_deck
 from ..deal import Pick, pull_one, topmost
-from ..errors import Reason
-from ..game import Game, OptionSpec, VariantInfo, illegal
-from ..moves import Move, MoveKind, Pile, PileKind
+from ..game import Game, OptionSpec, VariantInfo
+from ..moves import Move
 from ..state import State
+from .king_chain_play import KingChainReferee
+from .king_chain_tables import (
+    ALL_CARDS,
+    C2C,
+    C2F,
+    C2R,
+    F2F,
+    NUM_CELLS,
+    NUM_FOUNDATIONS,
+    ONTO,
+    R2C,
+    R2F,
+    new_state,
+    run_length,
+)
+
+__all__ = [
+    "ALL_CARDS",
+    "NUM_CELLS",
+    "NUM_FOUNDATIONS",
+    "SEQUENCE_MOVES",
+    "CatsTail",
+    "RoyalRetinue",
+    "RoyalRetinueAces",
+    "RoyalRetinueKingsLast",
+]
 
 _RULES = (
     "All 104 cards face up in columns; build down in alternate colours, runs move as one move; "
     "8 reserve cells, one to eight free cards go there in one move; 8 foundations built up in suit "
     "from any ace; an emptied column is dead."
 )
-
-NUM_CELLS = 8
-NUM_FOUNDATIONS = 8
-ALL_CARDS = 104
-
-_COL = PileKind.COLUMN
-_RES = PileKind.RESERVE
-_FND = PileKind.FOUNDATION
-_KROW = PileKind.KING_ROW
-_TRANSFER = MoveKind.TRANSFER
 _EMPTY_CELLS = (NO_CARD,) * NUM_CELLS
 _NO_FOUNDATIONS: tuple[tuple[Card, ...], ...] = ((),) * NUM_FOUNDATIONS
 _FULL_DECK = sorted(canonical_deck(ALL_CARDS))
-
-#: ``_ONTO[lower * 52 + upper]``: ``lower`` may lie on ``upper`` in a column (one rank lower, other colour).
-_ONTO = tuple(RANK[lo] == RANK[up] - 1 and RED[lo] != RED[up] for lo in range(52) for up in range(52))
-
-# Explicit moves, built once: ``play`` returns these instead of making new Move objects. A move between
-# columns always states its length (``3-7/1``); a reserve card's move names its cell and target (``r1-4``).
-_MAX_COLS = 9
-_MAX_RUN = 13
-_COLS = tuple(Pile(_COL, i) for i in range(_MAX_COLS + 1))
-_CELLS = tuple(Pile(_RES, i) for i in range(NUM_CELLS + 1))
-_FNDS = tuple(Pile(_FND, i) for i in range(NUM_FOUNDATIONS + 1))
-
-
-def _mv(src: Pile, dst: Pile, count: int | None = None) -> Move:
-    return Move(_TRANSFER, (src,), dst, count)
-
-
-#: ``_C2C[(s * 10 + t) * 14 + k]``: column s to column t, k cards (1-based piles).
-_C2C = tuple(
-    _mv(_COLS[s], _COLS[t], k)  # entries with a 0 are never used
-    for s in range(10)
-    for t in range(10)
-    for k in range(_MAX_RUN + 1)
-)
-_C2R = tuple(tuple(_mv(_COLS[s], c) for c in _CELLS) for s in range(10))
-_C2F = tuple(tuple(_mv(_COLS[s], f) for f in _FNDS) for s in range(10))
-_R2C = tuple(tuple(_mv(r, _COLS[t]) for t in range(10)) for r in _CELLS)
-_R2F = tuple(tuple(_mv(r, f) for f in _FNDS) for r in _CELLS)
-#: ``_F2F[(s * 9 + t) * 14 + k]``: foundation run of k cards from f_s onto f_t.
-_F2F = tuple(
-    _mv(_FNDS[s], _FNDS[t], k)  # entries with a 0 are never used
-    for s in range(9)
-    for t in range(9)
-    for k in range(_MAX_RUN + 1)
-)
-
-_tuple_new = tuple.__new__
-
-
-def _state(
-    columns: tuple[tuple[Card, ...], ...], cells: tuple[Card, ...], foundations: tuple[tuple[Card, ...], ...]
-) -> State:
-    """``State(columns, cells, foundations)`` without the named tuple's Python-level ``__new__`` (every move
-    builds one). The field order is ``State``'s; ``tests/engine/test_royal_retinue.py`` checks the two agree."""
-    return _tuple_new(State, (columns, cells, foundations, (), (), (), (), 0, False))
-
-
-def _run_length(col: tuple[Card, ...]) -> int:
-    """Length of the run at the end of a non-empty column (alternate colours, one rank apart)."""
-    k = 1
-    n = len(col)
-    while k < n and _ONTO[col[-k] * 52 + col[-k - 1]]:
-        k += 1
-    return k
 
 
 def _is_king(c: Card) -> bool:
@@ -154,12 +115,13 @@ class RoyalRetinue(Game):
     def __init__(self, options: Mapping[str, object] | None = None) -> None:
         super().__init__(options)
         self._runs = bool(self.options.get("sequence_moves", True))
+        self._referee = KingChainReferee(self.id, self._runs)
 
     # -- the deal -------------------------------------------------------------------
 
     def deal_from(self, deck: list[Card], pick: Pick = topmost) -> State:
         _check_deck(deck)
-        return _state(self._layout(list(deck), pick), _EMPTY_CELLS, _NO_FOUNDATIONS)
+        return new_state(self._layout(list(deck), pick), _EMPTY_CELLS, _NO_FOUNDATIONS)
 
     def _layout(self, deck: list[Card], pick: Pick) -> tuple[tuple[Card, ...], ...]:
         """The king ``pick`` chooses (deal step 7) heads column 1; the rest goes on column 1 until a king starts
@@ -204,31 +166,31 @@ class RoyalRetinue(Game):
         for si, top in live:
             fi = home.get(top, 0)
             if fi:
-                yield _C2F[si][fi]
+                yield C2F[si][fi]
         for ri, c in enumerate(cells, 1):
             if c != NO_CARD:
                 fi = home.get(c, 0)
                 if fi:
-                    yield _R2F[ri][fi]
+                    yield R2F[ri][fi]
         runs = self._runs
         for si, free in live:
             s = cols[si - 1]
-            run = _run_length(s) if runs else 1
+            run = run_length(s) if runs else 1
             r0 = RANK[free]
             for ti, top in live:
                 k = RANK[top] - r0
                 if 1 <= k <= run and ti != si and RED[s[-k]] != RED[top]:
-                    yield _C2C[(si * 10 + ti) * 14 + k]
+                    yield C2C[(si * 10 + ti) * 14 + k]
         for ri, c in enumerate(cells, 1):
             if c != NO_CARD:
                 base = c * 52
                 for ti, top in live:
-                    if _ONTO[base + top]:
-                        yield _R2C[ri][ti]
+                    if ONTO[base + top]:
+                        yield R2C[ri][ti]
         if NO_CARD in cells:
             first_free = cells.index(NO_CARD) + 1
             for si, _ in live:
-                yield _C2R[si][first_free]
+                yield C2R[si][first_free]
         piles = [(fi, f) for fi, f in enumerate(founds, 1) if f]
         for si, a in piles:
             suit = SUIT[a[0]]
@@ -236,334 +198,11 @@ class RoyalRetinue(Game):
                 if ti != si and SUIT[b[0]] == suit:
                     k = len(a) - RANK[b[-1]]
                     if k >= 1:
-                        yield _F2F[(si * 9 + ti) * 14 + k]
-
-    # -- play -----------------------------------------------------------------------------
+                        yield F2F[(si * 9 + ti) * 14 + k]
 
     def _play(self, state: State, move: Move) -> tuple[State, Move]:
-        """Validate and apply ``move``; the new state and the move in explicit form."""
-        if move.kind is not _TRANSFER:
-            raise self._refuse(state, move, Reason.NOT_IN_THIS_GAME, f"{self.id} has no '{move.kind.value}' move")
-        sources = move.sources
-        target = move.target
-        if len(sources) != 1 or target is None:
-            return self._to_reserve_many(state, move)
-        src = sources[0]
-        sk = src.kind
-        tk = target.kind
-        if sk is _COL:
-            cols = state.columns
-            si = src.index
-            if si is None or not 0 < si <= len(cols):
-                raise self._refuse(state, move, Reason.NO_SUCH_PILE, f"{self.id} has columns 1 to {len(cols)}")
-            if tk is _COL:
-                return self._column_to_column(state, move, cols, si, target.index)
-            if tk is _FND:
-                return self._column_to_foundation(state, move, cols, si, target.index)
-            if tk is _RES:
-                return self._column_to_reserve(state, move, cols, si, target.index)
-            if tk is _KROW:
-                raise self._refuse(state, move, Reason.NOT_IN_THIS_GAME, f"{self.id} has no king row")
-        elif sk is _RES:
-            cells = state.cells
-            ri = src.index
-            if ri is None or not 0 < ri <= NUM_CELLS:
-                raise self._refuse(state, move, Reason.NO_SUCH_PILE, "the reserve cells are r1 to r8")
-            c = cells[ri - 1]
-            if tk is _COL:
-                return self._reserve_to_column(state, move, ri, c, target.index)
-            if tk is _FND:
-                return self._reserve_to_foundation(state, move, ri, c, target.index)
-            if tk is _RES:
-                raise self._refuse(
-                    state, move, Reason.NOT_IN_THIS_GAME, "a reserve card goes to a column or a foundation, not a cell"
-                )
-        elif sk is _FND:
-            if tk is _FND:
-                return self._foundation_run(state, move, src.index, target.index)
-            if tk is _COL or tk is _RES:
-                raise self._refuse(
-                    state, move, Reason.NOT_IN_THIS_GAME, "cards on a foundation never come back to the tableau"
-                )
-        raise self._refuse(
-            state,
-            move,
-            Reason.NO_SUCH_PILE,
-            f"{self.id} has no pile {target.text() if sk in (_COL, _RES, _FND) else src.text()!r}",
-        )
-
-    def _refuse(self, state: State, move: Move, reason: Reason, message: str) -> Exception:
-        """The error to raise; after a win every move is GAME_OVER, whatever else is wrong with it."""
-        if self.is_won(state):
-            return illegal(Reason.GAME_OVER, "the game is won: no move is legal after a win", move)
-        return illegal(reason, message, move)
-
-    # -- column to column -----------------------------------------------------------------
-
-    def _column_to_column(
-        self, state: State, move: Move, cols: tuple[tuple[Card, ...], ...], si: int, ti: int | None
-    ) -> tuple[State, Move]:
-        if ti is None or not 0 < ti <= len(cols):
-            raise self._refuse(state, move, Reason.NO_SUCH_PILE, f"{self.id} has columns 1 to {len(cols)}")
-        if si == ti:
-            raise self._refuse(state, move, Reason.SAME_PILE, f"column {si} onto itself")
-        s = cols[si - 1]
-        if not s:
-            raise self._refuse(state, move, Reason.EMPTY_PILE, f"column {si} is empty")
-        t = cols[ti - 1]
-        if not t:
-            raise self._refuse(state, move, Reason.DEAD_COLUMN, f"column {ti} is empty, and an emptied column is dead")
-        top = t[-1]
-        k = move.count
-        if k == 1 and _ONTO[s[-1] * 52 + top]:  # the common case, settled by one look-up
-            new = list(cols)
-            new[si - 1] = s[:-1]
-            new[ti - 1] = (*t, s[-1])
-            return _state(tuple(new), state.cells, state.foundations), move
-        explicit = k is not None
-        if k is None:
-            # the only length that fits: a run's ranks rise by one toward the head of the column
-            k = RANK[top] - RANK[s[-1]]
-            if k < 1 or k > len(s) or not _is_run(s, k):
-                run = s[-_run_length(s) :] if self._runs else s[-1:]
-                what = f"{TEXT[run[0]]}" if len(run) == 1 else f"no card of the run {' '.join(TEXT[c] for c in run)}"
-                raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"{what} does not go on {TEXT[top]}")
-        elif k < 1 or k > len(s) or not _is_run(s, k):
-            raise self._refuse(
-                state,
-                move,
-                Reason.NOT_FREE_CARD,
-                f"the last {k} cards of column {si} are not a run: its run is {_run_length(s)}",
-            )
-        if k > 1 and not self._runs:
-            raise self._refuse(
-                state, move, Reason.SEQUENCE_MOVES_OFF, f"a run of {k} cards does not move as one move in this game"
-            )
-        c = s[-k]
-        if RANK[c] != RANK[top] - 1:
-            raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"{TEXT[c]} does not go on {TEXT[top]}")
-        if RED[c] == RED[top]:
-            raise self._refuse(
-                state, move, Reason.WRONG_COLOUR, f"{TEXT[c]} does not go on {TEXT[top]}: the same colour"
-            )
-        new = list(cols)
-        new[si - 1] = s[:-k]
-        new[ti - 1] = t + s[-k:]
-        return _state(tuple(new), state.cells, state.foundations), (move if explicit else _C2C[(si * 10 + ti) * 14 + k])
-
-    # -- to a foundation ----------------------------------------------------------------------
-
-    def _foundation_for(self, state: State, move: Move, c: Card, fi: int | None) -> int:
-        """The 0-based foundation that ``c`` goes on: ``fi`` (1-based) or, if None, the first that fits."""
-        founds = state.foundations
-        if fi is None:
-            if RANK[c] == 1:
-                if () in founds:
-                    return founds.index(())
-                raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"{TEXT[c]} finds no empty foundation")
-            below = c - 1  # the same suit, one rank lower (c is no ace)
-            for i in range(NUM_FOUNDATIONS):
-                f = founds[i]
-                if f and f[-1] == below:
-                    return i
-            if any(f and RANK[f[-1]] == RANK[c] - 1 for f in founds):
-                raise self._refuse(
-                    state, move, Reason.WRONG_SUIT, f"{TEXT[c]} fits no foundation: none of its suit is one below"
-                )
-            raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"{TEXT[c]} fits no foundation")
-        if not 0 < fi <= NUM_FOUNDATIONS:
-            raise self._refuse(state, move, Reason.NO_SUCH_PILE, "the foundations are f1 to f8")
-        f = founds[fi - 1]
-        if not f:
-            if RANK[c] == 1:
-                return fi - 1
-            raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"f{fi} is empty: it takes an ace, not {TEXT[c]}")
-        top = f[-1]
-        if RANK[top] != RANK[c] - 1:
-            raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"{TEXT[c]} does not go on {TEXT[top]} (f{fi})")
-        if SUIT[top] != SUIT[c]:
-            raise self._refuse(
-                state, move, Reason.WRONG_SUIT, f"{TEXT[c]} does not go on {TEXT[top]} (f{fi}): another suit"
-            )
-        return fi - 1
-
-    def _column_to_foundation(
-        self, state: State, move: Move, cols: tuple[tuple[Card, ...], ...], si: int, fi: int | None
-    ) -> tuple[State, Move]:
-        s = cols[si - 1]
-        if fi is not None and not 0 < fi <= NUM_FOUNDATIONS:
-            raise self._refuse(state, move, Reason.NO_SUCH_PILE, "the foundations are f1 to f8")
-        if not s:
-            raise self._refuse(state, move, Reason.EMPTY_PILE, f"column {si} is empty")
-        c = s[-1]
-        i = self._foundation_for(state, move, c, fi)
-        new = list(cols)
-        new[si - 1] = s[:-1]
-        founds = list(state.foundations)
-        founds[i] = (*founds[i], c)
-        return _state(tuple(new), state.cells, tuple(founds)), (move if fi is not None else _C2F[si][i + 1])
-
-    # -- the reserve ------------------------------------------------------------------------------
-
-    def _column_to_reserve(
-        self, state: State, move: Move, cols: tuple[tuple[Card, ...], ...], si: int, ri: int | None
-    ) -> tuple[State, Move]:
-        cells = state.cells
-        if ri is not None and not 0 < ri <= NUM_CELLS:
-            raise self._refuse(state, move, Reason.NO_SUCH_PILE, "the reserve cells are r1 to r8")
-        s = cols[si - 1]
-        if not s:
-            raise self._refuse(state, move, Reason.EMPTY_PILE, f"column {si} is empty")
-        if move.count is not None and move.count != 1:
-            raise self._refuse(state, move, Reason.NOT_FREE_CARD, "a reserve cell holds one card")
-        if ri is None:
-            if NO_CARD not in cells:
-                raise self._refuse(state, move, Reason.RESERVE_FULL, "all 8 reserve cells are taken")
-            ri = cells.index(NO_CARD) + 1
-            explicit = _C2R[si][ri]
-        elif cells[ri - 1] != NO_CARD:
-            raise self._refuse(state, move, Reason.CELL_OCCUPIED, f"r{ri} holds {TEXT[cells[ri - 1]]}")
-        else:
-            explicit = move
-        new = list(cols)
-        new[si - 1] = s[:-1]
-        new_cells = list(cells)
-        new_cells[ri - 1] = s[-1]
-        return _state(tuple(new), tuple(new_cells), state.foundations), explicit
-
-    def _reserve_to_column(self, state: State, move: Move, ri: int, c: Card, ti: int | None) -> tuple[State, Move]:
-        cols = state.columns
-        if ti is None or not 0 < ti <= len(cols):
-            raise self._refuse(state, move, Reason.NO_SUCH_PILE, f"{self.id} has columns 1 to {len(cols)}")
-        if c == NO_CARD:
-            raise self._refuse(state, move, Reason.EMPTY_PILE, f"r{ri} is empty")
-        t = cols[ti - 1]
-        if not t:
-            raise self._refuse(state, move, Reason.DEAD_COLUMN, f"column {ti} is empty, and an emptied column is dead")
-        if move.count is not None and move.count != 1:
-            raise self._refuse(state, move, Reason.NOT_FREE_CARD, f"r{ri} holds one card, not {move.count}")
-        top = t[-1]
-        if not _ONTO[c * 52 + top]:
-            if RANK[c] != RANK[top] - 1:
-                raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"{TEXT[c]} does not go on {TEXT[top]}")
-            raise self._refuse(
-                state, move, Reason.WRONG_COLOUR, f"{TEXT[c]} does not go on {TEXT[top]}: the same colour"
-            )
-        new = list(cols)
-        new[ti - 1] = (*t, c)
-        cells = list(state.cells)
-        cells[ri - 1] = NO_CARD
-        return _state(tuple(new), tuple(cells), state.foundations), _R2C[ri][ti]
-
-    def _reserve_to_foundation(self, state: State, move: Move, ri: int, c: Card, fi: int | None) -> tuple[State, Move]:
-        if fi is not None and not 0 < fi <= NUM_FOUNDATIONS:
-            raise self._refuse(state, move, Reason.NO_SUCH_PILE, "the foundations are f1 to f8")
-        if c == NO_CARD:
-            raise self._refuse(state, move, Reason.EMPTY_PILE, f"r{ri} is empty")
-        i = self._foundation_for(state, move, c, fi)
-        cells = list(state.cells)
-        cells[ri - 1] = NO_CARD
-        founds = list(state.foundations)
-        founds[i] = (*founds[i], c)
-        return _state(state.columns, tuple(cells), tuple(founds)), (move if fi is not None else _R2F[ri][i + 1])
-
-    def _to_reserve_many(self, state: State, move: Move) -> tuple[State, Move]:
-        """``3,5,5-r``: free cards taken one at a time, each into the next empty cell, as one move."""
-        sources = move.sources
-        target = move.target
-        if (
-            not sources
-            or target is None
-            or target.kind is not _RES
-            or target.index is not None
-            or move.count is not None
-            or any(p.kind is not _COL for p in sources)
-        ):
-            raise self._refuse(
-                state, move, Reason.NOT_IN_THIS_GAME, "several cards move together only from columns to 'r'"
-            )
-        cols = list(state.columns)
-        for p in sources:
-            if p.index is None or not 0 < p.index <= len(cols):
-                raise self._refuse(state, move, Reason.NO_SUCH_PILE, f"{self.id} has columns 1 to {len(cols)}")
-        cells = list(state.cells)
-        free = [i for i, c in enumerate(cells) if c == NO_CARD]
-        if len(free) < len(sources):
-            raise self._refuse(
-                state, move, Reason.RESERVE_FULL, f"{len(sources)} cards, but {len(free)} empty reserve cells"
-            )
-        for p, cell in zip(sources, free, strict=False):
-            col = cols[p.index - 1]  # type: ignore[operator]
-            if not col:
-                raise self._refuse(state, move, Reason.EMPTY_PILE, f"column {p.index} is empty when its turn comes")
-            cells[cell] = col[-1]
-            cols[p.index - 1] = col[:-1]  # type: ignore[operator]
-        return _state(tuple(cols), tuple(cells), state.foundations), move
-
-    # -- foundation runs ----------------------------------------------------------------------------
-
-    def _foundation_run(self, state: State, move: Move, si: int | None, ti: int | None) -> tuple[State, Move]:
-        """``f1-f4/3``: the top k cards of f1 onto f4, whose top is one rank below the lowest of them."""
-        founds = state.foundations
-        if si is None or not 0 < si <= NUM_FOUNDATIONS or (ti is not None and not 0 < ti <= NUM_FOUNDATIONS):
-            raise self._refuse(state, move, Reason.NO_SUCH_PILE, "the foundations are f1 to f8")
-        if si == ti:
-            raise self._refuse(state, move, Reason.SAME_PILE, f"f{si} onto itself")
-        a = founds[si - 1]
-        if not a:
-            raise self._refuse(state, move, Reason.EMPTY_PILE, f"f{si} is empty")
-        k = move.count
-        if k is not None and not 0 < k <= len(a):
-            raise self._refuse(state, move, Reason.NOT_FREE_CARD, f"f{si} holds {len(a)} cards, not {k}")
-        if ti is None:
-            # the first other foundation that takes a run of f_si (of k cards if k is given)
-            for j in range(NUM_FOUNDATIONS):
-                b = founds[j]
-                if (
-                    j != si - 1
-                    and b
-                    and SUIT[b[-1]] == SUIT[a[0]]
-                    and len(a) > RANK[b[-1]]
-                    and (k is None or k == len(a) - RANK[b[-1]])
-                ):
-                    ti = j + 1
-                    break
-            else:
-                raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"no run of f{si} goes onto another foundation")
-        b = founds[ti - 1]
-        if not b:
-            raise self._refuse(
-                state, move, Reason.DOES_NOT_FIT, f"f{ti} is empty: a foundation run goes onto a card one rank below it"
-            )
-        top = b[-1]
-        if k is None:
-            k = len(a) - RANK[top]  # a foundation holds its suit from the ace up: a[i] has rank i + 1
-            if k < 1:
-                raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"no run of f{si} goes on {TEXT[top]}")
-            explicit = _F2F[(si * 9 + ti) * 14 + k]
-        else:
-            explicit = (
-                move if move.target is not None and move.target.index is not None else _F2F[(si * 9 + ti) * 14 + k]
-            )
-        low = a[-k]
-        if RANK[low] != RANK[top] + 1:
-            raise self._refuse(state, move, Reason.DOES_NOT_FIT, f"{TEXT[low]} does not go on {TEXT[top]} (f{ti})")
-        if SUIT[low] != SUIT[top]:
-            raise self._refuse(
-                state, move, Reason.WRONG_SUIT, f"{TEXT[low]} does not go on {TEXT[top]} (f{ti}): another suit"
-            )
-        new = list(founds)
-        new[si - 1] = a[:-k]
-        new[ti - 1] = b + a[-k:]
-        return _state(state.columns, state.cells, tuple(new)), explicit
-
-
-def _is_run(s: tuple[Card, ...], k: int) -> bool:
-    """Whether the last ``k`` cards of ``s`` (1 <= k <= len(s)) form a run."""
-    for i in range(len(s) - k, len(s) - 1):  # noqa: SIM110 - a plain loop beats all(genexpr) on short runs
-        if not _ONTO[s[i + 1] * 52 + s[i]]:
-            return False
-    return True
+        """Validate and apply ``move``; the new state and the move in explicit form (king_chain_play.py)."""
+        return self._referee.play(state, move)
 
 
 class RoyalRetinueAces(RoyalRetinue):
@@ -584,7 +223,7 @@ class RoyalRetinueAces(RoyalRetinue):
         (step 7) and the rest is dealt as Royal Retinue."""
         _check_deck(deck)
         aces = tuple((c,) for c in deck if RANK[c] == 1)
-        return _state(self._layout([c for c in deck if RANK[c] != 1], pick), _EMPTY_CELLS, aces)
+        return new_state(self._layout([c for c in deck if RANK[c] != 1], pick), _EMPTY_CELLS, aces)
 
 
 class RoyalRetinueKingsLast(RoyalRetinue):

@@ -582,7 +582,7 @@ def test_played_positions_are_ordinary_states() -> None:
 
 
 def test_the_quick_state_constructor_builds_the_same_state() -> None:
-    from engine.games.royal_retinue import _state
+    from engine.games.king_chain_tables import new_state as _state
 
     columns, cells, foundations = ((1, 2), (3,)), (-1, 5), ((0,), ())
     quick = _state(columns, cells, foundations)
