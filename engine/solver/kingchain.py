@@ -443,22 +443,30 @@ def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
     return out
 
 
+#: A scan's settings: its groups of kinds of moves in order, the seed of its shuffles (0: none), its noise
+#: (``scored``) and its score's weights.
+ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int]]
+
+_EVERY = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
+_PURPOSEFUL = _EVERY[:-2]
+_SHUFFLED = ((HOME,), (CELL_OUT, DIG_HOME, RUN))
+#: The scans that take turns on one deal (after Freecell Solver's "cool jives" preset: many depth-first
+#: scans with different orders of moves, each winning deals the others miss). The last tries every kind
+#: of move, so it alone can prove that no win exists; the others leave out the moves that only fill the
+#: reserve or kill a column. The compiled core (``compiled``) runs the same ones.
+SCANS: tuple[ScanConfig, ...] = (
+    (_PURPOSEFUL, 0, 1, WEIGHTS),
+    (_SHUFFLED, 1, 0, WEIGHTS),
+    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4)),
+    (_SHUFFLED, 3, 0, WEIGHTS),
+    (_EVERY[:4], 0, 0, WEIGHTS),
+    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2)),
+    (_SHUFFLED, 5, 0, WEIGHTS),
+    (_PURPOSEFUL, 6, 25, WEIGHTS),
+    (_EVERY, 0, 1, WEIGHTS),
+)
+
+
 def scans(root: Pos, runs: bool) -> list[Scan]:
-    """The scans that take turns on one deal (after Freecell Solver's "cool jives" preset: many depth-first
-    scans with different orders of moves, each winning deals the others miss). The last tries every kind
-    of move, so it alone can prove that no win exists; the others leave out the moves that only fill the
-    reserve or kill a column."""
-    every = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
-    purposeful = every[:-2]
-    shuffled = ((HOME,), (CELL_OUT, DIG_HOME, RUN))
-    return [
-        Scan(root, runs, purposeful, scored=1),
-        Scan(root, runs, shuffled, seed=1),
-        Scan(root, runs, purposeful, scored=1, weights=(8, 3, 1, 4)),
-        Scan(root, runs, shuffled, seed=3),
-        Scan(root, runs, every[:4]),
-        Scan(root, runs, purposeful, scored=1, weights=(8, 2, 1, 2)),
-        Scan(root, runs, shuffled, seed=5),
-        Scan(root, runs, purposeful, seed=6, scored=25),
-        Scan(root, runs, every, scored=1),
-    ]
+    """The scans of ``SCANS`` on ``root``, in their turn order."""
+    return [Scan(root, runs, order, seed, scored, weights) for order, seed, scored, weights in SCANS]

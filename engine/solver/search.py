@@ -30,7 +30,7 @@ from ..game import Game
 from ..games.royal_retinue import RoyalRetinue
 from ..moves import Move
 from ..state import State
-from . import kingchain
+from . import compiled, kingchain
 from .profiles import Profile, profile_for
 from .safe import autoplay
 
@@ -64,6 +64,8 @@ class Solution:
     states: int = 0
     seconds: float = 0.0
     budget_hit: str = ""
+    #: Which search ran: ``"c"`` (the compiled king-chain search), ``"python"``.
+    core: str = "python"
 
     def texts(self) -> list[str]:
         """The winning line in RULES.md notation."""
@@ -217,13 +219,25 @@ def solve(
 def _solve_king_chain(
     game: RoyalRetinue, state: State, max_states: int | None, max_seconds: float | None, started: float
 ) -> Solution:
-    """The king-chain games' scans (``kingchain``), taking turns like the searches above."""
+    """The king-chain games' scans (``kingchain``), taking turns like the searches above: compiled when the
+    core is built (``compiled``: the same answers), else in Python."""
     clock = time.thread_time
     root, auto = kingchain.settle(kingchain.from_state(state))
+    runs = bool(game.options.get("sequence_moves", True))
+    core = "c" if compiled.active() else "python"
     if root[2] == kingchain.WON:
-        return Solution(Outcome.WON, tuple(kingchain.explicit(game, state, (auto,))), 0, clock() - started)
-    searches = kingchain.scans(root, bool(game.options.get("sequence_moves", True)))
+        moves = tuple(kingchain.explicit(game, state, (auto,)))
+        return Solution(Outcome.WON, moves, 0, clock() - started, core=core)
     deadline = None if max_seconds is None else started + max_seconds
+    if core == "c":
+        answer, expanded, steps = compiled.run(root, runs, max_states, SLICE, deadline)
+        if answer == compiled.WON:
+            moves = tuple(kingchain.explicit(game, state, (auto, *steps)))
+            return Solution(Outcome.WON, moves, expanded, clock() - started, core=core)
+        if answer == compiled.NO_WIN:
+            return Solution(Outcome.NO_WIN, (), expanded, clock() - started, core=core)
+        return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, answer, core=core)
+    searches = kingchain.scans(root, runs)
     turn = 0
     while True:
         expanded = sum(s.expanded for s in searches)
