@@ -18,9 +18,6 @@ from . import kingchain
 
 #: The environment variable that picks the core: ``python``, ``c``, or unset (the compiled one if built).
 ENV = "PATIENCE_SOLVER"
-#: The answers of ``run``.
-WON, NO_WIN, UNKNOWN_STATES, UNKNOWN_SECONDS = "won", "no-win", "states", "seconds"
-
 _GROUP_END = 255
 
 try:
@@ -60,9 +57,7 @@ def run(
     deadline: float | None,
     configs: tuple[kingchain.ScanConfig, ...] = kingchain.SCANS,
 ) -> tuple[str, int, kingchain.Line]:
-    """The scans of ``configs`` taking turns on ``root`` (settled, not won) in slices of ``slice_`` positions
-    until a win, the complete scan's exhaustion, ``max_states`` positions, or the thread's CPU clock
-    (``time.thread_time``) reaching ``deadline``: (answer, positions expanded, the line of a win)."""
+    """``kingchain.run`` compiled: the same arguments and answers."""
     if _module is None:
         raise RuntimeError("the compiled king-chain search is not built")
     ffi, lib = _module.ffi, _module.lib
@@ -102,7 +97,9 @@ def run(
             raise MemoryError("the compiled king-chain search ran out of memory")
         expanded = int(result.expanded)
         if code != lib.KC_WON:
-            answer = {lib.KC_NO_WIN: NO_WIN, lib.KC_UNKNOWN_STATES: UNKNOWN_STATES}.get(code, UNKNOWN_SECONDS)
+            answer = {lib.KC_NO_WIN: kingchain.RUN_NO_WIN, lib.KC_UNKNOWN_STATES: kingchain.RUN_STATES}.get(
+                code, kingchain.RUN_SECONDS
+            )
             return answer, expanded, ()
         raw = bytes(ffi.buffer(result.steps, 4 * result.nsteps))
         steps = [_step(*raw[i : i + 4]) for i in range(0, len(raw), 4)]
@@ -111,6 +108,6 @@ def run(
         for end in ffi.unpack(result.entry_ends, result.nentries):
             line.append(tuple(steps[begin:end]))
             begin = end
-        return WON, expanded, tuple(line)
+        return kingchain.RUN_WON, expanded, tuple(line)
     finally:
         lib.kc_free(result)

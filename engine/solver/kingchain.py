@@ -22,6 +22,7 @@ into the game's explicit moves by replaying it through ``Game.play``, which chec
 from __future__ import annotations
 
 import random
+import time
 
 from ..cards import NO_CARD, RANK, RED, SUIT
 from ..games.royal_retinue import NUM_CELLS, RoyalRetinue
@@ -470,3 +471,42 @@ SCANS: tuple[ScanConfig, ...] = (
 def scans(root: Pos, runs: bool) -> list[Scan]:
     """The scans of ``SCANS`` on ``root``, in their turn order."""
     return [Scan(root, runs, order, seed, scored, weights) for order, seed, scored, weights in SCANS]
+
+
+#: The answers of ``run`` (and of ``compiled.run``): a win, no win exists, the budget in positions or in
+#: seconds ran out.
+RUN_WON, RUN_NO_WIN, RUN_STATES, RUN_SECONDS = "won", "no-win", "states", "seconds"
+
+
+def run(
+    root: Pos,
+    runs: bool,
+    max_states: int | None,
+    slice_: int,
+    deadline: float | None,
+    configs: tuple[ScanConfig, ...] = SCANS,
+) -> tuple[str, int, Line]:
+    """The scans of ``configs`` taking turns on ``root`` (settled, not won) in slices of ``slice_`` positions
+    until a win, the complete scan's exhaustion, ``max_states`` positions, or the thread's CPU clock
+    (``time.thread_time``) reaching ``deadline``: (answer, positions expanded, the line of a win)."""
+    searches = [Scan(root, runs, order, seed, scored, weights) for order, seed, scored, weights in configs]
+    turn = 0
+    while True:
+        expanded = sum(s.expanded for s in searches)
+        if max_states is not None and expanded >= max_states:
+            return RUN_STATES, expanded, ()
+        if deadline is not None and time.thread_time() >= deadline:
+            return RUN_SECONDS, expanded, ()
+        n = slice_ if max_states is None else min(slice_, max_states - expanded)
+        search = searches[turn % len(searches)]
+        turn += 1
+        if search.idle:
+            if all(s.idle for s in searches):  # no complete scan among them: cannot happen, but never loop
+                return RUN_STATES, expanded, ()
+            continue
+        try:
+            line = search.run(n)
+        except Exhausted:
+            return RUN_NO_WIN, sum(s.expanded for s in searches), ()
+        if line is not None:
+            return RUN_WON, sum(s.expanded for s in searches), line

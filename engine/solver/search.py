@@ -229,33 +229,11 @@ def _solve_king_chain(
         moves = tuple(kingchain.explicit(game, state, (auto,)))
         return Solution(Outcome.WON, moves, 0, clock() - started, core=core)
     deadline = None if max_seconds is None else started + max_seconds
-    if core == "c":
-        answer, expanded, steps = compiled.run(root, runs, max_states, SLICE, deadline)
-        if answer == compiled.WON:
-            moves = tuple(kingchain.explicit(game, state, (auto, *steps)))
-            return Solution(Outcome.WON, moves, expanded, clock() - started, core=core)
-        if answer == compiled.NO_WIN:
-            return Solution(Outcome.NO_WIN, (), expanded, clock() - started, core=core)
-        return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, answer, core=core)
-    searches = kingchain.scans(root, runs)
-    turn = 0
-    while True:
-        expanded = sum(s.expanded for s in searches)
-        if max_states is not None and expanded >= max_states:
-            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
-        if deadline is not None and clock() >= deadline:
-            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "seconds")
-        n = SLICE if max_states is None else min(SLICE, max_states - expanded)
-        search = searches[turn % len(searches)]
-        turn += 1
-        if search.idle:
-            if all(s.idle for s in searches):  # no complete scan among them: cannot happen, but never loop
-                return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
-            continue
-        try:
-            line = search.run(n)
-        except kingchain.Exhausted:
-            return Solution(Outcome.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
-        if line is not None:
-            moves = tuple(kingchain.explicit(game, state, (auto, *line)))
-            return Solution(Outcome.WON, moves, sum(s.expanded for s in searches), clock() - started)
+    search = compiled.run if core == "c" else kingchain.run
+    answer, expanded, line = search(root, runs, max_states, SLICE, deadline)
+    if answer == kingchain.RUN_WON:
+        moves = tuple(kingchain.explicit(game, state, (auto, *line)))
+        return Solution(Outcome.WON, moves, expanded, clock() - started, core=core)
+    if answer == kingchain.RUN_NO_WIN:
+        return Solution(Outcome.NO_WIN, (), expanded, clock() - started, core=core)
+    return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, answer, core=core)
