@@ -30,7 +30,9 @@ typedef struct {
     uint8_t len[MAX_COLS];
     uint8_t cells[NUM_CELLS]; /* sorted */
     uint8_t fnd[8];           /* two ranks per suit, each pair sorted */
-    uint8_t cards[MAX_COLS][MAX_CARDS];
+    uint16_t dirty;           /* the columns whose hash in ch is stale */
+    uint64_t ch[MAX_COLS];    /* each column's hash (the key's part) */
+    uint8_t cards[MAX_COLS][MAX_CARDS + 8]; /* 8 spare bytes: the hash reads whole words */
 } Pos;
 
 /* A move: n1 cards of column c1 into the reserve, n2 of column c2, then one step (kind, a, b, k). */
@@ -43,9 +45,14 @@ typedef struct {
     Move m[NKINDS][MOVE_CAP];
 } Moves;
 
-static inline int rank_of(int c) { return c % 13 + 1; }
-static inline int suit_of(int c) { return c / 13; }
-static inline int red_of(int c) { return c >= 13 && c < 39; }
+#define RANKS13 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13
+#define SAME13(x) x, x, x, x, x, x, x, x, x, x, x, x, x
+static const uint8_t RANK[52] = {RANKS13, RANKS13, RANKS13, RANKS13};
+static const uint8_t SUIT[52] = {SAME13(0), SAME13(1), SAME13(2), SAME13(3)};
+static const uint8_t RED[52] = {SAME13(0), SAME13(1), SAME13(1), SAME13(0)};
+static inline int rank_of(int c) { return RANK[c]; }
+static inline int suit_of(int c) { return SUIT[c]; }
+static inline int red_of(int c) { return RED[c]; }
 /* lo may lie on up: one rank lower, the other colour */
 static inline int onto(int lo, int up) { return rank_of(lo) == rank_of(up) - 1 && red_of(lo) != red_of(up); }
 
@@ -222,6 +229,7 @@ static inline void apply_step(Pos *p, int kind, int a, int b, int k) {
     switch (kind) {
     case F_COL:
         home(p->fnd, p->cards[a][--p->len[a]]);
+        p->dirty |= (uint16_t)(1u << a);
         break;
     case F_CELL:
         home(p->fnd, a);
@@ -231,13 +239,16 @@ static inline void apply_step(Pos *p, int kind, int a, int b, int k) {
         memcpy(p->cards[b] + p->len[b], p->cards[a] + p->len[a] - k, (size_t)k);
         p->len[a] = (uint8_t)(p->len[a] - k);
         p->len[b] = (uint8_t)(p->len[b] + k);
+        p->dirty |= (uint16_t)((1u << a) | (1u << b));
         break;
     case CELL_COL:
         cell_remove(p, a);
         p->cards[b][p->len[b]++] = (uint8_t)a;
+        p->dirty |= (uint16_t)(1u << b);
         break;
     default: /* COL_CELL */
         cell_insert(p, p->cards[a][--p->len[a]]);
+        p->dirty |= (uint16_t)(1u << a);
         break;
     }
 }
@@ -318,55 +329,57 @@ static inline uint64_t mix64(uint64_t x) {
     return x;
 }
 
+/* A hash of n bytes at b, 8 at a time (the bytes after the n-th, up to a whole word, are read and ignored). */
 static inline uint64_t bytes_hash(const uint8_t *b, int n, uint64_t h) {
-    for (int i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = mix64(h ^ w) + 0x9e3779b97f4a7c15ull;
+    }
+    if (i < n) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        w &= ~0ull >> (8 * (8 - (n - i)));
+        h = mix64(h ^ w) + 0x9e3779b97f4a7c15ull;
+    }
     return mix64(h ^ ((uint64_t)n << 56));
 }
 
 /* The transposition key: the columns as a multiset (a sum of their hashes), the cells, the foundations. */
-static uint64_t pos_key(const Pos *p) {
+static uint64_t pos_key(Pos *p) {
     uint64_t k = 0;
-    for (int i = 0; i < p->ncols; i++) k += bytes_hash(p->cards[i], p->len[i], 0xcbf29ce484222325ull);
-    k += bytes_hash(p->cells, p->ncells, 0x84222325cbf29ce4ull) * 3u;
-    k += bytes_hash(p->fnd, 8, 0x9e3779b97f4a7c15ull) * 5u;
+    for (int i = 0; i < p->ncols; i++) {
+        if (p->dirty & (1u << i)) p->ch[i] = bytes_hash(p->cards[i], p->len[i], 0xcbf29ce484222325ull);
+        k += p->ch[i];
+    }
+    p->dirty = 0;
+    uint64_t cells[2] = {0, 0};
+    memcpy(cells, p->cells, p->ncells);
+    k += mix64(cells[0] ^ ((uint64_t)p->ncells << 60) ^ 0x84222325cbf29ce4ull) * 3u;
+    uint64_t fnd;
+    memcpy(&fnd, p->fnd, 8);
+    k += mix64(fnd ^ 0x6a09e667f3bcc909ull) * 5u;
     return k ? k : 1;
 }
 
 /* How far from won (lower is better): kingchain.score */
 static int pos_score(const Pos *p, const int *w) {
     uint64_t wanted = wanted_mask(p->fnd);
-    int wl[8], nw = 0;
-    uint64_t m = wanted;
-    while (m) {
-        wl[nw++] = __builtin_ctzll(m);
-        m &= m - 1;
-    }
     int disorder = 0, buried = 0;
     for (int i = 0; i < p->ncols; i++) {
         int n = p->len[i];
         if (!n) continue;
         const uint8_t *col = p->cards[i];
-        int first[8], lastj[8];
-        for (int q = 0; q < nw; q++) first[q] = lastj[q] = -1;
         int lo = 14, prev = -1;
         for (int j = 0; j < n; j++) {
             int c = col[j], r = rank_of(c);
             if (r > lo && !(prev >= 0 && onto(c, prev))) disorder++;
             if (r < lo) lo = r;
             prev = c;
-            if ((wanted >> c) & 1u) {
-                for (int q = 0; q < nw; q++)
-                    if (wl[q] == c) {
-                        if (first[q] < 0) first[q] = j;
-                        lastj[q] = j;
-                    }
-            }
-        }
-        for (int q = 0; q < nw; q++) {
-            if (lastj[q] >= 0) {
-                buried += n - 1 - lastj[q];
-                if (first[q] != lastj[q]) buried += n - 1 - first[q];
-            }
+            /* Python counts the last copy of a wanted card in the column and the first if it is another: with
+             * two copies of a card at most, that is every copy */
+            if ((wanted >> c) & 1u) buried += n - 1 - j;
         }
     }
     return w[0] * (104 - fnd_sum(p->fnd)) + w[1] * disorder + w[2] * buried - w[3] * (NUM_CELLS - p->ncells);
@@ -596,6 +609,8 @@ static int push_children(Scan *sc, Work *w, const Pos *pos) {
     }
     Level *l = &sc->lv[sc->depth++];
     l->pos = *pos;
+    pos_key(&l->pos); /* brings its columns' hashes up to date, once for all the children */
+    pos = &l->pos;
     l->nk = l->next = 0;
     gen_moves(pos, w->runs, &w->moves);
     Moves *L = &w->moves;
@@ -744,6 +759,7 @@ static int check_position(const uint8_t *cards, const int *lens, int ncols, cons
         }
     }
     memcpy(p->fnd, fnd, 8);
+    p->dirty = (uint16_t)((1u << MAX_COLS) - 1);
     return 1;
 }
 
