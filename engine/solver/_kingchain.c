@@ -31,6 +31,13 @@ typedef struct {
     uint8_t cells[NUM_CELLS]; /* sorted */
     uint8_t fnd[8];           /* two ranks per suit, each pair sorted */
     uint16_t dirty;           /* the columns whose hash in ch is stale */
+    uint16_t touched;         /* the columns changed since the last settle */
+    uint16_t dis_stale;       /* the columns whose disorder in dis is stale */
+    uint8_t dis[MAX_COLS];    /* each column's disorder (the score's term) */
+    uint8_t cell_added;       /* a card went into the reserve since the last settle */
+    uint8_t clean;            /* the last settle left nothing safe to send home */
+    uint8_t masks_ok;         /* wanted and safe are those of fnd */
+    uint64_t wanted, safe;    /* the cards fnd takes, and those of them safe to send home */
     uint64_t ch[MAX_COLS];    /* each column's hash (the key's part) */
     uint8_t cards[MAX_COLS][MAX_CARDS + 8]; /* 8 spare bytes: the hash reads whole words */
 } Pos;
@@ -230,25 +237,36 @@ static inline void apply_step(Pos *p, int kind, int a, int b, int k) {
     case F_COL:
         home(p->fnd, p->cards[a][--p->len[a]]);
         p->dirty |= (uint16_t)(1u << a);
+        p->dis_stale |= (uint16_t)(1u << a);
+        p->touched |= (uint16_t)(1u << a);
+        p->masks_ok = 0;
         break;
     case F_CELL:
         home(p->fnd, a);
         cell_remove(p, a);
+        p->masks_ok = 0;
         break;
     case COL_COL:
         memcpy(p->cards[b] + p->len[b], p->cards[a] + p->len[a] - k, (size_t)k);
         p->len[a] = (uint8_t)(p->len[a] - k);
         p->len[b] = (uint8_t)(p->len[b] + k);
         p->dirty |= (uint16_t)((1u << a) | (1u << b));
+        p->dis_stale |= (uint16_t)((1u << a) | (1u << b));
+        p->touched |= (uint16_t)((1u << a) | (1u << b));
         break;
     case CELL_COL:
         cell_remove(p, a);
         p->cards[b][p->len[b]++] = (uint8_t)a;
         p->dirty |= (uint16_t)(1u << b);
+        p->dis_stale |= (uint16_t)(1u << b);
+        p->touched |= (uint16_t)(1u << b);
         break;
     default: /* COL_CELL */
         cell_insert(p, p->cards[a][--p->len[a]]);
         p->dirty |= (uint16_t)(1u << a);
+        p->dis_stale |= (uint16_t)(1u << a);
+        p->touched |= (uint16_t)(1u << a);
+        p->cell_added = 1;
         break;
     }
 }
@@ -293,9 +311,35 @@ static void apply_move(Pos *p, const Move *m, StepBuf *sb) {
 
 /* The safe moves home until none is left: a column's free card first (the first column that has one),
  * else a reserve card. */
+static inline void masks(Pos *p) {
+    if (!p->masks_ok) {
+        p->wanted = wanted_mask(p->fnd);
+        p->safe = safe_mask(p->fnd);
+        p->masks_ok = 1;
+    }
+}
+
 static void settle(Pos *p, StepBuf *sb) {
+    if (p->clean && p->masks_ok) {
+        /* Settled before, and no card went home since (the same safe cards): only a changed column's free
+         * card or a card new in the reserve can be safe now. */
+        uint64_t safe = p->safe;
+        int any = 0;
+        for (uint32_t t = p->touched; t && !any; t &= t - 1) {
+            int i = __builtin_ctz(t), n = p->len[i];
+            any = n && ((safe >> p->cards[i][n - 1]) & 1u);
+        }
+        for (int j = 0; p->cell_added && j < p->ncells && !any; j++) any = (safe >> p->cells[j]) & 1u;
+        p->touched = 0;
+        p->cell_added = 0;
+        if (!any) return;
+    }
+    p->touched = 0;
+    p->cell_added = 0;
+    p->clean = 1;
     for (;;) {
-        uint64_t safe = safe_mask(p->fnd);
+        masks(p);
+        uint64_t safe = p->safe;
         int done = 0;
         for (int i = 0; i < p->ncols; i++) {
             int n = p->len[i];
@@ -364,24 +408,35 @@ static uint64_t pos_key(Pos *p) {
 }
 
 /* How far from won (lower is better): kingchain.score */
-static int pos_score(const Pos *p, const int *w) {
-    uint64_t wanted = wanted_mask(p->fnd);
+static int pos_score(Pos *p, const int *w) {
+    masks(p);
+    uint64_t wanted = p->wanted;
     int disorder = 0, buried = 0;
     for (int i = 0; i < p->ncols; i++) {
         int n = p->len[i];
-        if (!n) continue;
-        const uint8_t *col = p->cards[i];
-        int lo = 14, prev = -1;
-        for (int j = 0; j < n; j++) {
-            int c = col[j], r = rank_of(c);
-            if (r > lo && !(prev >= 0 && onto(c, prev))) disorder++;
-            if (r < lo) lo = r;
-            prev = c;
-            /* Python counts the last copy of a wanted card in the column and the first if it is another: with
-             * two copies of a card at most, that is every copy */
-            if ((wanted >> c) & 1u) buried += n - 1 - j;
+        if (!n) {
+            p->dis[i] = 0;
+            continue;
         }
+        const uint8_t *col = p->cards[i];
+        if (p->dis_stale & (1u << i)) {
+            /* cards lying above a lower card that is not their parent */
+            int lo = 14, prev = -1, d = 0;
+            for (int j = 0; j < n; j++) {
+                int c = col[j], r = rank_of(c);
+                if (r > lo && !(prev >= 0 && onto(c, prev))) d++;
+                if (r < lo) lo = r;
+                prev = c;
+            }
+            p->dis[i] = (uint8_t)d;
+        }
+        disorder += p->dis[i];
+        /* Python counts the last copy of a wanted card in the column and the first if it is another: with two
+         * copies of a card at most, that is every copy */
+        for (int j = 0; j < n; j++)
+            if ((wanted >> col[j]) & 1u) buried += n - 1 - j;
     }
+    p->dis_stale = 0;
     return w[0] * (104 - fnd_sum(p->fnd)) + w[1] * disorder + w[2] * buried - w[3] * (NUM_CELLS - p->ncells);
 }
 
@@ -399,9 +454,10 @@ static inline void add(Moves *L, int kind, int n1, int c1, int n2, int c2, int s
     m->k = (uint8_t)k;
 }
 
-static void gen_moves(const Pos *p, int runs, Moves *L) {
+static void gen_moves(Pos *p, int runs, Moves *L) {
     int free = NUM_CELLS - p->ncells;
-    uint64_t wanted = wanted_mask(p->fnd);
+    masks(p);
+    uint64_t wanted = p->wanted;
     uint8_t rn[52], rt[52][REACH_MAX], rdc[52][REACH_MAX];
     memset(rn, 0, sizeof rn);
     for (int k = 0; k < NKINDS; k++) L->n[k] = 0;
@@ -609,10 +665,11 @@ static int push_children(Scan *sc, Work *w, const Pos *pos) {
     }
     Level *l = &sc->lv[sc->depth++];
     l->pos = *pos;
-    pos_key(&l->pos); /* brings its columns' hashes up to date, once for all the children */
-    pos = &l->pos;
+    Pos *base = &l->pos;
+    pos_key(base); /* brings its columns' hashes up to date, once for all the children */
+    if (sc->cfg.scored) pos_score(base, sc->cfg.weights); /* and their disorder */
     l->nk = l->next = 0;
-    gen_moves(pos, w->runs, &w->moves);
+    gen_moves(base, w->runs, &w->moves);
     Moves *L = &w->moves;
     Pos child;
     if (sc->cfg.scored) {
@@ -620,7 +677,7 @@ static int push_children(Scan *sc, Work *w, const Pos *pos) {
         for (int q = 0; q < sc->nkinds; q++) {
             int kind = sc->kinds[q];
             for (int e = 0; e < L->n[kind]; e++) {
-                child = *pos;
+                child = *base;
                 apply_move(&child, &L->m[kind][e], NULL);
                 settle(&child, NULL);
                 int added = seen_add(&sc->seen, pos_key(&child));
@@ -659,7 +716,7 @@ static int push_children(Scan *sc, Work *w, const Pos *pos) {
         }
         if (!level_reserve(l, l->nk + nb)) return -1;
         for (int e = 0; e < nb; e++) {
-            child = *pos;
+            child = *base;
             apply_move(&child, &w->batch[e], NULL);
             settle(&child, NULL);
             int added = seen_add(&sc->seen, pos_key(&child));
@@ -759,7 +816,7 @@ static int check_position(const uint8_t *cards, const int *lens, int ncols, cons
         }
     }
     memcpy(p->fnd, fnd, 8);
-    p->dirty = (uint16_t)((1u << MAX_COLS) - 1);
+    p->dirty = p->dis_stale = (uint16_t)((1u << MAX_COLS) - 1);
     return 1;
 }
 
