@@ -62,8 +62,10 @@ def run(
         raise RuntimeError("the compiled king-chain search is not built")
     ffi, lib = _module.ffi, _module.lib
     cols, cells, fnd = root
-    if len(fnd) != 8 or not configs:
-        raise ValueError("a king-chain position has 8 foundations, and a search at least one scan")
+    if len(fnd) != 8 or not configs or slice_ < 1:
+        raise ValueError("a king-chain position has 8 foundations, a search at least one scan and a turn")
+    if max_states is not None and max_states <= 0:  # as kingchain.run: the budget is spent before a turn
+        return kingchain.RUN_STATES, 0, ()
     cfgs = ffi.new("kc_scan_config[]", len(configs))
     for cfg, (order, seed, scored, weights) in zip(cfgs, configs, strict=True):
         flat = [k for group in order for k in (*group, _GROUP_END)]

@@ -76,7 +76,7 @@ def test_deals_give_the_same_answers_at_every_budget(variant: str, options: dict
     game = get_game(variant, options)
     assert isinstance(game, RoyalRetinue)
     state = game.deal(seed(len(options)))
-    answers = [both(game, state, budget)[0] for budget in (50, 400, 2000)]
+    answers = [both(game, state, budget)[0] for budget in (0, 50, 400, 2000)][1:]
     assert answers[0] == kingchain.RUN_STATES  # 50 positions win no deal
 
 
