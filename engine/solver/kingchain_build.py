@@ -56,4 +56,7 @@ ffibuilder.set_source(
 
 if __name__ == "__main__":
     os.chdir(ROOT)
-    ffibuilder.compile(verbose=False)
+    built = Path(ffibuilder.compile(verbose=False))
+    for leftover in (HERE / "_kingchain_c.c", HERE / "_kingchain_c.o", HERE / "_kingchain.o"):
+        leftover.unlink(missing_ok=True)  # only the module stays, as an installation leaves it
+    print(built.relative_to(ROOT))
