@@ -11,7 +11,8 @@ if [ "${PATIENCE_SKIP_APT:-0}" != 1 ] && command -v apt-get >/dev/null; then
   need=()
   # buildah + mmdebstrap + uidmap: deploy/build-image.sh builds and tests/deploy/test_image.py runs the image without a
   # Docker engine (docs/deployment.md).
-  for p in redis-server redis-tools python3-venv chromium buildah mmdebstrap uidmap; do
+  # gcc + libc6-dev + python3-dev: installing patience-core compiles the king-chain search (engine/solver/_kingchain.c).
+  for p in redis-server redis-tools python3-venv python3-dev gcc libc6-dev chromium buildah mmdebstrap uidmap; do
     dpkg -s "$p" >/dev/null 2>&1 || need+=("$p")
   done
   # Node.js runs the web client's deal module and the reference certificate verifier in the tests.
@@ -60,7 +61,9 @@ promtool_into() {
 
 PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
-stamp=.venv/.installed-$(cat pyproject.toml service/pyproject.toml clients/python/pyproject.toml | sha256sum | cut -c1-16)
+# The stamp covers the compiled search's sources too: the editable install builds it in place, once.
+stamp=.venv/.installed-$(cat pyproject.toml service/pyproject.toml clients/python/pyproject.toml setup.py \
+  engine/solver/_kingchain.c engine/solver/_kingchain.h engine/solver/kingchain_build.py | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
   # The build backend's deprecation warnings would bury the test output: keep pip's log, show it on failure.
   pip_log=.venv/pip-install.log

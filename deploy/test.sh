@@ -5,6 +5,9 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 bash deploy/setup.sh
 export FC_SOLVE=${FC_SOLVE:-$HOME/.cache/fc-solve/bin/fc-solve}
+# The compiled king-chain search must be built: without it the solver would quietly run in Python, and
+# tests/engine/test_solver_compiled.py fails instead (engine/solver/compiled.py).
+export PATIENCE_SOLVER=c
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 .venv/bin/mypy

@@ -212,6 +212,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
             "states": found.states,
             "seconds": round(found.seconds, 3),
             "budget_hit": found.budget_hit or None,
+            "core": found.core,
         }
         print(json.dumps(doc))
     else:

@@ -22,6 +22,7 @@ into the game's explicit moves by replaying it through ``Game.play``, which chec
 from __future__ import annotations
 
 import random
+import time
 
 from ..cards import NO_CARD, RANK, RED, SUIT
 from ..games.royal_retinue import NUM_CELLS, RoyalRetinue
@@ -443,22 +444,69 @@ def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
     return out
 
 
+#: A scan's settings: its groups of kinds of moves in order, the seed of its shuffles (0: none), its noise
+#: (``scored``) and its score's weights.
+ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int]]
+
+_EVERY = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
+_PURPOSEFUL = _EVERY[:-2]
+_SHUFFLED = ((HOME,), (CELL_OUT, DIG_HOME, RUN))
+#: The scans that take turns on one deal (after Freecell Solver's "cool jives" preset: many depth-first
+#: scans with different orders of moves, each winning deals the others miss). The last tries every kind
+#: of move, so it alone can prove that no win exists; the others leave out the moves that only fill the
+#: reserve or kill a column. The compiled core (``compiled``) runs the same ones.
+SCANS: tuple[ScanConfig, ...] = (
+    (_PURPOSEFUL, 0, 1, WEIGHTS),
+    (_SHUFFLED, 1, 0, WEIGHTS),
+    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4)),
+    (_SHUFFLED, 3, 0, WEIGHTS),
+    (_EVERY[:4], 0, 0, WEIGHTS),
+    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2)),
+    (_SHUFFLED, 5, 0, WEIGHTS),
+    (_PURPOSEFUL, 6, 25, WEIGHTS),
+    (_EVERY, 0, 1, WEIGHTS),
+)
+
+
 def scans(root: Pos, runs: bool) -> list[Scan]:
-    """The scans that take turns on one deal (after Freecell Solver's "cool jives" preset: many depth-first
-    scans with different orders of moves, each winning deals the others miss). The last tries every kind
-    of move, so it alone can prove that no win exists; the others leave out the moves that only fill the
-    reserve or kill a column."""
-    every = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
-    purposeful = every[:-2]
-    shuffled = ((HOME,), (CELL_OUT, DIG_HOME, RUN))
-    return [
-        Scan(root, runs, purposeful, scored=1),
-        Scan(root, runs, shuffled, seed=1),
-        Scan(root, runs, purposeful, scored=1, weights=(8, 3, 1, 4)),
-        Scan(root, runs, shuffled, seed=3),
-        Scan(root, runs, every[:4]),
-        Scan(root, runs, purposeful, scored=1, weights=(8, 2, 1, 2)),
-        Scan(root, runs, shuffled, seed=5),
-        Scan(root, runs, purposeful, seed=6, scored=25),
-        Scan(root, runs, every, scored=1),
-    ]
+    """The scans of ``SCANS`` on ``root``, in their turn order."""
+    return [Scan(root, runs, order, seed, scored, weights) for order, seed, scored, weights in SCANS]
+
+
+#: The answers of ``run`` (and of ``compiled.run``): a win, no win exists, the budget in positions or in
+#: seconds ran out.
+RUN_WON, RUN_NO_WIN, RUN_STATES, RUN_SECONDS = "won", "no-win", "states", "seconds"
+
+
+def run(
+    root: Pos,
+    runs: bool,
+    max_states: int | None,
+    slice_: int,
+    deadline: float | None,
+    configs: tuple[ScanConfig, ...] = SCANS,
+) -> tuple[str, int, Line]:
+    """The scans of ``configs`` taking turns on ``root`` (settled, not won) in slices of ``slice_`` positions
+    until a win, the complete scan's exhaustion, ``max_states`` positions, or the thread's CPU clock
+    (``time.thread_time``) reaching ``deadline``: (answer, positions expanded, the line of a win)."""
+    searches = [Scan(root, runs, order, seed, scored, weights) for order, seed, scored, weights in configs]
+    turn = 0
+    while True:
+        expanded = sum(s.expanded for s in searches)
+        if max_states is not None and expanded >= max_states:
+            return RUN_STATES, expanded, ()
+        if deadline is not None and time.thread_time() >= deadline:
+            return RUN_SECONDS, expanded, ()
+        n = slice_ if max_states is None else min(slice_, max_states - expanded)
+        search = searches[turn % len(searches)]
+        turn += 1
+        if search.idle:
+            if all(s.idle for s in searches):  # no complete scan among them: cannot happen, but never loop
+                return RUN_STATES, expanded, ()
+            continue
+        try:
+            line = search.run(n)
+        except Exhausted:
+            return RUN_NO_WIN, sum(s.expanded for s in searches), ()
+        if line is not None:
+            return RUN_WON, sum(s.expanded for s in searches), line

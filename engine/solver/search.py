@@ -30,7 +30,7 @@ from ..game import Game
 from ..games.royal_retinue import RoyalRetinue
 from ..moves import Move
 from ..state import State
-from . import kingchain
+from . import compiled, kingchain
 from .profiles import Profile, profile_for
 from .safe import autoplay
 
@@ -64,6 +64,8 @@ class Solution:
     states: int = 0
     seconds: float = 0.0
     budget_hit: str = ""
+    #: Which search ran: ``"c"`` (the compiled king-chain search), ``"python"``.
+    core: str = "python"
 
     def texts(self) -> list[str]:
         """The winning line in RULES.md notation."""
@@ -217,31 +219,21 @@ def solve(
 def _solve_king_chain(
     game: RoyalRetinue, state: State, max_states: int | None, max_seconds: float | None, started: float
 ) -> Solution:
-    """The king-chain games' scans (``kingchain``), taking turns like the searches above."""
+    """The king-chain games' scans (``kingchain``), taking turns like the searches above: compiled when the
+    core is built (``compiled``: the same answers), else in Python."""
     clock = time.thread_time
     root, auto = kingchain.settle(kingchain.from_state(state))
+    runs = bool(game.options.get("sequence_moves", True))
+    core = "c" if compiled.active() else "python"
     if root[2] == kingchain.WON:
-        return Solution(Outcome.WON, tuple(kingchain.explicit(game, state, (auto,))), 0, clock() - started)
-    searches = kingchain.scans(root, bool(game.options.get("sequence_moves", True)))
+        moves = tuple(kingchain.explicit(game, state, (auto,)))
+        return Solution(Outcome.WON, moves, 0, clock() - started, core=core)
     deadline = None if max_seconds is None else started + max_seconds
-    turn = 0
-    while True:
-        expanded = sum(s.expanded for s in searches)
-        if max_states is not None and expanded >= max_states:
-            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
-        if deadline is not None and clock() >= deadline:
-            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "seconds")
-        n = SLICE if max_states is None else min(SLICE, max_states - expanded)
-        search = searches[turn % len(searches)]
-        turn += 1
-        if search.idle:
-            if all(s.idle for s in searches):  # no complete scan among them: cannot happen, but never loop
-                return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
-            continue
-        try:
-            line = search.run(n)
-        except kingchain.Exhausted:
-            return Solution(Outcome.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
-        if line is not None:
-            moves = tuple(kingchain.explicit(game, state, (auto, *line)))
-            return Solution(Outcome.WON, moves, sum(s.expanded for s in searches), clock() - started)
+    search = compiled.run if core == "c" else kingchain.run
+    answer, expanded, line = search(root, runs, max_states, SLICE, deadline)
+    if answer == kingchain.RUN_WON:
+        moves = tuple(kingchain.explicit(game, state, (auto, *line)))
+        return Solution(Outcome.WON, moves, expanded, clock() - started, core=core)
+    if answer == kingchain.RUN_NO_WIN:
+        return Solution(Outcome.NO_WIN, (), expanded, clock() - started, core=core)
+    return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, answer, core=core)

@@ -15,6 +15,7 @@ import json
 import shutil
 import subprocess
 import sys
+import zipfile
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 #: What the three pyproject files build from; nothing else of the repository goes into a distribution.
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "engine", "proto", "service", "clients/python")
+SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "engine", "proto", "service", "clients/python")
 #: The service's own dependencies (service/pyproject.toml): none may come with the client.
 SERVICE_ONLY = {"redis", "hiredis", "starlette", "uvicorn", "limits", "prometheus-client", "patience-service"}
 SEED = seed_for(7)
@@ -53,7 +54,8 @@ class Fresh:
         for name in SOURCES:
             source, target = ROOT / name, self.src / name
             if source.is_dir():
-                junk = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "node_modules")
+                # *.so, *.o: the editable install's compiled search, which the wheel must build itself
+                junk = shutil.ignore_patterns("__pycache__", "*.egg-info", "build", "node_modules", "*.so", "*.o")
                 shutil.copytree(source, target, ignore=junk)
             else:
                 shutil.copy2(source, target)
@@ -107,6 +109,16 @@ def test_the_core_alone_needs_no_grpc(fresh: Fresh) -> None:
     assert {"patience-core", "protobuf", "googleapis-common-protos", "cryptography"} <= fresh.core_only
     assert "grpcio" not in fresh.core_only and not fresh.core_only & SERVICE_ONLY
     assert fresh.core_check.split() == [CertificateReason.UNKNOWN_KEY, "False"]
+
+
+def test_the_core_wheel_is_platform_specific_and_holds_the_compiled_search(fresh: Fresh) -> None:
+    (wheel,) = fresh.wheels.glob("patience_core-*.whl")
+    assert not wheel.name.endswith("-none-any.whl"), wheel.name
+    names = zipfile.ZipFile(wheel).namelist()
+    assert [n for n in names if n.startswith("engine/solver/_kingchain_c") and n.endswith(".so")], names
+    check = "from engine.solver import compiled; print(compiled.built(), compiled.__file__)"
+    built, where = fresh.python(check).split()
+    assert built == "True" and where.startswith(str(fresh.venv)), where
 
 
 @pytest.fixture(scope="module")

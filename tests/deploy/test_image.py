@@ -209,6 +209,26 @@ def test_image_holds_no_compiler_pip_cache_grpcio_tools_or_build_secret(image: I
         container.remove()
 
 
+#: Run in the image: the compiled king-chain search is loaded, and a solve of a cats-tail deal ran on it.
+COMPILED_CHECK = """
+from engine import get_game
+from engine.solver import compiled, solve
+game = get_game("cats-tail")
+found = solve(game, game.deal(bytes(32)), max_states=50)
+print(compiled.built(), found.core, found.states)
+"""
+
+
+def test_the_image_runs_the_compiled_solver(image: Image) -> None:
+    container = Container(image)
+    try:
+        result = container.exec(["python", "-c", COMPILED_CHECK], {"PATIENCE_SOLVER": "c"}, timeout=120)
+    finally:
+        container.remove()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.split() == ["True", "c", "50"]
+
+
 # ----------------------------------------------------------------------------------------- running it
 
 

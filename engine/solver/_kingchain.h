@@ -1,0 +1,41 @@
+/* The compiled king-chain search (_kingchain.c): its interface, also given to cffi (kingchain_build.py). */
+#ifndef PATIENCE_KINGCHAIN_H
+#define PATIENCE_KINGCHAIN_H
+#include <stdint.h>
+
+#define KC_ORDER_MAX 16
+#define KC_GROUP_END 255
+
+/* kc_solve's answers */
+#define KC_WON 0
+#define KC_NO_WIN 1
+#define KC_UNKNOWN_STATES 2
+#define KC_UNKNOWN_SECONDS 3
+#define KC_BAD (-1)
+#define KC_NOMEM (-2)
+
+/* One scan: its kinds of moves in groups (each group ended by KC_GROUP_END), the seed of its generator (0:
+ * none), its noise (scored > 0: children best-scored first, plus noise below `scored` from the generator)
+ * and its score's weights. */
+typedef struct {
+    uint8_t order[KC_ORDER_MAX];
+    int order_len;
+    uint32_t seed;
+    int scored;
+    int weights[4];
+} kc_scan_config;
+
+/* The line of a win: entry i is steps[entry_ends[i - 1] .. entry_ends[i]), 4 bytes a step (kind, a, b, k). */
+typedef struct {
+    long long expanded;
+    uint8_t *steps;
+    int nsteps;
+    int *entry_ends;
+    int nentries;
+} kc_result;
+
+int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *cells, int ncells, const uint8_t *fnd,
+             int runs, const kc_scan_config *cfgs, int nscans, long long max_states, int slice, double deadline,
+             kc_result *out);
+void kc_free(kc_result *r);
+#endif

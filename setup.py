@@ -1,0 +1,6 @@
+"""The compiled part of patience-core: cffi builds engine/solver/_kingchain.c (everything else is in
+pyproject.toml)."""
+
+from setuptools import setup
+
+setup(cffi_modules=["engine/solver/kingchain_build.py:ffibuilder"])
