@@ -28,11 +28,13 @@ from ..state import State
 
 @dataclass(frozen=True)
 class Profile:
-    """The search's view of one game."""
+    """The search's view of one game: ``children`` gives what ``game.play`` gives for each move of ``moves``, in
+    that order (the position, the move in explicit form), as cheaply as the game can."""
 
     key: Callable[[State], Hashable]
     score: Callable[[State], int]
     moves: Callable[[State], Iterator[Move]]
+    children: Callable[[State], Iterator[tuple[State, Move]]]
 
 
 def profile_for(game: Game) -> Profile:
@@ -99,7 +101,12 @@ def _king_chain(game: RoyalRetinue) -> Profile:
             if m.sources[0].kind is not PileKind.FOUNDATION:  # foundation runs only rename piles
                 yield m
 
-    return Profile(key, score, moves)
+    def children(state: State) -> Iterator[tuple[State, Move]]:
+        play = game.play
+        for m in moves(state):
+            yield play(state, m)
+
+    return Profile(key, score, moves, children)
 
 
 # -- salic-law --------------------------------------------------------------------------------------
@@ -123,7 +130,7 @@ def _salic_law(game: Tribunal) -> Profile:
                     lo = r
         return 6 * (HOME_CARDS - home) + 2 * disorder + 8 * state.redeals
 
-    return Profile(key, score, game.generate_legal_moves)
+    return Profile(key, score, game.generate_legal_moves, game.successors)
 
 
 # -- captives ---------------------------------------------------------------------------------------
@@ -152,7 +159,7 @@ def _captives(game: Captives) -> Profile:
                 prev = c
         return 6 * (ALL_CARDS - home) + 2 * disorder - 3 * empty + 4 * state.redeals
 
-    return Profile(key, score, game.generate_legal_moves)
+    return Profile(key, score, game.generate_legal_moves, game.successors)
 
 
 # -- sultan -----------------------------------------------------------------------------------------
@@ -171,4 +178,4 @@ def _sultan(game: Sultan36) -> Profile:
         out = len(state.stock) + len(state.waste) + sum(1 for c in state.cells if c != NO_CARD)
         return 4 * out + 6 * state.redeals + len(state.waste) // 4
 
-    return Profile(key, score, game.generate_legal_moves)
+    return Profile(key, score, game.generate_legal_moves, game.successors)

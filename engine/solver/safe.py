@@ -18,17 +18,22 @@ each family and why it is safe):
 
 from __future__ import annotations
 
-from ..cards import ACE, KING, NO_CARD, RANK, RED, SUIT
+from collections.abc import Iterator
+
+from ..cards import ACE, KING, NO_CARD, RANK, RED, SUIT, Card
 from ..game import Game
 from ..games.captives import COMPLETE, Captives
 from ..games.royal_retinue import RoyalRetinue
-from ..games.salic_law import Tribunal
+from ..games.salic_law import HOME_CARDS, Tribunal
 from ..games.sultan import Sultan36
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 
 #: No safe chain is longer than the deck.
 _MAX_CHAIN = 110
+_WASTE = Pile(PileKind.WASTE)
+_COLUMNS = tuple(Pile(PileKind.COLUMN, i + 1) for i in range(9))
+_FOUNDATIONS = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
 
 
 def safe_move(game: Game, state: State) -> Move | None:
@@ -92,55 +97,82 @@ def _king_chain(game: Game, state: State) -> Move | None:
 
 
 def _salic_law(game: Game, state: State) -> Move | None:
-    low = min((RANK[f[-1]] if f else 0) for f in state.foundations)
-    for move in game.generate_legal_moves(state):
-        if move.target is None or move.target.kind is not PileKind.FOUNDATION:
+    """The first foundation move of ``generate_legal_moves`` that is safe, found without generating the others:
+    a column's free card (not a king, the column not cut back to its king) that some foundation takes."""
+    founds = state.foundations
+    if not state.stock and sum(map(len, founds)) == HOME_CARDS:  # won: no move at all
+        return None
+    needs = [RANK[f[-1]] + 1 if f else ACE for f in founds]
+    low = min(needs) - 1
+    for s, col in enumerate(state.columns):
+        if len(col) < 2:
             continue
-        assert move.sources[0].index is not None
-        c = state.columns[move.sources[0].index - 1][-1]
-        if RANK[c] == ACE or RANK[c] <= low + 1:
-            return move
+        r = RANK[col[-1]]
+        if r != KING and (r == ACE or r <= low + 1) and r in needs:
+            return _column_home(s, needs.index(r))
     return None
 
 
 def _captives(game: Captives, state: State) -> Move | None:
     founds = state.foundations
-    home = [0] * 52
-    for f in founds:
-        for c in f:
-            home[c] += 1
-    # a slot is interchangeable with the others when no captive waits under it
-    free_slot = [
-        i >= len(state.captives) or state.captives[i] == NO_CARD or len(founds[i]) == COMPLETE
-        for i in range(len(founds))
-    ]
-    playable: list[tuple[Move, int]] = []
-    for i, col in enumerate(state.columns):
-        if col:
-            playable.append((Move.parse(f"{i + 1}-f"), col[-1]))
-    if state.waste:
-        playable.append((Move.parse("w-f"), state.waste[-1]))
-    for i, c in enumerate(state.captives):
-        if c != NO_CARD and game.captive_released(state, i):
-            playable.append((Move.parse(f"c{i + 1}-f"), c))
-    for move, c in playable:
+    # the king-row slots by their top card (a slot takes the card after its top next)
+    slots_by_top: dict[int, list[int]] = {}
+    for i, f in enumerate(founds):
+        if f:
+            slots_by_top.setdefault(f[-1], []).append(i)
+    if not slots_by_top:
+        return None
+    for src, c in _captives_playable(game, state):
         r = RANK[c]
-        if r == KING or (r != ACE and home[c - 1] < 2):
+        if r == KING:
             continue
         want = c + 12 if r == ACE else c - 1  # the top a slot needs for c: its king, or one rank lower
-        fits = [i for i, f in enumerate(founds) if f and f[-1] == want]
-        if not fits or (len(fits) > 1 and not all(free_slot[i] for i in fits)):
+        fits = slots_by_top.get(want)
+        if fits is None:
             continue
-        return game.play(state, Move(move.kind, move.sources, _foundation(fits[0])))[1]
+        if r != ACE and sum(f.count(c - 1) for f in founds) < 2:  # both cards one rank lower must be home
+            continue
+        # a slot is interchangeable with the others when no captive waits under it
+        if len(fits) > 1 and not all(
+            i >= len(state.captives) or state.captives[i] == NO_CARD or len(founds[i]) == COMPLETE for i in fits
+        ):
+            continue
+        return Move(MoveKind.TRANSFER, (src,), _foundation(fits[0]))
     return None
 
 
-def _sultan(game: Game, state: State) -> Move | None:
-    for move in game.generate_legal_moves(state):
-        if move.target is not None and move.target.kind is PileKind.FOUNDATION:
-            return move
+def _captives_playable(game: Captives, state: State) -> Iterator[tuple[Pile, Card]]:
+    """The cards that may go home, in ``legal_moves`` order: column tops, the waste's top, released captives."""
+    for i, col in enumerate(state.columns):
+        if col:
+            yield _COLUMNS[i], col[-1]
+    if state.waste:
+        yield _WASTE, state.waste[-1]
+    for i, c in enumerate(state.captives):
+        if c != NO_CARD and game.captive_released(state, i):
+            yield Pile(PileKind.CAPTIVE, i + 1), c
+
+
+def _sultan(game: Sultan36, state: State) -> Move | None:
+    """The first foundation move of ``generate_legal_moves`` (the waste's top, then the side slots in order),
+    found without generating the others."""
+    if game.is_won(state):
+        return None
+    nxt = game.next_card
+    tops = [nxt[p[-1]] for p in state.foundations]
+    if state.waste:
+        w = state.waste[-1]
+        if w in tops:
+            return Move(MoveKind.TRANSFER, (_WASTE,), _foundation(tops.index(w)))
+    for i, c in enumerate(state.cells):
+        if c != NO_CARD and c in tops:
+            return Move(MoveKind.TRANSFER, (Pile(PileKind.RESERVE, i + 1),), _foundation(tops.index(c)))
     return None
+
+
+def _column_home(s: int, f: int) -> Move:
+    return Move(MoveKind.TRANSFER, (_COLUMNS[s],), _foundation(f))
 
 
 def _foundation(i: int) -> Pile:
-    return Pile(PileKind.FOUNDATION, i + 1)
+    return _FOUNDATIONS[i] if i < len(_FOUNDATIONS) else Pile(PileKind.FOUNDATION, i + 1)

@@ -86,16 +86,15 @@ class _BestFirst:
 
     def run(self, n: int) -> Line | None:
         """Expand up to ``n`` positions; the line to a win if one was reached."""
-        game, key_of, score_of, moves_of = self.game, self.prof.key, self.prof.score, self.prof.moves
-        play, is_won, parents, frontier, weight = game.play, game.is_won, self.parents, self.frontier, self.weight
+        game, key_of, score_of, children_of = self.game, self.prof.key, self.prof.score, self.prof.children
+        is_won, parents, frontier, weight = game.is_won, self.parents, self.frontier, self.weight
         for _ in range(n):
             if not frontier:
                 raise _Exhausted
             _, _, depth, pos, pos_key = heapq.heappop(frontier)
             self.expanded += 1
             depth += 1
-            for move in moves_of(pos):
-                child, explicit = play(pos, move)
+            for child, explicit in children_of(pos):
                 child, settled = autoplay(game, child)
                 child_key = key_of(child)
                 if child_key in parents:
@@ -133,8 +132,7 @@ class _DepthFirst:
     def _children(self, pos: State) -> list[tuple[int, int, State, Line]]:
         game, key_of, score_of, seen = self.game, self.prof.key, self.prof.score, self.seen
         out: list[tuple[int, int, State, Line]] = []
-        for move in self.prof.moves(pos):
-            child, explicit = game.play(pos, move)
+        for child, explicit in self.prof.children(pos):
             child, settled = autoplay(game, child)
             key = key_of(child)
             if key in seen:
