@@ -25,6 +25,9 @@ from ..games.sultan import Sultan36
 from ..moves import Move, PileKind
 from ..state import State
 
+#: Columns a profile remembers facts of (``_memo``).
+_MEMO_SIZE = 50_000
+
 
 @dataclass(frozen=True)
 class Profile:
@@ -47,6 +50,22 @@ def profile_for(game: Game) -> Profile:
     if isinstance(game, Sultan36):
         return _sultan(game)
     raise ValueError(f"the solver does not know {game.id}")
+
+
+def _memo(fn: Callable[[tuple[int, ...]], int]) -> Callable[[tuple[int, ...]], int]:
+    """``fn`` of a column, remembered: most columns of a child are its parent's. Forgets everything past
+    ``_MEMO_SIZE`` columns, so that a long search does not grow it without bound."""
+    known: dict[tuple[int, ...], int] = {}
+
+    def memo(col: tuple[int, ...]) -> int:
+        value = known.get(col)
+        if value is None:
+            if len(known) >= _MEMO_SIZE:
+                known.clear()
+            value = known[col] = fn(col)
+        return value
+
+    return memo
 
 
 # -- king-chain -------------------------------------------------------------------------------------
@@ -138,25 +157,30 @@ def _salic_law(game: Tribunal) -> Profile:
 
 def _captives(game: Captives) -> Profile:
     def key(state: State) -> Hashable:
-        cols = b"\xfe".join(sorted(bytes(c) for c in state.columns))
-        tops = bytes(f[-1] if f else 0xFF for f in state.foundations)
-        lens = bytes(len(f) for f in state.foundations)
-        caps = bytes(0xFF if c == NO_CARD else c for c in state.captives)
-        return (cols, tops, lens, caps, bytes(state.stock), bytes(state.waste), state.redeals)
+        # A king-row slot holds its king and the cards of its suit from the ace up: its pile is its top and its
+        # length; the piles themselves are as cheap a key for that as any.
+        cols = b"\xfe".join(sorted(map(bytes, state.columns)))
+        return (cols, state.foundations, state.captives, state.stock, state.waste, state.redeals)
+
+    rank = RANK
+
+    def column_disorder(col: tuple[int, ...]) -> int:
+        """Cards not on the card one rank above them in suit (an ace takes nothing)."""
+        disorder = 0
+        prev = -1
+        for c in col:
+            if prev >= 0 and not (c == prev - 1 and rank[prev] != ACE):
+                disorder += 1
+            prev = c
+        return disorder
+
+    disorder_of = _memo(column_disorder)
 
     def score(state: State) -> int:
         home = sum(map(len, state.foundations))
-        disorder = 0
-        empty = 0
-        for col in state.columns:
-            if not col:
-                empty += 1
-                continue
-            prev = -1
-            for c in col:
-                if prev >= 0 and not (c == prev - 1 and RANK[prev] != ACE):
-                    disorder += 1
-                prev = c
+        columns = state.columns
+        empty = columns.count(())
+        disorder = sum(map(disorder_of, columns))
         return 6 * (ALL_CARDS - home) + 2 * disorder - 3 * empty + 4 * state.redeals
 
     return Profile(key, score, game.generate_legal_moves, game.successors)

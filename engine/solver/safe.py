@@ -18,8 +18,6 @@ each family and why it is safe):
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from ..cards import ACE, KING, NO_CARD, RANK, RED, SUIT, Card
 from ..game import Game
 from ..games.captives import COMPLETE, Captives
@@ -32,6 +30,9 @@ from ..state import State
 #: No safe chain is longer than the deck.
 _MAX_CHAIN = 110
 _WASTE = Pile(PileKind.WASTE)
+#: ``_NEXT_HOME[top]``: the card a captives king-row slot topped by ``top`` takes next (a king: its ace; a queen:
+#: none). Kings are never safe, so no king is wanted.
+_NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
 _COLUMNS = tuple(Pile(PileKind.COLUMN, i + 1) for i in range(9))
 _FOUNDATIONS = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
 
@@ -115,42 +116,38 @@ def _salic_law(game: Game, state: State) -> Move | None:
 
 def _captives(game: Captives, state: State) -> Move | None:
     founds = state.foundations
-    # the king-row slots by their top card (a slot takes the card after its top next)
-    slots_by_top: dict[int, list[int]] = {}
+    # the cards the king-row slots take next (a king's slot its ace, else the next card in suit), and where
+    wanted: dict[Card, list[int]] = {}
     for i, f in enumerate(founds):
         if f:
-            slots_by_top.setdefault(f[-1], []).append(i)
-    if not slots_by_top:
+            c = _NEXT_HOME[f[-1]]
+            if c != NO_CARD:
+                wanted.setdefault(c, []).append(i)
+    if not wanted:
         return None
-    for src, c in _captives_playable(game, state):
-        r = RANK[c]
-        if r == KING:
-            continue
-        want = c + 12 if r == ACE else c - 1  # the top a slot needs for c: its king, or one rank lower
-        fits = slots_by_top.get(want)
-        if fits is None:
-            continue
-        if r != ACE and sum(f.count(c - 1) for f in founds) < 2:  # both cards one rank lower must be home
-            continue
-        # a slot is interchangeable with the others when no captive waits under it
-        if len(fits) > 1 and not all(
-            i >= len(state.captives) or state.captives[i] == NO_CARD or len(founds[i]) == COMPLETE for i in fits
-        ):
-            continue
-        return Move(MoveKind.TRANSFER, (src,), _foundation(fits[0]))
+    captives = state.captives
+    for i, col in enumerate(state.columns):
+        if col and col[-1] in wanted and _captives_safe(state, col[-1], wanted[col[-1]]):
+            return Move(MoveKind.TRANSFER, (_COLUMNS[i],), _foundation(wanted[col[-1]][0]))
+    if state.waste and state.waste[-1] in wanted and _captives_safe(state, state.waste[-1], wanted[state.waste[-1]]):
+        return Move(MoveKind.TRANSFER, (_WASTE,), _foundation(wanted[state.waste[-1]][0]))
+    for i, c in enumerate(captives):
+        # released (its slot is complete) and wanted
+        if c != NO_CARD and len(founds[i]) == COMPLETE and c in wanted and _captives_safe(state, c, wanted[c]):
+            return Move(MoveKind.TRANSFER, (Pile(PileKind.CAPTIVE, i + 1),), _foundation(wanted[c][0]))
     return None
 
 
-def _captives_playable(game: Captives, state: State) -> Iterator[tuple[Pile, Card]]:
-    """The cards that may go home, in ``legal_moves`` order: column tops, the waste's top, released captives."""
-    for i, col in enumerate(state.columns):
-        if col:
-            yield _COLUMNS[i], col[-1]
-    if state.waste:
-        yield _WASTE, state.waste[-1]
-    for i, c in enumerate(state.captives):
-        if c != NO_CARD and game.captive_released(state, i):
-            yield Pile(PileKind.CAPTIVE, i + 1), c
+def _captives_safe(state: State, c: Card, fits: list[int]) -> bool:
+    """Whether ``c``, which the slots ``fits`` take, goes home safely: both cards one rank lower are home (an
+    ace: always), and the slots it fits are interchangeable (no captive waits under one), or it fits one only."""
+    founds = state.foundations
+    if RANK[c] != ACE and sum(f.count(c - 1) for f in founds) < 2:
+        return False
+    captives = state.captives
+    return len(fits) == 1 or all(
+        i >= len(captives) or captives[i] == NO_CARD or len(founds[i]) == COMPLETE for i in fits
+    )
 
 
 def _sultan(game: Sultan36, state: State) -> Move | None:
