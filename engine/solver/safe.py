@@ -18,6 +18,8 @@ each family and why it is safe):
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from ..cards import ACE, KING, NO_CARD, RANK, RED, SUIT, Card
 from ..game import Game
 from ..games.captives import COMPLETE, Captives
@@ -32,6 +34,10 @@ _MAX_CHAIN = 110
 _WASTE = Pile(PileKind.WASTE)
 #: ``_NEXT_HOME[top]``: the card a captives king-row slot topped by ``top`` takes next (a king: its ace; a queen:
 #: none). Kings are never safe, so no king is wanted.
+#: The wanted cards of the king rows seen lately (``_captives_wanted``): the children of a position share its
+#: king row, bar the home moves.
+_WANTED: dict[tuple[tuple[Card, ...], ...], dict[Card, list[int]]] = {}
+_WANTED_SIZE = 4096
 _NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
 _COLUMNS = tuple(Pile(PileKind.COLUMN, i + 1) for i in range(9))
 _FOUNDATIONS = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
@@ -116,13 +122,11 @@ def _salic_law(game: Game, state: State) -> Move | None:
 
 def _captives(game: Captives, state: State) -> Move | None:
     founds = state.foundations
-    # the cards the king-row slots take next (a king's slot its ace, else the next card in suit), and where
-    wanted: dict[Card, list[int]] = {}
-    for i, f in enumerate(founds):
-        if f:
-            c = _NEXT_HOME[f[-1]]
-            if c != NO_CARD:
-                wanted.setdefault(c, []).append(i)
+    wanted = _WANTED.get(founds)
+    if wanted is None:
+        if len(_WANTED) >= _WANTED_SIZE:
+            _WANTED.clear()
+        wanted = _WANTED[founds] = _captives_wanted(founds)
     if not wanted:
         return None
     captives = state.captives
@@ -138,11 +142,22 @@ def _captives(game: Captives, state: State) -> Move | None:
     return None
 
 
+def _captives_wanted(founds: tuple[tuple[Card, ...], ...]) -> dict[Card, list[int]]:
+    """The cards the king-row slots take next (a king's slot its ace, else the next card in suit), and which."""
+    wanted: dict[Card, list[int]] = {}
+    for i, f in enumerate(founds):
+        if f:
+            c = _NEXT_HOME[f[-1]]
+            if c != NO_CARD:
+                wanted.setdefault(c, []).append(i)
+    return wanted
+
+
 def _captives_safe(state: State, c: Card, fits: list[int]) -> bool:
     """Whether ``c``, which the slots ``fits`` take, goes home safely: both cards one rank lower are home (an
     ace: always), and the slots it fits are interchangeable (no captive waits under one), or it fits one only."""
     founds = state.foundations
-    if RANK[c] != ACE and sum(f.count(c - 1) for f in founds) < 2:
+    if RANK[c] != ACE and sum(map(tuple.count, founds, repeat(c - 1, len(founds)))) < 2:
         return False
     captives = state.captives
     return len(fits) == 1 or all(
