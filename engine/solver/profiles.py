@@ -133,20 +133,28 @@ def _king_chain(game: RoyalRetinue) -> Profile:
 
 def _salic_law(game: Tribunal) -> Profile:
     def key(state: State) -> Hashable:
-        ranks = bytes(sorted(len(f) for f in state.foundations))  # a pile holds A..its top: its length is its rank
-        return (tuple(bytes(c) for c in state.columns), bytes(state.stock), ranks, state.redeals, state.fresh)
+        ranks = bytes(sorted(map(len, state.foundations)))  # a pile holds A..its top: its length is its rank
+        return (tuple(map(bytes, state.columns)), bytes(state.stock), ranks, state.redeals, state.fresh)
+
+    rank = RANK
+
+    def column_disorder(col: tuple[int, ...]) -> int:
+        """Cards above a lower card of the column, the king at its head left out."""
+        disorder = 0
+        lo = 14
+        for c in col[1:]:
+            r = rank[c]
+            if r > lo:
+                disorder += 1
+            elif r < lo:
+                lo = r
+        return disorder
+
+    disorder_of = _memo(column_disorder)
 
     def score(state: State) -> int:
         home = sum(map(len, state.foundations))
-        disorder = 0
-        for col in state.columns:
-            lo = 14
-            for c in col[1:]:
-                r = RANK[c]
-                if r > lo:
-                    disorder += 1
-                elif r < lo:
-                    lo = r
+        disorder = sum(map(disorder_of, state.columns))
         return 6 * (HOME_CARDS - home) + 2 * disorder + 8 * state.redeals
 
     return Profile(key, score, game.generate_legal_moves, game.successors)
@@ -191,7 +199,7 @@ def _captives(game: Captives) -> Profile:
 
 def _sultan(game: Sultan36) -> Profile:
     def key(state: State) -> Hashable:
-        cells = bytes(sorted(c for c in state.cells if c != NO_CARD))
+        cells = tuple(sorted(state.cells))  # a multiset; the empty slots (NO_CARD) sort first and count alike
         t = [f[-1] for f in state.foundations]
         # Two piles of one suit with the same top play alike: f1-f2 (clubs), f3-f4 (diamonds), f6-f7 (spades),
         # and in hearts the KH pile f5 and the AH pile f8 (both take the hearts after their top, up to Q)
@@ -199,7 +207,7 @@ def _sultan(game: Sultan36) -> Profile:
         return (cells, tops, bytes(state.stock), bytes(state.waste), state.redeals)
 
     def score(state: State) -> int:
-        out = len(state.stock) + len(state.waste) + sum(1 for c in state.cells if c != NO_CARD)
+        out = len(state.stock) + len(state.waste) + len(state.cells) - state.cells.count(NO_CARD)
         return 4 * out + 6 * state.redeals + len(state.waste) // 4
 
     return Profile(key, score, game.generate_legal_moves, game.successors)
