@@ -18,7 +18,9 @@ each family and why it is safe):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import repeat
+from typing import Any
 
 from ..cards import ACE, KING, NO_CARD, RANK, RED, SUIT, Card
 from ..game import Game
@@ -38,6 +40,10 @@ _WASTE = Pile(PileKind.WASTE)
 #: king row, bar the home moves.
 _WANTED: dict[tuple[tuple[Card, ...], ...], dict[Card, list[int]]] = {}
 _WANTED_SIZE = 4096
+#: The same for the salic-law foundations: the ranks that go home safely (``_salic_safe_ranks``).
+_SALIC_SAFE: dict[tuple[tuple[Card, ...], ...], dict[int, int]] = {}
+#: The rule of safe moves of each game class (``_rule_of``).
+_RULES: dict[type, Callable[[Any, State], Move | None]] = {}
 _NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
 _COLUMNS = tuple(Pile(PileKind.COLUMN, i + 1) for i in range(9))
 _FOUNDATIONS = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
@@ -45,22 +51,37 @@ _FOUNDATIONS = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
 
 def safe_move(game: Game, state: State) -> Move | None:
     """The first safe move to a foundation in ``state`` (in ``legal_moves`` order), or None."""
-    if isinstance(game, RoyalRetinue):
-        return _king_chain(game, state)
-    if isinstance(game, Tribunal):
-        return _salic_law(game, state)
-    if isinstance(game, Captives):
-        return _captives(game, state)
-    if isinstance(game, Sultan36):
-        return _sultan(game, state)
+    return _rule_of(game)(game, state)
+
+
+def _rule_of(game: Game) -> Callable[[Any, State], Move | None]:
+    """The family's rule of safe moves (found once per class: the solver asks after every move it tries)."""
+    rule = _RULES.get(type(game))
+    if rule is None:
+        if isinstance(game, RoyalRetinue):
+            rule = _king_chain
+        elif isinstance(game, Tribunal):
+            rule = _salic_law
+        elif isinstance(game, Captives):
+            rule = _captives
+        elif isinstance(game, Sultan36):
+            rule = _sultan
+        else:
+            rule = _no_rule
+        _RULES[type(game)] = rule
+    return rule
+
+
+def _no_rule(game: Game, state: State) -> Move | None:
     return None
 
 
 def autoplay(game: Game, state: State) -> tuple[State, list[Move]]:
     """Apply safe moves until none is left: the final position and the moves, in explicit form."""
     moves: list[Move] = []
+    rule = _rule_of(game)
     for _ in range(_MAX_CHAIN):
-        move = safe_move(game, state)
+        move = rule(game, state)
         if move is None:
             break
         state, explicit = game.play(state, move)
@@ -109,15 +130,25 @@ def _salic_law(game: Game, state: State) -> Move | None:
     founds = state.foundations
     if not state.stock and sum(map(len, founds)) == HOME_CARDS:  # won: no move at all
         return None
+    safe = _SALIC_SAFE.get(founds)
+    if safe is None:
+        if len(_SALIC_SAFE) >= _WANTED_SIZE:
+            _SALIC_SAFE.clear()
+        safe = _SALIC_SAFE[founds] = _salic_safe_ranks(founds)
+    for s, col in enumerate(state.columns):
+        if len(col) >= 2:
+            f = safe.get(RANK[col[-1]])
+            if f is not None:
+                return _column_home(s, f)
+    return None
+
+
+def _salic_safe_ranks(founds: tuple[tuple[Card, ...], ...]) -> dict[int, int]:
+    """The ranks that go home safely on these foundations, and the first foundation that takes each: an ace
+    always, a card of rank r once every foundation has reached r - 1 (kings never go home)."""
     needs = [RANK[f[-1]] + 1 if f else ACE for f in founds]
     low = min(needs) - 1
-    for s, col in enumerate(state.columns):
-        if len(col) < 2:
-            continue
-        r = RANK[col[-1]]
-        if r != KING and (r == ACE or r <= low + 1) and r in needs:
-            return _column_home(s, needs.index(r))
-    return None
+    return {r: needs.index(r) for r in needs if r != KING and (r == ACE or r <= low + 1)}
 
 
 def _captives(game: Captives, state: State) -> Move | None:
