@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..cards import ACE, NO_CARD, RANK, RED
 from ..game import Game
@@ -40,7 +41,10 @@ class Profile:
     children: Callable[[State], Iterator[tuple[State, Move]]]
 
 
+@lru_cache(maxsize=32)
 def profile_for(game: Game) -> Profile:
+    """The profile of ``game`` (one per game and options, kept: the facts its score remembers of columns serve
+    every search of that game, the guesses of a hint among them)."""
     if isinstance(game, RoyalRetinue):
         return _king_chain(game)
     if isinstance(game, Tribunal):
