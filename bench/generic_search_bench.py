@@ -71,7 +71,8 @@ def main() -> int:
         rows.append(row)
         print(
             f"{variant}: {row['us_per_position']} us CPU per position ({row['positions']} positions); "
-            f"hint ({args.hint_samples} x {args.hint_states}) median {row['hint_median_ms']} ms, max {row['hint_max_ms']} ms CPU",
+            f"hint ({args.hint_samples} x {args.hint_states}) median {row['hint_median_ms']} ms, "
+            f"max {row['hint_max_ms']} ms CPU",
             flush=True,
         )
     if args.json:
