@@ -42,7 +42,7 @@ _WANTED: dict[tuple[tuple[Card, ...], ...], dict[Card, list[int]]] = {}
 _WANTED_SIZE = 4096
 #: The same for the salic-law foundations: the ranks that go home safely (``_salic_safe_ranks``).
 _SALIC_SAFE: dict[tuple[tuple[Card, ...], ...], dict[int, int]] = {}
-#: The rule of safe moves of each game class (``_rule_of``).
+#: The rule of safe moves of each game class (``safe_rule``).
 _RULES: dict[type, Callable[[Any, State], Move | None]] = {}
 _NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
 _COLUMNS = tuple(Pile(PileKind.COLUMN, i + 1) for i in range(9))
@@ -51,11 +51,12 @@ _FOUNDATIONS = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
 
 def safe_move(game: Game, state: State) -> Move | None:
     """The first safe move to a foundation in ``state`` (in ``legal_moves`` order), or None."""
-    return _rule_of(game)(game, state)
+    return safe_rule(game)(game, state)
 
 
-def _rule_of(game: Game) -> Callable[[Any, State], Move | None]:
-    """The family's rule of safe moves (found once per class: the solver asks after every move it tries)."""
+def safe_rule(game: Game) -> Callable[[Any, State], Move | None]:
+    """The family's rule of safe moves, ``rule(game, state)`` as ``safe_move`` (found once per class: the solver
+    asks after every move it tries)."""
     rule = _RULES.get(type(game))
     if rule is None:
         if isinstance(game, RoyalRetinue):
@@ -79,7 +80,7 @@ def _no_rule(game: Game, state: State) -> Move | None:
 def autoplay(game: Game, state: State) -> tuple[State, list[Move]]:
     """Apply safe moves until none is left: the final position and the moves, in explicit form."""
     moves: list[Move] = []
-    rule = _rule_of(game)
+    rule = safe_rule(game)
     for _ in range(_MAX_CHAIN):
         move = rule(game, state)
         if move is None:
