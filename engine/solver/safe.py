@@ -36,15 +36,15 @@ _MAX_CHAIN = 110
 _WASTE = Pile(PileKind.WASTE)
 #: ``_NEXT_HOME[top]``: the card a captives king-row slot topped by ``top`` takes next (a king: its ace; a queen:
 #: none). Kings are never safe, so no king is wanted.
+_NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
 #: The wanted cards of the king rows seen lately (``_captives_wanted``): the children of a position share its
-#: king row, bar the home moves.
+#: king row, bar the home moves. Forgotten past ``_WANTED_SIZE`` king rows.
 _WANTED: dict[tuple[tuple[Card, ...], ...], dict[Card, list[int]]] = {}
 _WANTED_SIZE = 4096
 #: The same for the salic-law foundations: the ranks that go home safely (``_salic_safe_ranks``).
 _SALIC_SAFE: dict[tuple[tuple[Card, ...], ...], dict[int, int]] = {}
 #: The rule of safe moves of each game class (``safe_rule``).
 _RULES: dict[type, Callable[[Any, State], Move | None]] = {}
-_NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
 _COLUMNS = tuple(Pile(PileKind.COLUMN, i + 1) for i in range(9))
 _FOUNDATIONS = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
 
