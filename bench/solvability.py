@@ -34,7 +34,7 @@ from engine import get_game
 from engine.catalogue import configurations
 from engine.game import Game
 from engine.moves import Move
-from engine.solver import Outcome, autoplay, has_hidden_cards, hint, solve
+from engine.solver import HintCode, Outcome, autoplay, hint, solve
 from engine.solver.profiles import profile_for
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
@@ -88,9 +88,8 @@ def follow_hints(
                 return False, hints, hint_cpu / hints
             move = given.move
             line = []
-            if not has_hidden_cards(game, state) and "winning line" in given.reason:
-                found = solve(game, state, max_states=full_states)  # the same search: the same line
-                line = list(found.moves[1:])
+            if given.code is HintCode.WINNING_LINE:  # every card face up: the line the hint's search found
+                line = list(given.line[1:])
         state = game.play(state, move)[0]
         moves += 1
     return False, hints, hint_cpu / max(hints, 1)

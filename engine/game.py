@@ -145,6 +145,15 @@ class Game(ABC):
     def generate_legal_moves(self, state: State) -> Iterator[Move]:
         """Every legal move, in explicit form (multi-card reserve moves excepted), generated afresh."""
 
+    def successors(self, state: State) -> Iterator[tuple[State, Move]]:
+        """What ``play`` gives for each move of ``generate_legal_moves``, in that order: the position after it and
+        the move in explicit form. For the solver, which asks this of every position it expands: a family may
+        build the positions without ``play``'s checks, as its generator made only legal moves (the same values,
+        checked by tests/engine/test_successors.py)."""
+        play = self._play
+        for move in self.generate_legal_moves(state):
+            yield play(state, move)
+
     def play(self, state: State, move: Move | str) -> tuple[State, Move]:
         """The reducer, the one way a position changes: the position after ``move`` (a Move, or its text) and the
         move in explicit form (python-chess's ``parse_san`` and ``push`` in one); IllegalMoveError or

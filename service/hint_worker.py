@@ -25,12 +25,15 @@ class HintAnswer(NamedTuple):
     wins: int
     tried: int
     moves_to_end: int
+    variant: str = ""  # the game's id, and the CPU seconds the hint took in its process: for the metrics
+    cpu_seconds: float = 0.0
 
 
 def compute(state: bytes, seed: bytes, states: int, cpu_seconds: float) -> HintAnswer:
     """The hint for the encoded position ``state``: ``states`` positions in all (one search when every card is
     face up; else ``SAMPLES`` guesses of the hidden cards, ``states // SAMPLES`` each), ``cpu_seconds`` of CPU at
     most. Only the player's view is read in a game with hidden cards (engine.solver.hint)."""
+    started = time.thread_time()
     game, position = decode_state(state)
     found = hint(
         game,
@@ -41,7 +44,10 @@ def compute(state: bytes, seed: bytes, states: int, cpu_seconds: float) -> HintA
         full_states=states,
         max_seconds=cpu_seconds,
     )
-    return HintAnswer(found.text(), found.reason, found.code.value, found.wins, found.tried, found.moves_to_end)
+    cpu = time.thread_time() - started
+    return HintAnswer(
+        found.text(), found.reason, found.code.value, found.wins, found.tried, found.moves_to_end, game.id, cpu
+    )
 
 
 def watch_parent(parent: int, interval: float = 1.0) -> None:

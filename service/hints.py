@@ -29,7 +29,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from service import errors, hint_worker
+from service import errors, hint_worker, metrics
 from service.hint_worker import HintAnswer
 
 log = logging.getLogger(__name__)
@@ -94,11 +94,13 @@ class HintPool:
         """The engine's hint for the encoded position ``state``, computed in the pool; UNAVAILABLE ``HINTS_BUSY``
         when the pool holds as many hints as it admits."""
         answer: HintAnswer = await self.run(hint_worker.compute, state, seed, self.states, self.cpu_seconds)
+        metrics.observe_hint(answer.variant, answer.code, answer.cpu_seconds)
         return answer
 
     async def run(self, fn: Any, *args: Any) -> Any:
         """Run ``fn(*args)`` in a pool process, if the pool admits one more (the hint, or a test's own work)."""
         if self.in_flight >= self.limit:
+            metrics.hint_refused_busy()
             raise errors.hints_busy(self.limit, RETRY_SECONDS)
         executor = self._pool()
         try:
@@ -107,6 +109,7 @@ class HintPool:
             self._reset(exc)
             raise errors.hints_unavailable() from exc
         self.in_flight += 1
+        self._observe()
         # The slot is free once the process is done, not when the caller stops waiting (a cancelled call's hint
         # still occupies its process until it ends): what the pool admits is what it runs. The callback runs in
         # the executor's thread; the count is the event loop's.
@@ -124,6 +127,11 @@ class HintPool:
 
     def _release(self) -> None:
         self.in_flight -= 1
+        self._observe()
+
+    def _observe(self) -> None:
+        """The gauges: the pool runs as many hints as it has processes, the rest wait."""
+        metrics.observe_hint_pool(min(self.in_flight, self.processes), max(self.in_flight - self.processes, 0))
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:

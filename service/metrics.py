@@ -73,6 +73,29 @@ READY = Gauge(
     multiprocess_mode="livemin",
 )
 
+# The hint pool (service.hints): what it holds now, what it refuses, and what each hint cost and answered. With
+# --workers N each worker has its own pool: the gauges add up over the live workers.
+HINTS_RUNNING = Gauge(
+    "patience_hints_running", "Hints being computed in the hint pool's processes now.", multiprocess_mode="livesum"
+)
+HINTS_QUEUED = Gauge(
+    "patience_hints_queued", "Hints admitted and waiting for a hint process now.", multiprocess_mode="livesum"
+)
+HINTS_BUSY = Counter("patience_hints_busy_total", "Hints refused at once (HINTS_BUSY): the pool was full.")
+#: CPU seconds of one hint: a few milliseconds (the sultans) to a few seconds (the CPU cap, --hint-cpu-seconds).
+HINT_CPU_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+HINT_CPU_SECONDS = Histogram(
+    "patience_hint_solver_cpu_seconds",
+    "CPU seconds the solver spent on one hint, in its hint process (hints answered from memory cost none).",
+    ["variant"],
+    buckets=HINT_CPU_BUCKETS,
+)
+HINTS_COMPUTED = Counter(
+    "patience_hints_total",
+    "Hints the solver computed, by how it found them (the answer's reason_code).",
+    ["reason_code"],
+)
+
 _OUTCOMES = {0: "unspecified", 1: "won", 2: "unfinished", 3: "illegal", 4: "not-won"}
 _MOVES: dict[str, Any] = {}  # MOVES_APPLIED's children by variant: ``labels()`` validates and locks each time
 
@@ -134,6 +157,22 @@ def observe_rest(rpc: str, code: str, seconds: float) -> None:
     """One REST/JSON call (service.http calls this): its RPC ("ApplyMove"), status code name ("OK"), duration."""
     HTTP_HANDLED.labels(rpc, code).inc()
     HTTP_SECONDS.labels(rpc).observe(seconds)
+
+
+def observe_hint_pool(running: int, queued: int) -> None:
+    """What the hint pool holds now (service.hints calls this whenever it admits or ends a hint)."""
+    HINTS_RUNNING.set(running)
+    HINTS_QUEUED.set(queued)
+
+
+def hint_refused_busy() -> None:
+    HINTS_BUSY.inc()
+
+
+def observe_hint(variant: str, reason_code: str, cpu_seconds: float) -> None:
+    """One hint the solver computed: its game, its reason_code, the CPU its process spent on it."""
+    HINT_CPU_SECONDS.labels(variant).observe(cpu_seconds)
+    HINTS_COMPUTED.labels(reason_code).inc()
 
 
 def multiprocess_dir() -> str | None:

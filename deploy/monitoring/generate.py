@@ -182,6 +182,19 @@ def alerting_rules() -> list[dict[str, Any]]:
                 " or a front end to configure (docs/security.md).",
             },
         },
+        {
+            "alert": "PatienceHintsBusy",
+            "expr": "sum by (instance) (rate(patience_hints_busy_total[5m])) > 0.05",
+            "for": "10m",
+            "labels": {"severity": "ticket"},
+            "annotations": {
+                "summary": "{{ $labels.instance }} refuses {{ $value | humanize }} hints/s: its hint pool is full",
+                "description": "Hints keep finding every hint process busy and the queue full (HINTS_BUSY). Give"
+                " the replica more --hint-processes (and CPU), or a smaller --hint-states; the pool's"
+                " patience_hints_running / _queued and patience_hint_solver_cpu_seconds show the load"
+                " (docs/operations.md).",
+            },
+        },
     ]
 
 

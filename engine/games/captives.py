@@ -14,6 +14,7 @@ The Decisions taken here are in docs/rules-decisions.md, "Family 3: Captives".
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Final
 
 from ..cards import KING, NO_CARD, RANK, SUIT, TEXT, Card, canonical_deck
@@ -34,6 +35,11 @@ TURNS: Final = 2  # waste turns: three passes in all
 _FULL_DECK: Final = sorted(canonical_deck(104))
 _KING_ROW: Final = Pile(PileKind.KING_ROW)
 _WASTE: Final = Pile(PileKind.WASTE)
+_STOCK: Final = Move(MoveKind.STOCK)
+_REDEAL: Final = Move(MoveKind.REDEAL)
+#: The piles and column moves ``successors`` hands out, built once (columns and slots by 0-based index).
+_COLUMNS: Final = tuple(Pile(PileKind.COLUMN, i + 1) for i in range(9))
+_FOUNDATIONS: Final = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
 
 #: ``_NEXT[top]``: the card that goes onto a king-row pile topped by ``top`` (K -> A, A -> 2, ..., Q -> none).
 _NEXT: Final = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
@@ -159,6 +165,53 @@ class Captives(TurnsStock):
         elif state.waste and state.redeals < TURNS:
             yield Move(MoveKind.REDEAL)
 
+    def successors(self, state: State) -> Iterator[tuple[State, Move]]:
+        """``generate_legal_moves`` with each move's position, built without ``play``'s checks (the same order)."""
+        if self.is_won(state):
+            return
+        columns = state.columns
+        found = state.foundations
+        empty_slot = _first_empty(found)
+        sources: list[tuple[Pile, int, Card]] = [(_COLUMNS[i], i, col[-1]) for i, col in enumerate(columns) if col]
+        if state.waste:
+            sources.append((_WASTE, 0, state.waste[-1]))
+        sources += [
+            (Pile(PileKind.CAPTIVE, i + 1), i, c)
+            for i, c in enumerate(state.captives)
+            if c != NO_CARD and len(found[i]) == COMPLETE
+        ]
+        for src, at, c in sources:
+            if RANK[c] == KING:
+                if empty_slot is not None:
+                    yield _homed(state, src.kind, at, c, empty_slot), Move(MoveKind.TRANSFER, (src,), _KING_ROW)
+                continue
+            for slot in _distinct_fits(state, c):
+                yield _homed(state, src.kind, at, c, slot), Move(MoveKind.TRANSFER, (src,), _FOUNDATIONS[slot])
+        for s, col in enumerate(columns):
+            if not col:
+                continue
+            run = _run_length(col)
+            top = col[-1]
+            for d, target in enumerate(columns):
+                if d == s:
+                    continue
+                if target:
+                    n = _fitting_length(top, run, target[-1])
+                    if n:
+                        yield _run_moved(state, s, d, n), _column_move(s, d, n)
+                else:
+                    for n in range(1, run + 1):
+                        yield _run_moved(state, s, d, n), _column_move(s, d, n)
+        if state.waste:
+            w = state.waste[-1]
+            for d, target in enumerate(columns):
+                if not target or _on_column(w, target[-1]):
+                    yield _waste_moved(state, d), Move(MoveKind.TRANSFER, (_WASTE,), _COLUMNS[d])
+        if state.stock:
+            yield turn_one(state, _STOCK), _STOCK
+        elif state.waste and state.redeals < TURNS:
+            yield turn_waste(state, _REDEAL, TURNS), _REDEAL
+
     # -- playing a move -------------------------------------------------------------
 
     def _play(self, state: State, move: Move) -> tuple[State, Move]:
@@ -237,6 +290,12 @@ def _fitting_length(top: Card, run: int, target: Card) -> int:
     return n if 1 <= n <= run else 0
 
 
+@lru_cache(maxsize=1024)
+def _column_move(s: int, d: int, n: int) -> Move:
+    """``s+1``-``d+1``/``n``, one value per move."""
+    return Move(MoveKind.TRANSFER, (_COLUMNS[s],), _COLUMNS[d], n)
+
+
 def _column_index(pile: Pile, move: Move) -> int:
     i = pile.index
     if i is None or not 1 <= i <= COLUMN_COUNT:
@@ -267,8 +326,7 @@ def _to_column(state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, M
         w = state.waste[-1]
         if target:
             _check_column_fit(w, target[-1], d, move)
-        new_cols = (*columns[:d], (*target, w), *columns[d + 1 :])
-        return _replace_columns(state, new_cols, state.waste[:-1]), Move(MoveKind.TRANSFER, (_WASTE,), dst)
+        return _waste_moved(state, d), Move(MoveKind.TRANSFER, (_WASTE,), dst)
     s = _column_index(src, move)
     if s == d:
         raise illegal(Reason.SAME_PILE, f"column {s + 1} onto itself", move)
@@ -305,13 +363,28 @@ def _to_column(state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, M
             )
     else:
         n = run
+    return _run_moved(state, s, d, n), Move(MoveKind.TRANSFER, (src,), dst, n)
+
+
+def _run_moved(state: State, s: int, d: int, n: int) -> State:
+    """The position after the last ``n`` cards of column ``s`` go onto column ``d`` (0-based; checked before)."""
+    columns = state.columns
+    col = columns[s]
+    target = columns[d]
     moved = col[-n:]
     cut = col[:-n]
     if s < d:
         new_cols = (*columns[:s], cut, *columns[s + 1 : d], target + moved, *columns[d + 1 :])
     else:
         new_cols = (*columns[:d], target + moved, *columns[d + 1 : s], cut, *columns[s + 1 :])
-    return _replace_columns(state, new_cols, state.waste), Move(MoveKind.TRANSFER, (src,), dst, n)
+    return _replace_columns(state, new_cols, state.waste)
+
+
+def _waste_moved(state: State, d: int) -> State:
+    """The position after the waste's top card goes onto column ``d`` (0-based; checked before)."""
+    columns = state.columns
+    new_cols = (*columns[:d], (*columns[d], state.waste[-1]), *columns[d + 1 :])
+    return _replace_columns(state, new_cols, state.waste[:-1])
 
 
 def _check_column_fit(c: Card, t: Card, d: int, move: Move) -> None:
@@ -398,22 +471,29 @@ def _home(state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, Move]:
                     Reason.WRONG_SUIT, f"{TEXT[c]} does not go on {TEXT[t]}: the king row builds in suit", move
                 )
         explicit = Move(MoveKind.TRANSFER, (src,), Pile(PileKind.FOUNDATION, slot + 1))
+    return _homed(state, src.kind, at, c, slot), explicit
+
+
+def _homed(state: State, kind: PileKind, at: int, c: Card, slot: int) -> State:
+    """The position after card ``c`` goes from its source (a column or a captive ``at``, 0-based, or the waste)
+    onto king-row slot ``slot`` (0-based; checked before)."""
+    columns = state.columns
+    waste = state.waste
+    captives = state.captives
+    found = state.foundations
     new_found = (*found[:slot], found[slot] + (c,), *found[slot + 1 :])
     # Remove the card from its source.
-    if src.kind is PileKind.COLUMN:
+    if kind is PileKind.COLUMN:
         columns = (*columns[:at], columns[at][:-1], *columns[at + 1 :])
-    elif src.kind is PileKind.WASTE:
+    elif kind is PileKind.WASTE:
         waste = waste[:-1]
     else:
         captives = (*captives[:at], NO_CARD, *captives[at + 1 :])
-    return (
-        State(
-            columns=columns,
-            foundations=new_found,
-            stock=state.stock,
-            waste=waste,
-            captives=captives,
-            redeals=state.redeals,
-        ),
-        explicit,
+    return State(
+        columns=columns,
+        foundations=new_found,
+        stock=state.stock,
+        waste=waste,
+        captives=captives,
+        redeals=state.redeals,
     )

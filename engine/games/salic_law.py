@@ -111,6 +111,37 @@ class Tribunal(Game):
         elif state.redeals < self.redeals_allowed():
             yield REDEAL
 
+    def successors(self, state: State) -> Iterator[tuple[State, Move]]:
+        """``generate_legal_moves`` with each move's position, built without ``play``'s checks."""
+        if self.is_won(state):
+            return
+        columns, cells, foundations, stock, waste, captives, fixed, redeals, fresh = state
+        needs = [_needs(f) for f in foundations]
+        lone = [t for t, col in enumerate(columns, 1) if len(col) == 1]
+        for s, col in enumerate(columns, 1):
+            if len(col) < 2:
+                continue
+            card = col[-1]
+            rank = RANK[card]
+            if rank == KING:
+                continue
+            rest = col[:-1]
+            if rank in needs:
+                t = needs.index(rank)
+                homed = (*foundations[:t], (*foundations[t], card), *foundations[t + 1 :])
+                cut = (*columns[: s - 1], rest, *columns[s:])
+                yield State(cut, cells, homed, stock, waste, captives, fixed, redeals, fresh), _TO_FOUNDATION[s, t + 1]
+            for t in lone:
+                moved = list(columns)
+                moved[s - 1] = rest
+                moved[t - 1] = (*columns[t - 1], card)
+                onto = State(tuple(moved), cells, foundations, stock, waste, captives, fixed, redeals, fresh)
+                yield onto, _TO_COLUMN[s, t]
+        if stock:
+            yield self._deal(state, DEAL), DEAL
+        elif redeals < self.redeals_allowed():
+            yield self._redeal(state, REDEAL), REDEAL
+
     def _play(self, state: State, move: Move) -> tuple[State, Move]:
         if self.is_won(state):
             raise illegal(Reason.GAME_OVER, "the game is won: no move is left to play", move)

@@ -34,6 +34,20 @@ ACE_OF_HEARTS: Final = card(ACE, HEARTS)
 KING_FOUNDATIONS: Final = tuple(card(KING, s) for s in (0, 0, 1, 1, 2, 3, 3))
 
 _WASTE: Final = Pile(PileKind.WASTE)
+_STOCK: Final = Move(MoveKind.STOCK)
+_REDEAL: Final = Move(MoveKind.REDEAL)
+#: The moves ``successors`` hands out, built once: (side slot or None for the waste, foundation) -> ``r2-f4``,
+#: ``w-f4``; side slot -> ``w-r3`` (0-based indices).
+_HOME: Final = {
+    (src, j): Move(
+        MoveKind.TRANSFER,
+        (_WASTE if src is None else Pile(PileKind.RESERVE, src + 1),),
+        Pile(PileKind.FOUNDATION, j + 1),
+    )
+    for src in (None, *range(8))
+    for j in range(FOUNDATION_COUNT)
+}
+_TO_SLOT: Final = {j: Move(MoveKind.TRANSFER, (_WASTE,), Pile(PileKind.RESERVE, j + 1)) for j in range(8)}
 
 
 def _next_table(rank_after_ace: int) -> tuple[Card, ...]:
@@ -63,7 +77,8 @@ class Sultan36(TurnsStock):
         deck_size=72,
     )
     side_slots: ClassVar[int] = 6
-    _next: ClassVar[tuple[Card, ...]] = _next_table(6)
+    #: ``next_card[top]``: the card that goes on a foundation topped by ``top`` (the safe moves read it too).
+    next_card: ClassVar[tuple[Card, ...]] = _next_table(6)
 
     # -- the deal ---------------------------------------------------------------
 
@@ -99,7 +114,7 @@ class Sultan36(TurnsStock):
         """Every legal move in explicit form: to the first foundation that fits, to the first empty slot."""
         if self.is_won(state):
             return
-        nxt = self._next
+        nxt = self.next_card
         found = state.foundations
         tops = [nxt[p[-1]] for p in found]
         if state.waste:
@@ -117,6 +132,34 @@ class Sultan36(TurnsStock):
             yield Move(MoveKind.STOCK)
         elif state.waste and state.redeals < TURNS:
             yield Move(MoveKind.REDEAL)
+
+    def successors(self, state: State) -> Iterator[tuple[State, Move]]:
+        """``generate_legal_moves`` with each move's position, built without ``play``'s checks (the same order)."""
+        if self.is_won(state):
+            return
+        nxt = self.next_card
+        _columns, cells, found, stock, waste, _captives, fixed, redeals, _fresh = state
+        tops = [nxt[p[-1]] for p in found]
+        if waste:
+            w = waste[-1]
+            if w in tops:
+                j = tops.index(w)
+                homed = (*found[:j], (*found[j], w), *found[j + 1 :])
+                yield State((), cells, homed, stock, waste[:-1], (), fixed, redeals), _HOME[None, j]
+        for i, c in enumerate(cells):
+            if c != NO_CARD and c in tops:
+                j = tops.index(c)
+                homed = (*found[:j], (*found[j], c), *found[j + 1 :])
+                emptied = (*cells[:i], NO_CARD, *cells[i + 1 :])
+                yield State((), emptied, homed, stock, waste, (), fixed, redeals), _HOME[i, j]
+        if waste and NO_CARD in cells:
+            j = cells.index(NO_CARD)
+            filled = (*cells[:j], waste[-1], *cells[j + 1 :])
+            yield State((), filled, found, stock, waste[:-1], (), fixed, redeals), _TO_SLOT[j]
+        if stock:
+            yield turn_one(state, _STOCK), _STOCK
+        elif waste and redeals < TURNS:
+            yield turn_waste(state, _REDEAL, TURNS), _REDEAL
 
     # -- playing a move -------------------------------------------------------------
 
@@ -196,7 +239,7 @@ class Sultan36(TurnsStock):
             c = cells[at]
             if c == NO_CARD:
                 raise illegal(Reason.EMPTY_PILE, f"side slot r{at + 1} is empty", move)
-        nxt = self._next
+        nxt = self.next_card
         if dst.index is None:
             j = next((i for i, p in enumerate(found) if nxt[p[-1]] == c), -1)
             if j < 0:
@@ -241,4 +284,4 @@ class Sultan52(Sultan36):
         deck_size=104,
     )
     side_slots: ClassVar[int] = 8
-    _next: ClassVar[tuple[Card, ...]] = _next_table(2)
+    next_card: ClassVar[tuple[Card, ...]] = _next_table(2)

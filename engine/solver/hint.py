@@ -49,7 +49,12 @@ class HintCode(StrEnum):
 class Hint:
     """``move`` (None when no move is left), why (``reason`` for people, ``code`` for programs), and how it was
     found: ``wins`` of ``tried`` positions (guesses of the hidden cards, or the real position) were won by a line
-    starting with it, the shortest of them ``moves_to_end`` moves long (0 when none was won)."""
+    starting with it, the shortest of them ``moves_to_end`` moves long (0 when none was won).
+
+    ``line`` is the whole winning line that ``move`` starts, when it was found on the real position
+    (``WINNING_LINE``: every card face up), so that a caller who plays on along it needs no second search; empty
+    otherwise (a guess's line says nothing of the real hidden cards). For the engine's callers, not for players:
+    the service sends only the move."""
 
     move: Move | None
     reason: str
@@ -57,6 +62,7 @@ class Hint:
     tried: int
     code: HintCode = HintCode.NO_MOVE
     moves_to_end: int = 0
+    line: tuple[Move, ...] = ()
 
     def text(self) -> str:
         return self.move.text() if self.move is not None else ""
@@ -92,7 +98,7 @@ def hint(
         if found.outcome is Outcome.WON and found.moves:
             n = len(found.moves)
             why = f"on a winning line: {n} move{'s' if n > 1 else ''} to the end"
-            return Hint(found.moves[0], why, 1, 1, HintCode.WINNING_LINE, n)
+            return Hint(found.moves[0], why, 1, 1, HintCode.WINNING_LINE, n, found.moves)
         return _fallback(game, state, found.outcome, 0, 1)
     rng = random.Random(hashlib.sha256(b"hint|" + seed).digest())
     wins: Counter[Move] = Counter()

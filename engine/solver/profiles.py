@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..cards import ACE, NO_CARD, RANK, RED
 from ..game import Game
@@ -25,17 +26,25 @@ from ..games.sultan import Sultan36
 from ..moves import Move, PileKind
 from ..state import State
 
+#: Columns a profile remembers facts of (``_memo``).
+_MEMO_SIZE = 50_000
+
 
 @dataclass(frozen=True)
 class Profile:
-    """The search's view of one game."""
+    """The search's view of one game: ``children`` gives what ``game.play`` gives for each move of ``moves``, in
+    that order (the position, the move in explicit form), as cheaply as the game can."""
 
     key: Callable[[State], Hashable]
     score: Callable[[State], int]
     moves: Callable[[State], Iterator[Move]]
+    children: Callable[[State], Iterator[tuple[State, Move]]]
 
 
+@lru_cache(maxsize=32)
 def profile_for(game: Game) -> Profile:
+    """The profile of ``game`` (one per game and options, kept: the facts its score remembers of columns serve
+    every search of that game, the guesses of a hint among them)."""
     if isinstance(game, RoyalRetinue):
         return _king_chain(game)
     if isinstance(game, Tribunal):
@@ -45,6 +54,22 @@ def profile_for(game: Game) -> Profile:
     if isinstance(game, Sultan36):
         return _sultan(game)
     raise ValueError(f"the solver does not know {game.id}")
+
+
+def _memo(fn: Callable[[tuple[int, ...]], int]) -> Callable[[tuple[int, ...]], int]:
+    """``fn`` of a column, remembered: most columns of a child are its parent's. Forgets everything past
+    ``_MEMO_SIZE`` columns, so that a long search does not grow it without bound."""
+    known: dict[tuple[int, ...], int] = {}
+
+    def memo(col: tuple[int, ...]) -> int:
+        value = known.get(col)
+        if value is None:
+            if len(known) >= _MEMO_SIZE:
+                known.clear()
+            value = known[col] = fn(col)
+        return value
+
+    return memo
 
 
 # -- king-chain -------------------------------------------------------------------------------------
@@ -99,7 +124,12 @@ def _king_chain(game: RoyalRetinue) -> Profile:
             if m.sources[0].kind is not PileKind.FOUNDATION:  # foundation runs only rename piles
                 yield m
 
-    return Profile(key, score, moves)
+    def children(state: State) -> Iterator[tuple[State, Move]]:
+        play = game.play
+        for m in moves(state):
+            yield play(state, m)
+
+    return Profile(key, score, moves, children)
 
 
 # -- salic-law --------------------------------------------------------------------------------------
@@ -107,23 +137,31 @@ def _king_chain(game: RoyalRetinue) -> Profile:
 
 def _salic_law(game: Tribunal) -> Profile:
     def key(state: State) -> Hashable:
-        ranks = bytes(sorted(len(f) for f in state.foundations))  # a pile holds A..its top: its length is its rank
-        return (tuple(bytes(c) for c in state.columns), bytes(state.stock), ranks, state.redeals, state.fresh)
+        ranks = bytes(sorted(map(len, state.foundations)))  # a pile holds A..its top: its length is its rank
+        return (tuple(map(bytes, state.columns)), bytes(state.stock), ranks, state.redeals, state.fresh)
+
+    rank = RANK
+
+    def column_disorder(col: tuple[int, ...]) -> int:
+        """Cards above a lower card of the column, the king at its head left out."""
+        disorder = 0
+        lo = 14
+        for c in col[1:]:
+            r = rank[c]
+            if r > lo:
+                disorder += 1
+            elif r < lo:
+                lo = r
+        return disorder
+
+    disorder_of = _memo(column_disorder)
 
     def score(state: State) -> int:
         home = sum(map(len, state.foundations))
-        disorder = 0
-        for col in state.columns:
-            lo = 14
-            for c in col[1:]:
-                r = RANK[c]
-                if r > lo:
-                    disorder += 1
-                elif r < lo:
-                    lo = r
+        disorder = sum(map(disorder_of, state.columns))
         return 6 * (HOME_CARDS - home) + 2 * disorder + 8 * state.redeals
 
-    return Profile(key, score, game.generate_legal_moves)
+    return Profile(key, score, game.generate_legal_moves, game.successors)
 
 
 # -- captives ---------------------------------------------------------------------------------------
@@ -131,28 +169,33 @@ def _salic_law(game: Tribunal) -> Profile:
 
 def _captives(game: Captives) -> Profile:
     def key(state: State) -> Hashable:
-        cols = b"\xfe".join(sorted(bytes(c) for c in state.columns))
-        tops = bytes(f[-1] if f else 0xFF for f in state.foundations)
-        lens = bytes(len(f) for f in state.foundations)
-        caps = bytes(0xFF if c == NO_CARD else c for c in state.captives)
-        return (cols, tops, lens, caps, bytes(state.stock), bytes(state.waste), state.redeals)
+        # A king-row slot holds its king and the cards of its suit from the ace up: its pile is its top and its
+        # length; the piles themselves are as cheap a key for that as any.
+        cols = b"\xfe".join(sorted(map(bytes, state.columns)))
+        return (cols, state.foundations, state.captives, state.stock, state.waste, state.redeals)
+
+    rank = RANK
+
+    def column_disorder(col: tuple[int, ...]) -> int:
+        """Cards not on the card one rank above them in suit (an ace takes nothing)."""
+        disorder = 0
+        prev = -1
+        for c in col:
+            if prev >= 0 and not (c == prev - 1 and rank[prev] != ACE):
+                disorder += 1
+            prev = c
+        return disorder
+
+    disorder_of = _memo(column_disorder)
 
     def score(state: State) -> int:
         home = sum(map(len, state.foundations))
-        disorder = 0
-        empty = 0
-        for col in state.columns:
-            if not col:
-                empty += 1
-                continue
-            prev = -1
-            for c in col:
-                if prev >= 0 and not (c == prev - 1 and RANK[prev] != ACE):
-                    disorder += 1
-                prev = c
+        columns = state.columns
+        empty = columns.count(())
+        disorder = sum(map(disorder_of, columns))
         return 6 * (ALL_CARDS - home) + 2 * disorder - 3 * empty + 4 * state.redeals
 
-    return Profile(key, score, game.generate_legal_moves)
+    return Profile(key, score, game.generate_legal_moves, game.successors)
 
 
 # -- sultan -----------------------------------------------------------------------------------------
@@ -160,7 +203,7 @@ def _captives(game: Captives) -> Profile:
 
 def _sultan(game: Sultan36) -> Profile:
     def key(state: State) -> Hashable:
-        cells = bytes(sorted(c for c in state.cells if c != NO_CARD))
+        cells = tuple(sorted(state.cells))  # a multiset; the empty slots (NO_CARD) sort first and count alike
         t = [f[-1] for f in state.foundations]
         # Two piles of one suit with the same top play alike: f1-f2 (clubs), f3-f4 (diamonds), f6-f7 (spades),
         # and in hearts the KH pile f5 and the AH pile f8 (both take the hearts after their top, up to Q)
@@ -168,7 +211,7 @@ def _sultan(game: Sultan36) -> Profile:
         return (cells, tops, bytes(state.stock), bytes(state.waste), state.redeals)
 
     def score(state: State) -> int:
-        out = len(state.stock) + len(state.waste) + sum(1 for c in state.cells if c != NO_CARD)
+        out = len(state.stock) + len(state.waste) + len(state.cells) - state.cells.count(NO_CARD)
         return 4 * out + 6 * state.redeals + len(state.waste) // 4
 
-    return Profile(key, score, game.generate_legal_moves)
+    return Profile(key, score, game.generate_legal_moves, game.successors)

@@ -18,37 +18,71 @@ each family and why it is safe):
 
 from __future__ import annotations
 
-from ..cards import ACE, KING, NO_CARD, RANK, RED, SUIT
+from collections.abc import Callable
+from itertools import repeat
+from typing import Any
+
+from ..cards import ACE, KING, NO_CARD, RANK, RED, SUIT, Card
 from ..game import Game
 from ..games.captives import COMPLETE, Captives
 from ..games.royal_retinue import RoyalRetinue
-from ..games.salic_law import Tribunal
+from ..games.salic_law import HOME_CARDS, Tribunal
 from ..games.sultan import Sultan36
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 
 #: No safe chain is longer than the deck.
 _MAX_CHAIN = 110
+_WASTE = Pile(PileKind.WASTE)
+#: ``_NEXT_HOME[top]``: the card a captives king-row slot topped by ``top`` takes next (a king: its ace; a queen:
+#: none). Kings are never safe, so no king is wanted.
+_NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
+#: The wanted cards of the king rows seen lately (``_captives_wanted``): the children of a position share its
+#: king row, bar the home moves. Forgotten past ``_WANTED_SIZE`` king rows.
+_WANTED: dict[tuple[tuple[Card, ...], ...], dict[Card, list[int]]] = {}
+_WANTED_SIZE = 4096
+#: The same for the salic-law foundations: the ranks that go home safely (``_salic_safe_ranks``).
+_SALIC_SAFE: dict[tuple[tuple[Card, ...], ...], dict[int, int]] = {}
+#: The rule of safe moves of each game class (``safe_rule``).
+_RULES: dict[type, Callable[[Any, State], Move | None]] = {}
+_COLUMNS = tuple(Pile(PileKind.COLUMN, i + 1) for i in range(9))
+_FOUNDATIONS = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
 
 
 def safe_move(game: Game, state: State) -> Move | None:
     """The first safe move to a foundation in ``state`` (in ``legal_moves`` order), or None."""
-    if isinstance(game, RoyalRetinue):
-        return _king_chain(game, state)
-    if isinstance(game, Tribunal):
-        return _salic_law(game, state)
-    if isinstance(game, Captives):
-        return _captives(game, state)
-    if isinstance(game, Sultan36):
-        return _sultan(game, state)
+    return safe_rule(game)(game, state)
+
+
+def safe_rule(game: Game) -> Callable[[Any, State], Move | None]:
+    """The family's rule of safe moves, ``rule(game, state)`` as ``safe_move`` (found once per class: the solver
+    asks after every move it tries)."""
+    rule = _RULES.get(type(game))
+    if rule is None:
+        if isinstance(game, RoyalRetinue):
+            rule = _king_chain
+        elif isinstance(game, Tribunal):
+            rule = _salic_law
+        elif isinstance(game, Captives):
+            rule = _captives
+        elif isinstance(game, Sultan36):
+            rule = _sultan
+        else:
+            rule = _no_rule
+        _RULES[type(game)] = rule
+    return rule
+
+
+def _no_rule(game: Game, state: State) -> Move | None:
     return None
 
 
 def autoplay(game: Game, state: State) -> tuple[State, list[Move]]:
     """Apply safe moves until none is left: the final position and the moves, in explicit form."""
     moves: list[Move] = []
+    rule = safe_rule(game)
     for _ in range(_MAX_CHAIN):
-        move = safe_move(game, state)
+        move = rule(game, state)
         if move is None:
             break
         state, explicit = game.play(state, move)
@@ -92,55 +126,97 @@ def _king_chain(game: Game, state: State) -> Move | None:
 
 
 def _salic_law(game: Game, state: State) -> Move | None:
-    low = min((RANK[f[-1]] if f else 0) for f in state.foundations)
-    for move in game.generate_legal_moves(state):
-        if move.target is None or move.target.kind is not PileKind.FOUNDATION:
-            continue
-        assert move.sources[0].index is not None
-        c = state.columns[move.sources[0].index - 1][-1]
-        if RANK[c] == ACE or RANK[c] <= low + 1:
-            return move
+    """The first foundation move of ``generate_legal_moves`` that is safe, found without generating the others:
+    a column's free card (not a king, the column not cut back to its king) that some foundation takes."""
+    founds = state.foundations
+    if not state.stock and sum(map(len, founds)) == HOME_CARDS:  # won: no move at all
+        return None
+    safe = _SALIC_SAFE.get(founds)
+    if safe is None:
+        if len(_SALIC_SAFE) >= _WANTED_SIZE:
+            _SALIC_SAFE.clear()
+        safe = _SALIC_SAFE[founds] = _salic_safe_ranks(founds)
+    for s, col in enumerate(state.columns):
+        if len(col) >= 2:
+            f = safe.get(RANK[col[-1]])
+            if f is not None:
+                return _column_home(s, f)
     return None
+
+
+def _salic_safe_ranks(founds: tuple[tuple[Card, ...], ...]) -> dict[int, int]:
+    """The ranks that go home safely on these foundations, and the first foundation that takes each: an ace
+    always, a card of rank r once every foundation has reached r - 1 (kings never go home)."""
+    needs = [RANK[f[-1]] + 1 if f else ACE for f in founds]
+    low = min(needs) - 1
+    return {r: needs.index(r) for r in needs if r != KING and (r == ACE or r <= low + 1)}
 
 
 def _captives(game: Captives, state: State) -> Move | None:
     founds = state.foundations
-    home = [0] * 52
-    for f in founds:
-        for c in f:
-            home[c] += 1
-    # a slot is interchangeable with the others when no captive waits under it
-    free_slot = [
-        i >= len(state.captives) or state.captives[i] == NO_CARD or len(founds[i]) == COMPLETE
-        for i in range(len(founds))
-    ]
-    playable: list[tuple[Move, int]] = []
+    wanted = _WANTED.get(founds)
+    if wanted is None:
+        if len(_WANTED) >= _WANTED_SIZE:
+            _WANTED.clear()
+        wanted = _WANTED[founds] = _captives_wanted(founds)
+    if not wanted:
+        return None
+    captives = state.captives
     for i, col in enumerate(state.columns):
-        if col:
-            playable.append((Move.parse(f"{i + 1}-f"), col[-1]))
+        if col and col[-1] in wanted and _captives_safe(state, col[-1], wanted[col[-1]]):
+            return Move(MoveKind.TRANSFER, (_COLUMNS[i],), _foundation(wanted[col[-1]][0]))
+    if state.waste and state.waste[-1] in wanted and _captives_safe(state, state.waste[-1], wanted[state.waste[-1]]):
+        return Move(MoveKind.TRANSFER, (_WASTE,), _foundation(wanted[state.waste[-1]][0]))
+    for i, c in enumerate(captives):
+        # released (its slot is complete) and wanted
+        if c != NO_CARD and len(founds[i]) == COMPLETE and c in wanted and _captives_safe(state, c, wanted[c]):
+            return Move(MoveKind.TRANSFER, (Pile(PileKind.CAPTIVE, i + 1),), _foundation(wanted[c][0]))
+    return None
+
+
+def _captives_wanted(founds: tuple[tuple[Card, ...], ...]) -> dict[Card, list[int]]:
+    """The cards the king-row slots take next (a king's slot its ace, else the next card in suit), and which."""
+    wanted: dict[Card, list[int]] = {}
+    for i, f in enumerate(founds):
+        if f:
+            c = _NEXT_HOME[f[-1]]
+            if c != NO_CARD:
+                wanted.setdefault(c, []).append(i)
+    return wanted
+
+
+def _captives_safe(state: State, c: Card, fits: list[int]) -> bool:
+    """Whether ``c``, which the slots ``fits`` take, goes home safely: both cards one rank lower are home (an
+    ace: always), and the slots it fits are interchangeable (no captive waits under one), or it fits one only."""
+    founds = state.foundations
+    if RANK[c] != ACE and sum(map(tuple.count, founds, repeat(c - 1, len(founds)))) < 2:
+        return False
+    captives = state.captives
+    return len(fits) == 1 or all(
+        i >= len(captives) or captives[i] == NO_CARD or len(founds[i]) == COMPLETE for i in fits
+    )
+
+
+def _sultan(game: Sultan36, state: State) -> Move | None:
+    """The first foundation move of ``generate_legal_moves`` (the waste's top, then the side slots in order),
+    found without generating the others."""
+    if game.is_won(state):
+        return None
+    nxt = game.next_card
+    tops = [nxt[p[-1]] for p in state.foundations]
     if state.waste:
-        playable.append((Move.parse("w-f"), state.waste[-1]))
-    for i, c in enumerate(state.captives):
-        if c != NO_CARD and game.captive_released(state, i):
-            playable.append((Move.parse(f"c{i + 1}-f"), c))
-    for move, c in playable:
-        r = RANK[c]
-        if r == KING or (r != ACE and home[c - 1] < 2):
-            continue
-        want = c + 12 if r == ACE else c - 1  # the top a slot needs for c: its king, or one rank lower
-        fits = [i for i, f in enumerate(founds) if f and f[-1] == want]
-        if not fits or (len(fits) > 1 and not all(free_slot[i] for i in fits)):
-            continue
-        return game.play(state, Move(move.kind, move.sources, _foundation(fits[0])))[1]
+        w = state.waste[-1]
+        if w in tops:
+            return Move(MoveKind.TRANSFER, (_WASTE,), _foundation(tops.index(w)))
+    for i, c in enumerate(state.cells):
+        if c != NO_CARD and c in tops:
+            return Move(MoveKind.TRANSFER, (Pile(PileKind.RESERVE, i + 1),), _foundation(tops.index(c)))
     return None
 
 
-def _sultan(game: Game, state: State) -> Move | None:
-    for move in game.generate_legal_moves(state):
-        if move.target is not None and move.target.kind is PileKind.FOUNDATION:
-            return move
-    return None
+def _column_home(s: int, f: int) -> Move:
+    return Move(MoveKind.TRANSFER, (_COLUMNS[s],), _foundation(f))
 
 
 def _foundation(i: int) -> Pile:
-    return Pile(PileKind.FOUNDATION, i + 1)
+    return _FOUNDATIONS[i] if i < len(_FOUNDATIONS) else Pile(PileKind.FOUNDATION, i + 1)

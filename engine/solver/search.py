@@ -32,7 +32,7 @@ from ..moves import Move
 from ..state import State
 from . import compiled, kingchain
 from .profiles import Profile, profile_for
-from .safe import autoplay
+from .safe import autoplay, safe_rule
 
 #: The weight of each move already made, against the profile's score (best-first).
 DEPTH_WEIGHT = 1
@@ -88,21 +88,25 @@ class _BestFirst:
 
     def run(self, n: int) -> Line | None:
         """Expand up to ``n`` positions; the line to a win if one was reached."""
-        game, key_of, score_of, moves_of = self.game, self.prof.key, self.prof.score, self.prof.moves
-        play, is_won, parents, frontier, weight = game.play, game.is_won, self.parents, self.frontier, self.weight
+        game, key_of, score_of, children_of = self.game, self.prof.key, self.prof.score, self.prof.children
+        is_won, parents, frontier, weight = game.is_won, self.parents, self.frontier, self.weight
+        rule = safe_rule(game)
         for _ in range(n):
             if not frontier:
                 raise _Exhausted
             _, _, depth, pos, pos_key = heapq.heappop(frontier)
             self.expanded += 1
             depth += 1
-            for move in moves_of(pos):
-                child, explicit = play(pos, move)
-                child, settled = autoplay(game, child)
+            for child, explicit in children_of(pos):
+                if rule(game, child) is None:  # most positions: nothing goes home safely
+                    moves: Line = (explicit,)
+                else:
+                    child, settled = autoplay(game, child)
+                    moves = (explicit, *settled)
                 child_key = key_of(child)
                 if child_key in parents:
                     continue
-                parents[child_key] = (pos_key, (explicit, *settled))
+                parents[child_key] = (pos_key, moves)
                 if is_won(child):
                     return self._line(child_key)
                 self.counter += 1
@@ -126,6 +130,7 @@ class _DepthFirst:
         # search tries a different order among near-equals (Freecell Solver's random-dfs scans)
         self.noise = noise
         self.rng = random.Random(seed)
+        self.rule = safe_rule(game)
         self.seen: set[Hashable] = {prof.key(root)}
         # each level: the position's children (best first, reversed for pop()) and the line to it
         self.stack: list[list[tuple[int, int, State, Line]]] = [self._children(root)]
@@ -135,9 +140,13 @@ class _DepthFirst:
     def _children(self, pos: State) -> list[tuple[int, int, State, Line]]:
         game, key_of, score_of, seen = self.game, self.prof.key, self.prof.score, self.seen
         out: list[tuple[int, int, State, Line]] = []
-        for move in self.prof.moves(pos):
-            child, explicit = game.play(pos, move)
-            child, settled = autoplay(game, child)
+        rule = self.rule
+        for child, explicit in self.prof.children(pos):
+            if rule(game, child) is None:  # most positions: nothing goes home safely
+                moves: Line = (explicit,)
+            else:
+                child, settled = autoplay(game, child)
+                moves = (explicit, *settled)
             key = key_of(child)
             if key in seen:
                 continue
@@ -145,7 +154,7 @@ class _DepthFirst:
             score = score_of(child)
             if self.noise:
                 score += self.rng.randrange(self.noise)
-            out.append((-score, -len(out), child, (explicit, *settled)))
+            out.append((-score, -len(out), child, moves))
         out.sort()  # worst first: pop() takes the best, the first generated among equals
         return out
 

@@ -14,6 +14,8 @@ from engine import State, get_game
 from engine.cards import NO_CARD
 from engine.game import Game
 from engine.solver import HintCode, has_hidden_cards, hint, solve
+from engine.verify import Outcome as Verdict
+from engine.verify import replay
 from engine.view import player_view
 
 HIDDEN_GAMES = ["tribunal", "picture-gallery", "captives", "sultan-36", "sultan-52"]
@@ -111,10 +113,14 @@ def test_the_code_and_the_length_of_the_line_say_how_the_hint_was_found() -> Non
     given = hint(game, state, full_states=600)
     assert found.moves and given.code is HintCode.WINNING_LINE
     assert given.moves_to_end == len(found.moves) and f"{len(found.moves)} moves" in given.reason
+    # The whole line comes with it (what a player who plays on along it needs): the solver's, a verified win.
+    assert given.line == found.moves and given.line[0] == given.move
+    assert replay(game, state, given.line).verdict.outcome is Verdict.WON
     # Its illegal neighbour: a budget too small to find the line gives a fallback, and no length.
     short = hint(game, state, full_states=5)
     assert short.code in (HintCode.SAFE_MOVE, HintCode.BEST_SCORE) and short.moves_to_end == 0
     assert short.move is not None and game.is_legal(state, short.move)
+    assert short.line == ()
 
 
 def test_a_hidden_card_hint_counts_its_guesses_and_codes() -> None:
@@ -122,6 +128,7 @@ def test_a_hidden_card_hint_counts_its_guesses_and_codes() -> None:
     state = game.deal(hashlib.sha256(b"t-0").digest())
     given = hint(game, state, seed=b"s", samples=4, sample_states=400)
     assert given.tried == 4 and 0 <= given.wins <= 4
+    assert given.line == ()  # a guess's line says nothing of the real hidden cards: none is given
     if given.wins:
         assert given.code is HintCode.WINS_IN_GUESSES and given.moves_to_end > 0
     else:

@@ -4,9 +4,19 @@ accepts its safe case and refuses the neighbour one card away from it."""
 from __future__ import annotations
 
 import hashlib
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import State, get_game
-from engine.cards import NO_CARD, Card, parse_card
+from engine.cards import ACE, KING, NO_CARD, RANK, Card, parse_card
+from engine.game import Game
+from engine.games.captives import COMPLETE, Captives
+from engine.games.salic_law import Tribunal
+from engine.games.sultan import Sultan36
+from engine.moves import Move, Pile, PileKind
 from engine.solver import autoplay, safe_move
 from engine.verify import replay
 
@@ -137,3 +147,55 @@ def test_autoplay_replays_and_stops_when_nothing_is_safe() -> None:
         after, moves = autoplay(game, state)
         assert replay(game, state, moves).state == after
         assert safe_move(game, after) is None
+
+
+# -- the rules, read off the generated moves: what the solver's quicker look must agree with -----------------
+
+
+def reference_safe_move(game: Game, state: State) -> Move | None:
+    """Each family's rule applied to ``legal_moves`` in order (docs/rules-decisions.md), the slow plain way."""
+    founds = state.foundations
+    for move in game.generate_legal_moves(state):
+        if move.target is None or move.target.kind is not PileKind.FOUNDATION:
+            continue
+        src = move.sources[0]
+        if isinstance(game, Sultan36):
+            return move
+        if isinstance(game, Tribunal):
+            assert src.index is not None
+            rank = RANK[state.columns[src.index - 1][-1]]
+            low = min(RANK[f[-1]] if f else 0 for f in founds)
+            if rank == ACE or rank <= low + 1:
+                return move
+            continue
+        assert isinstance(game, Captives)
+        at = (src.index or 1) - 1  # the waste has no index
+        if src.kind is PileKind.COLUMN:
+            c = state.columns[at][-1]
+        elif src.kind is PileKind.WASTE:
+            c = state.waste[-1]
+        else:
+            c = state.captives[at]
+        home = sum(f.count(c - 1) for f in founds)
+        fits = [i for i, f in enumerate(founds) if f and f[-1] == (c + 12 if RANK[c] == ACE else c - 1)]
+        free = all(i >= len(state.captives) or state.captives[i] == NO_CARD or len(founds[i]) == COMPLETE for i in fits)
+        if RANK[c] != KING and (RANK[c] == ACE or home >= 2) and (len(fits) == 1 or free):
+            return Move(move.kind, move.sources, Pile(PileKind.FOUNDATION, fits[0] + 1))
+    return None
+
+
+@pytest.mark.parametrize("variant", ["tribunal", "picture-gallery", "captives", "sultan-36", "sultan-52"])
+@settings(max_examples=10, deadline=None)
+@given(seed=st.binary(min_size=32, max_size=32), walk=st.integers(0, 2**32 - 1))
+def test_the_safe_move_is_the_rule_applied_to_the_legal_moves(variant: str, seed: bytes, walk: int) -> None:
+    """Along a game that favours moves home (to reach the middle and the end): at every position, ``safe_move``
+    finds what the rule picks from the generated moves."""
+    game = get_game(variant)
+    state = game.deal(seed)
+    rng = random.Random(walk)
+    for _ in range(400):
+        assert safe_move(game, state) == reference_safe_move(game, state)
+        moves = list(game.generate_legal_moves(state))
+        if not moves:
+            break
+        state = game.play(state, moves[0] if rng.random() < 0.6 else rng.choice(moves))[0]

@@ -30,8 +30,10 @@ from grpc_status import rpc_status
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from prometheus_client import REGISTRY
+from prometheus_client.parser import text_string_to_metric_families
 
 from service.config import Settings
+from service.errors import error_info
 
 SERVICE = "patience.v1.PatienceService"
 
@@ -381,6 +383,13 @@ def test_each_worker_has_its_own_hint_pool_and_they_agree(redis_db: str, tmp_pat
                 break
         assert len(pids) == 2, f"{len(answers)} hints all went to one process"
         assert all(a == answers[0] for a in answers) and answers[0].hint_count == 1
+        # The parent's /metrics adds up the workers' hint metrics: each worker computed the hint once (then
+        # answered from memory), and neither holds a hint now.
+        scraped = scrape(server.metrics())
+        assert scraped[("patience_hint_solver_cpu_seconds_count", (("variant", "sultan-36"),))] == 2
+        assert scraped[("patience_hint_solver_cpu_seconds_sum", (("variant", "sultan-36"),))] > 0
+        assert scraped[("patience_hints_total", (("reason_code", answers[0].reason_code),))] == 2
+        assert scraped[("patience_hints_running", ())] == scraped[("patience_hints_queued", ())] == 0
         solvers = children_of(pids)
         assert len(solvers) >= 2, "each worker runs the solver in a process of its own"
         # A worker killed outright (no shutdown of its pool) leaves no solver behind ...
@@ -391,6 +400,46 @@ def test_each_worker_has_its_own_hint_pool_and_they_agree(redis_db: str, tmp_pat
         # ... and the parent, failing fast, stops the other worker, which stops its pool.
         assert server.process.wait(timeout=30) != 0
         assert gone(solvers), "a solver process outlived its worker"
+
+
+def scrape(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
+    """The samples of a /metrics page, by name and sorted labels."""
+    out = {}
+    for family in text_string_to_metric_families(text):
+        for s in family.samples:
+            out[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return out
+
+
+def test_refused_hints_are_counted_over_workers(redis_db: str, tmp_path: Path) -> None:
+    """--workers 2, one hint process and no queue each: hints asked at once over one connection (one worker) are
+    refused HINTS_BUSY but the first, and the parent's /metrics counts every refusal and every hint computed."""
+    with server_process(
+        redis_db, tmp_path, "--workers", "2", "--hint-queue", "0", "--hint-states", "4800", "--hint-cpu-seconds", "30"
+    ) as server:
+        with grpc.insecure_channel(server.address) as channel:
+            stub = pb_grpc.PatienceServiceStub(channel)
+            games = [stub.NewGame(pb.NewGameRequest(variant="captives"), timeout=10) for _ in range(4)]
+            calls = [
+                stub.Hint.future(pb.HintRequest(game_id=g.game.game_id), metadata=bearer(g.game_token), timeout=120)
+                for g in games
+            ]
+            answered, busy = [], 0
+            for call in calls:
+                try:
+                    answered.append(call.result())
+                except grpc.RpcError as exc:
+                    info = error_info(rpc_status.from_call(exc))  # type: ignore[arg-type]
+                    assert exc.code() == grpc.StatusCode.UNAVAILABLE  # type: ignore[attr-defined]
+                    assert info is not None and info.reason == "HINTS_BUSY"
+                    busy += 1
+        assert answered and busy >= 1, "the first hint takes the worker's one process: the others are refused"
+        scraped = scrape(server.metrics())
+        assert scraped[("patience_hints_busy_total", ())] == busy
+        assert scraped[("patience_hint_solver_cpu_seconds_count", (("variant", "captives"),))] == len(answered)
+        computed = sum(v for (name, _), v in scraped.items() if name == "patience_hints_total")
+        assert computed == len(answered)
+        assert scraped[("patience_hints_running", ())] == scraped[("patience_hints_queued", ())] == 0
 
 
 def gone(pids: set[int], timeout: float = 30) -> bool:

@@ -22,6 +22,7 @@ import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from patience.v1 import patience_pb2 as pb
+from prometheus_client import REGISTRY
 from service_harness import Client, FixedSeeds, ServerThread, bearer, refusal, settings_for
 
 from engine.catalogue import get_game
@@ -34,6 +35,7 @@ from service.convert import view_bytes
 from service.signing import KeyRing
 
 KEY_RING = KeyRing.generate()
+CODES = ("WINNING_LINE", "WINS_IN_GUESSES", "SAFE_MOVE", "BEST_SCORE", "NO_MOVE")
 STATES = 600  # positions per hint: small, so that the tests stay quick
 CPU_SECONDS = 60.0  # far above what 600 positions take: the answer is the budget's, on a loaded machine too
 
@@ -191,6 +193,30 @@ def test_hint_over_rest(server: ServerThread, client: Client, seeds: FixedSeeds)
 # ------------------------------------------------------------------------------------------ a busy pool
 
 
+def sample(name: str, **labels: str) -> float:
+    """A metric of this process (the servers of this module run in it)."""
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+def test_the_hint_metrics_count_each_computed_hint(server: ServerThread, client: Client, seeds: FixedSeeds) -> None:
+    """Per variant, the solver's CPU (a histogram) and, per reason_code, the hints computed; a hint answered from
+    memory (asked again at the same version) costs no solver run and is not counted again."""
+    before = {
+        "count": sample("patience_hint_solver_cpu_seconds_count", variant="sultan-36"),
+        "sum": sample("patience_hint_solver_cpu_seconds_sum", variant="sultan-36"),
+        "codes": {c: sample("patience_hints_total", reason_code=c) for c in CODES},
+    }
+    game, token = new_game(client, seeds, SULTAN, "sultan-36")
+    reply = client.Hint(pb.HintRequest(game_id=game.game_id), metadata=bearer(token))
+    client.Hint(pb.HintRequest(game_id=game.game_id), metadata=bearer(token))  # from memory
+    assert sample("patience_hint_solver_cpu_seconds_count", variant="sultan-36") == before["count"] + 1
+    assert sample("patience_hint_solver_cpu_seconds_sum", variant="sultan-36") > before["sum"]
+    for code in CODES:
+        want = before["codes"][code] + (1 if code == reply.reason_code else 0)
+        assert sample("patience_hints_total", reason_code=code) == want
+    assert (sample("patience_hints_running"), sample("patience_hints_queued")) == (0, 0)
+
+
 def wait_for(path: str) -> bool:
     """Work for a pool process that lasts until ``path`` exists (so that the pool is busy while a test asks)."""
     while not Path(path).exists():
@@ -211,10 +237,12 @@ def test_a_saturated_pool_refuses_at_once_with_a_stable_reason(
         game, token = new_game(client, seeds, SULTAN, "sultan-36")
         pool = server.server.games.hints
         first = client.Hint(pb.HintRequest(game_id=game.game_id), metadata=bearer(token))
+        busy_before = sample("patience_hints_busy_total")
         # The one process is taken by work that waits for the gate: the pool admits nothing more.
         running = asyncio.run_coroutine_threadsafe(pool.run(wait_for, str(gate)), server.loop)
         while pool.in_flight == 0:
             time.sleep(0.01)
+        assert (sample("patience_hints_running"), sample("patience_hints_queued")) == (1, 0)
         # Asked again at the same version: the hint this server gave, without the pool.
         assert client.Hint(pb.HintRequest(game_id=game.game_id), metadata=bearer(token)) == first
         client.ApplyMove(
@@ -229,11 +257,13 @@ def test_a_saturated_pool_refuses_at_once_with_a_stable_reason(
         assert len(retry) == 1
         r = refusal(lambda: client.Hint(pb.HintRequest(game_id=game.game_id), metadata=bearer(token)))
         assert (r.reason, r.metadata["limit"]) == ("HINTS_BUSY", "1")
+        assert sample("patience_hints_busy_total") == busy_before + 2  # both refusals counted
         # Refused hints are not counted; once the work is done, the pool serves the hint.
         gate.touch()
         assert running.result(60) is True
         while pool.in_flight:
             time.sleep(0.01)
+        assert sample("patience_hints_running") == 0
         reply = client.Hint(pb.HintRequest(game_id=game.game_id), metadata=bearer(token))
         assert (reply.version, reply.hint_count) == (2, 2)
     finally:
