@@ -119,6 +119,21 @@ async function main() {
   window.addEventListener('resize', () => {
     if (state.game) fit(table);
   });
+  // The table fits the room below the bar: when the bar changes height (a longer title in Russian, the watch
+  // controls), the table is fitted again. The message line keeps its height (a longer message lies over the
+  // table's top edge until the next one, or a tap).
+  const heights = new Map();
+  const refit = new ResizeObserver((entries) => {
+    let changed = false;
+    for (const e of entries) {
+      const h = Math.round(e.target.getBoundingClientRect().height);
+      if (heights.has(e.target) && heights.get(e.target) !== h) changed = true;
+      heights.set(e.target, h);
+    }
+    if (changed && state.game) fit(table);
+  });
+  refit.observe(document.querySelector('header.bar'));
+  $('message').addEventListener('click', () => say(''));
   window.addEventListener('popstate', () => {
     const id = new URLSearchParams(location.search).get('game');
     if (id && (!state.game || id !== state.game.gameId)) reopen(id);

@@ -348,6 +348,7 @@ export async function resign() {
   try {
     const response = await api.resign(state.game.gameId, state.token, state.game.version);
     state.game = response.game;
+    say(''); // a hint or a refusal of the game in play says nothing about its end
     render();
     await afterChange();
   } catch (err) {

@@ -415,7 +415,9 @@ const MARKS = / (selected|target|hint|dragging)\b/g;
 function model(table, width, bottom, fresh = false) {
   const nodes = [...table.querySelectorAll(PLACES)];
   const shape = nodes.map((n) => `${n.className.replace(MARKS, '')}:${n.dataset.pile || n.textContent}`).join(',');
-  const key = `${table.className}|${table.dataset.family}|${width}x${bottom}|${shape}`;
+  // Places are measured in the window, so the table's own top (below the bar and the message) is part of the key.
+  const top = Math.round(table.getBoundingClientRect().top + window.scrollY);
+  const key = `${table.className}|${table.dataset.family}|${width}x${bottom}@${top}|${shape}`;
   let m = fresh ? null : models.get(key) || savedModels()[key];
   if (!m || m.A.length !== nodes.length) {
     const hi = MAX_CW[table.dataset.family] || 96;

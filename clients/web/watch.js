@@ -21,6 +21,7 @@ const delay = () => (quiet() ? 0 : SPEEDS[$('watch-speed').value] ?? SPEEDS.norm
 /** The controls replace the game's buttons in the bar while the line plays (the table keeps its size). */
 function showBar(on) {
   $('watch').hidden = !on;
+  $('watch').title = t('msg.watching');
   document.querySelector('.actions').hidden = on;
   if (state.game) fit($('table'));
 }
@@ -31,7 +32,7 @@ function update(w) {
   button.textContent = t(w.playing ? 'watch.pause' : 'watch.play');
   button.setAttribute('aria-pressed', String(w.playing));
   $('watch-step').disabled = w.playing || w.next >= w.line.length;
-  say(`${t('watch.progress', { n: w.next, total: w.line.length })}. ${t('msg.watching')}`, 'info');
+  say(t('watch.progress', { n: w.next, total: w.line.length }), 'info');
   document.body.dataset.watched = String(w.next);
   document.body.dataset.watch = w.playing ? 'playing' : 'paused';
 }

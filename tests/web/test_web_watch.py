@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from http_support import LiveServer, live_server
-from web_support import Table
+from web_support import DESKTOP, PHONE, Table
 
 from engine.catalogue import get_game
 from engine.verify import Outcome, replay
@@ -43,7 +43,7 @@ def pool_server(redis_url: str, proven: Entry, tmp_path_factory: pytest.TempPath
     async def fill() -> None:
         store = open_store(redis_url, idle_seconds=600, key_prefix=PREFIX)
         try:
-            for _ in range(2):
+            for _ in range(3):
                 await store.push_winnable(pool_name(GAME), proven.pack())
         finally:
             await store.close()
@@ -55,7 +55,7 @@ def pool_server(redis_url: str, proven: Entry, tmp_path_factory: pytest.TempPath
 
 
 def _table(browser: Any, server: LiveServer, **context: Any) -> Table:
-    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, **context)
+    ctx = browser.new_context(**{"viewport": DESKTOP, **context})
     page = ctx.new_page()
     page.set_default_timeout(30_000)
     return Table(page, server.base_url).open()
@@ -67,13 +67,16 @@ def _close(table: Table) -> None:
     assert errors == [], errors
 
 
-def _resign_a_winnable_deal(table: Table) -> None:
+def _resign_a_winnable_deal(table: Table, hint: bool = False) -> None:
     page = table.page
     page.check("#winnable")
     page.select_option("#variant", "cats-tail")
     page.click("#deal")
     page.wait_for_selector("body[data-dealt='winnable']")
     table.wait_settled(1)
+    if hint:
+        page.click("#btn-hint")
+        page.wait_for_selector("#message.hint")
     page.once("dialog", lambda d: d.accept())
     page.click("#btn-resign")
     page.wait_for_selector("#result:not([hidden])")
@@ -169,5 +172,36 @@ def test_under_reduced_motion_the_line_plays_at_once_to_a_certified_replay_win(
         )
         assert "cats-tail" not in fresh and "cats-tail" not in replays, (fresh, replays)
         assert (winnable["cats-tail"]["played"], winnable["cats-tail"]["won"]) == (1, 0)  # the resigned deal
+    finally:
+        _close(table)
+
+
+#: Run in the page: the watch controls that lie outside the window, and how tall the bar is.
+WATCH_LAYOUT = """() => {
+    const W = window.innerWidth;
+    const outside = [...document.querySelectorAll('#watch > *')]
+        .filter((el) => { const r = el.getBoundingClientRect(); return r.left < -0.5 || r.right > W + 0.5; })
+        .map((el) => el.id || el.className);
+    const rows = new Set([...document.querySelectorAll('#watch > :not(.visually-hidden)')]
+        .map((el) => Math.round(el.getBoundingClientRect().top)));
+    return { overflowX: document.scrollingElement.scrollWidth - W, outside, rows: rows.size };
+}"""
+
+
+def test_the_line_controls_fit_a_phone_in_russian(browser: Any, pool_server: LiveServer) -> None:
+    table = _table(browser, pool_server, viewport=PHONE, has_touch=True, is_mobile=True, locale="ru-RU")
+    page = table.page
+    try:
+        _resign_a_winnable_deal(table, hint=True)
+        assert table.message() == ""  # the hint for the game in play is gone with it
+        page.click("#result-watch")
+        page.wait_for_selector("body[data-watched='1']", state="attached")
+        page.click("#watch-play")
+        page.wait_for_selector("body[data-watch-running='false']", state="attached")
+        assert page.inner_text("#watch-play") == "Пуск"
+        assert page.evaluate(WATCH_LAYOUT) == {"overflowX": 0, "outside": [], "rows": 1}
+        assert table.message().startswith("Выигрышная линия: ход ")
+        page.tap("#watch-stop")
+        page.wait_for_selector("nav.actions", state="visible")
     finally:
         _close(table)
