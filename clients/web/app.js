@@ -21,7 +21,7 @@ import { activate, autoPlay, dealGame, deselect, playAgain, resign, select, send
 import { openCertificates, showResult } from './result.js';
 import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from './state.js';
 import * as store from './storage.js';
-import { fit } from './table.js';
+import { fit } from './fit.js';
 import { attachWatch, watchLine } from './watch.js';
 
 function switchLanguage() {

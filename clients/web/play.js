@@ -315,8 +315,9 @@ export async function start(game, token) {
   state.batch = [];
   state.legal = [];
   state.revealed = null;
-  state.watching = null;
+  state.watching = null; // a line being watched stops: this is another game (the back button, a link)
   $('watch').hidden = true;
+  document.querySelector('.actions').hidden = false;
   $('result').hidden = true;
   say('');
   render({ animate: false });

@@ -11,7 +11,7 @@ import { explain } from './messages.js';
 import { quiet } from './motion.js';
 import { afterChange, dealGame, refused } from './play.js';
 import { $, isOver, say, state } from './state.js';
-import { fit } from './table.js';
+import { fit } from './fit.js';
 
 /** Milliseconds between two moves, by speed (a slide itself takes at most 320 ms). */
 const SPEEDS = { slow: 1400, normal: 600, fast: 100 };

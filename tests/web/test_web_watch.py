@@ -201,7 +201,10 @@ def test_the_line_controls_fit_a_phone_in_russian(browser: Any, pool_server: Liv
         assert page.inner_text("#watch-play") == "Пуск"
         assert page.evaluate(WATCH_LAYOUT) == {"overflowX": 0, "outside": [], "rows": 1}
         assert table.message().startswith("Выигрышная линия: ход ")
-        page.tap("#watch-stop")
+        # The back button leaves the line for the game before it: its buttons come back, the line's go.
+        page.go_back()
+        page.wait_for_selector("body[data-dealt='winnable']")
+        page.wait_for_selector("#watch", state="hidden")
         page.wait_for_selector("nav.actions", state="visible")
     finally:
         _close(table)
