@@ -11,6 +11,7 @@ import asyncio
 import hashlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,6 +24,7 @@ from engine.verify import Outcome, replay
 from service.store import open_store
 from service.winnable import Budget, Entry, pool_name, prove
 
+AXE = Path(__file__).resolve().parents[2] / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 PREFIX = "webwatch"
 GAME = get_game("cats-tail")
 
@@ -83,6 +85,14 @@ def _resign_a_winnable_deal(table: Table, hint: bool = False) -> None:
     page.wait_for_selector("#result-watch", state="visible")
 
 
+def _axe(table: Table) -> list[dict[str, Any]]:
+    """axe-core's serious and critical violations on the page as it is."""
+    table.page.add_script_tag(path=str(AXE))
+    found = table.page.evaluate("async () => (await axe.run(document, { resultTypes: ['violations'] })).violations")
+    serious = [v for v in found if v["impact"] in ("serious", "critical")]
+    return [{"id": v["id"], "nodes": [n["target"] for n in v["nodes"][:2]]} for v in serious]
+
+
 def _recorded(table: Table) -> list[str]:
     """The moves the server recorded for the page's game (asked with the key the page keeps)."""
     page = table.page
@@ -100,7 +110,7 @@ def _recorded(table: Table) -> list[str]:
 def test_the_line_plays_with_pause_step_and_speed_then_hands_the_table_back(
     browser: Any, pool_server: LiveServer, proven: Entry
 ) -> None:
-    table = _table(browser, pool_server)
+    table = _table(browser, pool_server, bypass_csp=True)  # for axe-core's script
     page = table.page
     line = [m.text() for m in proven.line]
     try:
@@ -120,6 +130,7 @@ def test_the_line_plays_with_pause_step_and_speed_then_hands_the_table_back(
         done = int(page.get_attribute("body", "data-watched") or 0)
         assert table.moves() == done and done < len(line)
         assert f"move {done} of {len(line)}" in table.message()
+        assert _axe(table) == []  # the line's controls in the bar
         # Step: exactly one move.
         page.click("#watch-step")
         page.wait_for_selector(f"body[data-watched='{done + 1}']", state="attached")
