@@ -5,9 +5,11 @@
 "Playable" is the page's own mark ``patience-ready``: the variants read, the game dealt or reopened, the table
 drawn and fitted, its legal moves fetched (app.js sets it once all of that is done). Two ways in, at 1280x800
 and at 390x844 (touch): reopening a saved game by its URL (``/?game=ID``, the usual visit) and dealing a new one
-from a link (``/?variant=ID``). Each load is a fresh page. Reported per case, as medians over the loads: the
-wall-clock time to the mark, and the main thread's CPU time by then (Chrome's TaskDuration, with its script,
-style and layout parts), which a busy machine disturbs much less than the wall clock.
+from a link (``/?variant=ID``); each cold and warm. Cold: every load in a new browser context (an empty HTTP
+cache and no model of the table's fit kept, as on a first visit; only the game's key is given). Warm: loads in
+one context after a first one, as a returning player's. Each load is a fresh page. Reported per case, as medians
+over the loads: the wall-clock time to the mark, and the main thread's CPU time by then (Chrome's TaskDuration,
+with its script, style and layout parts), which a busy machine disturbs much less than the wall clock.
 """
 
 from __future__ import annotations
@@ -47,6 +49,13 @@ def _load(context: Any, url: str) -> dict[str, float]:
     return {"ready_ms": ready, **{name: metrics.get(name, 0.0) * 1000 for name in METRICS}}
 
 
+def _context(browser: Any, viewport: dict[str, int], touch: dict[str, bool], record: str) -> Any:
+    """A browser context that holds the key of the game to reopen (and nothing else of the page's)."""
+    context = browser.new_context(viewport=viewport, reduced_motion="reduce", **touch)
+    context.add_init_script(f"localStorage.setItem('patience.games', {json.dumps(record)})")
+    return context
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--loads", type=int, default=15)
@@ -70,23 +79,29 @@ def main() -> None:
                 dealt = api.post("/v1/games", json={"variant": variant}).json()
                 gid, token = dealt["game"]["gameId"], dealt["gameToken"]
                 record = json.dumps({gid: {"token": token, "variant": variant, "dealt": 0}})
-                context = browser.new_context(viewport=viewport, reduced_motion="reduce", **touch)
-                context.add_init_script(f"localStorage.setItem('patience.games', {json.dumps(record)})")
+
                 cases = {"reopen": f"{server.base_url}/?game={gid}", "deal": f"{server.base_url}/?variant={variant}"}
                 for how, link in cases.items():
-                    _load(context, link)  # a first load warms the browser's caches, as a returning player's are
-                    samples = [_load(context, link) for _ in range(args.loads)]
-                    row = {"size": size, "variant": variant, "how": how, "loads": len(samples)}
-                    for key in ("ready_ms", *METRICS):
-                        row[key] = round(statistics.median(s[key] for s in samples), 1)
-                    rows.append(row)
-                    print(
-                        f"{size:>8} {variant:<14} {how:<6} ready {row['ready_ms']:7.1f} ms  main thread "
-                        f"{row['TaskDuration']:6.1f} ms (script {row['ScriptDuration']:.1f}, style "
-                        f"{row['RecalcStyleDuration']:.1f}, layout {row['LayoutDuration']:.1f})",
-                        file=sys.stderr,
-                    )
-                context.close()
+                    cold = []
+                    for _ in range(args.loads):
+                        fresh = _context(browser, viewport, touch, record)
+                        cold.append(_load(fresh, link))
+                        fresh.close()
+                    warm_context = _context(browser, viewport, touch, record)
+                    _load(warm_context, link)  # a first load fills the browser's caches, as a returning player's are
+                    warm = [_load(warm_context, link) for _ in range(args.loads)]
+                    warm_context.close()
+                    for cache, samples in (("cold", cold), ("warm", warm)):
+                        row = {"size": size, "variant": variant, "how": how, "cache": cache, "loads": len(samples)}
+                        for key in ("ready_ms", *METRICS):
+                            row[key] = round(statistics.median(s[key] for s in samples), 1)
+                        rows.append(row)
+                        print(
+                            f"{size:>8} {variant:<14} {how:<6} {cache:<4} ready {row['ready_ms']:7.1f} ms  main "
+                            f"thread {row['TaskDuration']:6.1f} ms (script {row['ScriptDuration']:.1f}, style "
+                            f"{row['RecalcStyleDuration']:.1f}, layout {row['LayoutDuration']:.1f})",
+                            file=sys.stderr,
+                        )
         browser.close()
     result = {"rows": rows, "load_average": os.getloadavg(), "cpus": os.cpu_count()}
     if args.json:

@@ -6,8 +6,9 @@ Starts a real server (a throwaway redis-server, fresh keys), deals known seeds t
 headless Chromium, plays a few moves by clicking (foundation moves first, then the others, then the stock)
 so that the tables look like games in progress, and saves one PNG per family and size; then a hint marked on
 the table, public deal #7 on a phone, a won Cat's Tail game with its certificate checked in the browser, a
-winnable deal after the end with the server's winning line, a resigned Captives game with its deal revealed
-face up, and the Russian page with its rules.
+winnable deal after the end with the server's winning line, that line being watched on a replay (paused, on a
+phone), a resigned Captives game with its deal revealed face up, the statistics kept per kind of deal, and the
+Russian page with its rules.
 """
 
 from __future__ import annotations
@@ -158,7 +159,8 @@ def main(out: Path) -> None:
             if (attempt := prove(game, hashlib.sha256(b"screenshot winnable %d" % i).digest(), Budget())).entry
         )
         with ThreadPoolExecutor(1) as thread:  # Playwright's sync API keeps an event loop running in this one
-            thread.submit(asyncio.run, _push(url, prefix, pool_name(game), entry.pack())).result()
+            for _ in range(2):  # one to show its proof, one to watch its line
+                thread.submit(asyncio.run, _push(url, prefix, pool_name(game), entry.pack())).result()
         desktop.page.on("dialog", lambda dialog: dialog.accept())
         desktop.page.click("#btn-new")
         desktop.page.check("#winnable")
@@ -170,12 +172,39 @@ def main(out: Path) -> None:
         desktop.page.click("#solution > summary")
         desktop.page.screenshot(path=str(out / f"winnable-desktop.{EXT}"), **IMAGE)
         desktop.page.evaluate("() => localStorage.setItem('patience.winnable', 'false')")
+        # The server's line watched on a replay of such a deal, on a phone, with motion: paused after a few moves.
+        watcher = Table(
+            browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, locale="en-GB").new_page(),
+            server.base_url,
+        ).open()
+        watcher.page.on("dialog", lambda dialog: dialog.accept())
+        watcher.page.check("#winnable")
+        watcher.page.select_option("#variant", "cats-tail")
+        watcher.page.click("#deal")
+        watcher.page.wait_for_selector("body[data-dealt='winnable']")
+        watcher.page.click("#btn-resign")
+        watcher.page.click("#result-watch")
+        watcher.page.wait_for_selector("body[data-watched='12']", state="attached", timeout=60_000)
+        watcher.page.click("#watch-play")
+        watcher.page.wait_for_selector("body[data-watch-running='false']", state="attached")
+        watcher.page.wait_for_timeout(400)  # the last slide ends
+        watcher.page.screenshot(path=str(out / f"watch-phone.{EXT}"), **IMAGE)
         # A resigned game: the deal revealed face up, the seed checked against its commitment.
         server.seeds.push(hashlib.sha256(b"screenshot resigned").digest())
         desktop.deal("captives")
         desktop.page.click("#btn-resign")
         desktop.page.wait_for_selector("body[data-revealed=true]", state="attached")
         desktop.page.screenshot(path=str(out / f"resigned-desktop.{EXT}"), **IMAGE)
+        # Played again (a replay), resigned: the statistics keep fresh deals, winnable deals and replays apart.
+        desktop.page.click("#result-again")
+        desktop.page.wait_for_selector("body[data-dealt='replay']")
+        desktop.page.click("#btn-resign")
+        desktop.page.wait_for_selector("#fair-status[data-ok]")
+        desktop.page.click("#result-close")
+        desktop.page.click("#menu > summary")
+        desktop.page.click("#btn-stats")
+        desktop.page.screenshot(path=str(out / f"stats-desktop.{EXT}"), **IMAGE)
+        desktop.page.keyboard.press("Escape")
         # The Russian page, and the rules inside it.
         russian = Table(
             browser.new_context(viewport=PHONE, locale="ru-RU", reduced_motion="reduce").new_page(),

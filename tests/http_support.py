@@ -12,6 +12,7 @@ import asyncio
 import re
 import secrets
 import threading
+import time
 from collections import Counter, deque
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,6 +51,23 @@ class LiveServer:
     http_port: int
     seeds: SeedQueue
     server: Any
+    loop: asyncio.AbstractEventLoop | None = None  # the server's event loop (a test schedules work on it)
+
+    def occupy_hints(self, gate: Path) -> Any:
+        """Give the server's hint pool one job that lasts until ``gate`` exists (so a hint waits, or is refused
+        as HINTS_BUSY); returns its concurrent future. The job runs in a pool process, as a hint does."""
+        assert self.loop is not None
+        return asyncio.run_coroutine_threadsafe(self.server.games.hints.run(wait_for_file, str(gate)), self.loop)
+
+    def hints_in_flight(self) -> int:
+        return int(self.server.games.hints.in_flight)
+
+
+def wait_for_file(path: str) -> bool:
+    """A hint pool's job that lasts until ``path`` exists."""
+    while not Path(path).exists():
+        time.sleep(0.01)
+    return True
 
 
 @contextmanager
@@ -97,7 +115,7 @@ def live_server(redis_url: str, keys_dir: Path | None, **overrides: Any) -> Iter
         raise box["error"]
     server = box["server"]
     try:
-        yield LiveServer(f"http://127.0.0.1:{server.http_port}", box["port"], server.http_port, seeds, server)
+        yield LiveServer(f"http://127.0.0.1:{server.http_port}", box["port"], server.http_port, seeds, server, loop)
     finally:
         asyncio.run_coroutine_threadsafe(server.stop(0), loop).result(30)
         loop.call_soon_threadsafe(loop.stop)

@@ -4,13 +4,16 @@
 import { reasonCode } from './messages.js';
 
 export class ApiError extends Error {
-  constructor(httpStatus, status) {
+  /** ``retryAfter``: the seconds of a Retry-After header (HINTS_BUSY, RATE_LIMITED, an empty pool), else null. */
+  constructor(httpStatus, status, retryAfter = null) {
     super((status && status.message) || `HTTP ${httpStatus}`);
     this.httpStatus = httpStatus;
     this.code = status ? status.code : 0;
     const info = ((status && status.details) || []).find((d) => (d['@type'] || '').endsWith('google.rpc.ErrorInfo'));
     this.reason = info ? reasonCode(info.reason) : '';
     this.metadata = (info && info.metadata) || {};
+    const raw = retryAfter ?? this.metadata.retry_after_seconds ?? '';
+    this.retryAfter = raw !== '' && Number.isFinite(Number(raw)) ? Number(raw) : null;
   }
 }
 
@@ -40,7 +43,7 @@ async function call(method, path, { body, token, query } = {}) {
   } catch (err) {
     data = null;
   }
-  if (!response.ok) throw new ApiError(response.status, data);
+  if (!response.ok) throw new ApiError(response.status, data, response.headers.get('retry-after'));
   return data;
 }
 

@@ -1,9 +1,10 @@
 // The web client's entry point: it wires the page's buttons and the table's input to the controller, opens the
 // game or variant the URL names, and marks the page ready. The controller's parts: state.js (what the page
 // holds), draw.js (the table and header), selection.js (what a click means), play.js (moves to the server and
-// back), result.js (the end of a game, its deal and certificate), new-game.js (the New game dialog and the links
-// that deal), menu.js (statistics, rules). The page only ever holds what the API sends a player: the view (hidden
-// cards as counts), the legal moves, and the seed once the game is over.
+// back), hint.js (the Hint button), watch.js (the server's winning line, played on a replay), result.js (the
+// end of a game, its deal and certificate), new-game.js (the New game dialog and the links that deal), menu.js
+// (statistics, rules). The page only ever holds what the API sends a player: the view (hidden cards as
+// counts), the legal moves, and the seed once the game is over.
 //
 // URLs: /?variant=ID&option=value deals a new game of that game; /?game=ID reopens a game whose key (token)
 // this browser keeps; /?lang=ru picks the language.
@@ -15,11 +16,13 @@ import { attachInput } from './input.js';
 import { openRules, openStats } from './menu.js';
 import { explain } from './messages.js';
 import { deal, fillOptions, fillVariants, openNewGame, requestFromUrl, showLink } from './new-game.js';
-import { activate, autoPlay, dealGame, deselect, hint, playAgain, resign, select, sendHome, start, stretch, undo } from './play.js';
+import { hint } from './hint.js';
+import { activate, autoPlay, dealGame, deselect, playAgain, resign, select, sendHome, start, stretch, undo } from './play.js';
 import { openCertificates, showResult } from './result.js';
 import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from './state.js';
 import * as store from './storage.js';
-import { fit } from './table.js';
+import { fit } from './fit.js';
+import { attachWatch, watchLine } from './watch.js';
 
 function switchLanguage() {
   closeMenu();
@@ -111,11 +114,26 @@ async function main() {
     pileCards,
     isColumn,
     selection: () => state.selection,
-    playable: () => !isOver() && !state.busy,
+    playable: () => !isOver() && !state.busy && !state.watching,
   });
   window.addEventListener('resize', () => {
     if (state.game) fit(table);
   });
+  // The table fits the room below the bar: when the bar changes height (a longer title in Russian, the watch
+  // controls), the table is fitted again. The message line keeps its height (a longer message lies over the
+  // table's top edge until the next one, or a tap).
+  const heights = new Map();
+  const refit = new ResizeObserver((entries) => {
+    let changed = false;
+    for (const e of entries) {
+      const h = Math.round(e.target.getBoundingClientRect().height);
+      if (heights.has(e.target) && heights.get(e.target) !== h) changed = true;
+      heights.set(e.target, h);
+    }
+    if (changed && state.game) fit(table);
+  });
+  refit.observe(document.querySelector('header.bar'));
+  $('message').addEventListener('click', () => say(''));
   window.addEventListener('popstate', () => {
     const id = new URLSearchParams(location.search).get('game');
     if (id && (!state.game || id !== state.game.gameId)) reopen(id);
@@ -141,6 +159,8 @@ async function main() {
   });
   $('result-new').addEventListener('click', openNewGame);
   $('result-again').addEventListener('click', playAgain);
+  $('result-watch').addEventListener('click', watchLine);
+  attachWatch();
 
   try {
     const catalogue = await api.listVariants();

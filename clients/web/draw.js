@@ -49,14 +49,21 @@ export function controls() {
   const status = $('status');
   status.textContent = t(`status.${g.status}`) === `status.${g.status}` ? '' : t(`status.${g.status}`);
   status.className = `status ${g.status === 'GAME_STATUS_WON' ? 'won' : g.status === 'GAME_STATUS_STUCK' ? 'stuck' : ''}`;
-  $('btn-undo').disabled = isOver() || !g.allowUndo || !(g.moveCount > 0);
-  $('btn-resign').disabled = isOver();
-  $('btn-hint').disabled = isOver() || state.legal.length === 0;
-  $('btn-auto').disabled = isOver();
+  const watching = Boolean(state.watching);
+  $('btn-undo').disabled = isOver() || watching || !g.allowUndo || !(g.moveCount > 0);
+  $('btn-resign').disabled = isOver() || watching;
+  hintButton();
+  $('btn-auto').disabled = isOver() || watching;
   $('hints').textContent = String(g.hintCount || 0);
   document.body.dataset.version = String(g.version);
   document.body.dataset.status = g.status;
   showSelection();
+}
+
+/** The Hint button: off while a hint is out, until a busy server's retry time, and when no move is left. */
+export function hintButton() {
+  const wait = state.hinting || Date.now() < state.hintRetryAt;
+  $('btn-hint').disabled = isOver() || Boolean(state.watching) || wait || state.legal.length === 0;
 }
 
 export function tick() {

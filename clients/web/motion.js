@@ -2,7 +2,7 @@
 // Web Animations API; a win sends the foundations' top cards on a little dance. Nothing moves when the player
 // asks for less motion (prefers-reduced-motion), and the page never waits for an animation to end.
 
-const quiet = () => window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+export const quiet = () => window.matchMedia('(prefers-reduced-motion: reduce)').matches;
 
 /** Where every face-up card on the table is now, by card text (two decks: up to two places each). */
 export function snapshot(table) {

@@ -7,12 +7,15 @@ import { cardLabel } from './cards.js';
 import { controls, render } from './draw.js';
 import { allCanGoHome, homeLine } from './finish.js';
 import { t } from './i18n.js';
-import { explain, reasonCode } from './messages.js';
+import { explain } from './messages.js';
 import { pause } from './motion.js';
 import { showResult } from './result.js';
 import { homeMove, moveText, showSelection, targetsOf } from './selection.js';
 import { $, gameUrl, isColumn, isOver, parseLegal, pileCards, say, state, variant, view } from './state.js';
 import * as store from './storage.js';
+
+/** Whether the player may act on the table now: a game on, no call of theirs in flight, no line being shown. */
+const idle = () => !isOver() && !state.busy && !state.watching;
 
 /** Shift-click (or Shift+Enter) on a column: its next free card joins the batch bound for the reserve. */
 function addToBatch(column) {
@@ -44,7 +47,7 @@ export function deselect() {
 }
 
 export async function play(text) {
-  if (state.busy || isOver()) return;
+  if (!idle()) return;
   state.busy = true;
   state.selection = null;
   state.batch = [];
@@ -103,7 +106,7 @@ async function finish() {
 
 /** The Auto-play button (and A): every safe move to the foundations, in one call, animated as one change. */
 export async function autoPlay() {
-  if (state.busy || isOver()) return;
+  if (!idle()) return;
   state.busy = true;
   deselect();
   try {
@@ -138,7 +141,7 @@ export async function refused(err, text = '') {
 }
 
 /** After every change: save, fetch the legal moves (or show the result), then mark the page settled. */
-async function afterChange() {
+export async function afterChange() {
   store.keepGame(state.game.gameId, { token: state.token, variant: state.game.variant });
   if (state.game.status === 'GAME_STATUS_WON') {
     say(t('msg.won'), 'win');
@@ -195,7 +198,7 @@ function stockAction() {
 
 /** Send the top card of ``pile`` (or the selection) to a foundation: the double-click, double-tap and F key. */
 export function sendHome(pile = null) {
-  if (isOver() || state.busy) return false;
+  if (!idle()) return false;
   const sel = pile ? { pile, pos: pileCards(pile).length - 1, count: 1 } : state.selection;
   if (!sel || sel.pos < 0) return false;
   const home = homeMove(sel);
@@ -209,7 +212,7 @@ export function sendHome(pile = null) {
 
 /** A click (or tap, or Enter) on something on the table. */
 export function activate(node, multi = false) {
-  if (isOver() || state.busy) return;
+  if (!idle()) return;
   const pileEl = node.closest('[data-pile]');
   if (!pileEl) {
     deselect();
@@ -268,8 +271,11 @@ export function stretch(delta) {
   return true;
 }
 
-/** NewGame (after PrepareGame when the player brings a seed), kept in the browser under its own URL. */
-export async function dealGame(request) {
+/**
+ * NewGame (after PrepareGame when the player brings a seed), kept in the browser under its own URL. A game
+ * dealt to ``watch`` the server's winning line on is kept, but never counted in the statistics.
+ */
+export async function dealGame(request, { watch = false } = {}) {
   let serverCommitment = null;
   if (request.clientSeed) {
     // The server commits to its part before it sees ours: then neither side chose the deal.
@@ -279,8 +285,9 @@ export async function dealGame(request) {
   }
   const response = await api.newGame(request);
   const g = response.game;
-  store.keepGame(g.gameId, { token: response.gameToken, variant: g.variant, firstView: g.view, serverCommitment, dealt: Date.now() });
-  if (store.counts(g)) store.countDeal(g.variant, g.gameId);
+  const record = { token: response.gameToken, variant: g.variant, firstView: g.view, serverCommitment, dealt: Date.now() };
+  store.keepGame(g.gameId, watch ? { ...record, watched: true } : record);
+  if (store.counts(g)) store.countDeal(g);
   history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));
   await start(g, response.gameToken);
 }
@@ -308,6 +315,9 @@ export async function start(game, token) {
   state.batch = [];
   state.legal = [];
   state.revealed = null;
+  state.watching = null; // a line being watched stops: this is another game (the back button, a link)
+  $('watch').hidden = true;
+  document.querySelector('.actions').hidden = false;
   $('result').hidden = true;
   say('');
   render({ animate: false });
@@ -315,7 +325,7 @@ export async function start(game, token) {
 }
 
 export async function undo() {
-  if (state.busy || isOver()) return;
+  if (!idle()) return;
   state.busy = true;
   try {
     const response = await api.undoMove(state.game.gameId, state.token, state.game.version);
@@ -333,70 +343,15 @@ export async function undo() {
 }
 
 export async function resign() {
-  if (state.busy || isOver()) return;
+  if (!idle()) return;
   if (!window.confirm(t('msg.resign-confirm'))) return;
   state.busy = true;
   try {
     const response = await api.resign(state.game.gameId, state.token, state.game.version);
     state.game = response.game;
+    say(''); // a hint or a refusal of the game in play says nothing about its end
     render();
     await afterChange();
-  } catch (err) {
-    await refused(err);
-  } finally {
-    state.busy = false;
-  }
-}
-
-/** The page's pile for a hinted move's target ("r" and "k" name the first empty cell and the king row). */
-function targetPile(id) {
-  if (id === 'r') {
-    const i = view().cells.findIndex((c) => !c);
-    return i >= 0 ? `r${i + 1}` : '';
-  }
-  return id;
-}
-
-/** Why the server hints a move, in the page's language, from its reason code (never the code itself). */
-function hintReason(h) {
-  const key = `hint.${reasonCode(h.reasonCode)}`;
-  const text = t(key, { wins: h.wins || 0, tried: h.tried || 0, moves: h.movesToEnd || 0, n: h.movesToEnd || 0 });
-  return text === key ? '' : text;
-}
-
-/** The Hint button (and H): the server's move for this position, marked on the table with its reason. */
-export async function hint() {
-  if (state.busy || isOver()) return;
-  state.busy = true;
-  try {
-    const h = await api.hint(state.game.gameId, state.token);
-    if (String(h.version) !== String(state.game.version)) return;
-    state.game.hintCount = h.hintCount ?? (state.game.hintCount || 0) + 1;
-    deselect();
-    controls();
-    if (!h.move) {
-      say(hintReason(h) || t('hint.NO_MOVE'), 'info');
-      return;
-    }
-    const best = parseLegal(h.move);
-    const table = $('table');
-    for (const s of best.sources) table.querySelector(`[data-pile="${s}"]`)?.classList.add('hint');
-    const target = targetPile(best.target);
-    if (target) table.querySelector(`[data-pile="${target}"]`)?.classList.add('target');
-    if (!best.sources.length) table.querySelector('.pile[data-pile="stock"]')?.classList.add('hint', 'target');
-    const source = best.sources.length === 1 ? pileCards(best.sources[0]) : [];
-    const from = source.length - (isColumn(best.sources[0]) ? best.count || 1 : 1);
-    const card = source.length ? source[Math.max(from, 0)] : null;
-    if (card) {
-      for (const c of table.querySelectorAll(`.pile[data-pile="${best.sources[0]}"] .card[data-pos]`)) {
-        if (Number(c.dataset.pos) >= from) c.classList.add('hint-card');
-      }
-    }
-    const why = hintReason(h);
-    const stock = { d: 'stock.deal', s: 'stock.turn', rd: 'stock.redeal' }[best.text];
-    const move = card ? t('hint.card', { card: cardLabel(card), move: best.text }) : stock ? t(stock) : best.text;
-    say(why ? t('msg.hint-why', { move, why }) : t('msg.hint', { move }), 'hint');
-    document.body.dataset.hint = best.text;
   } catch (err) {
     await refused(err);
   } finally {

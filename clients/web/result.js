@@ -21,15 +21,16 @@ export async function showResult() {
   const seconds = Math.round(elapsed());
   $('result-text').textContent = won ? t('result.won-text', { moves: g.moveCount, undos: g.undoCount, time: duration(seconds) }) : '';
   if (store.counts(g)) {
-    const { entry, best } = store.countEnd(g.variant, g.gameId, { won, seconds, moves: g.moveCount });
+    const { entry, best } = store.countEnd(g, { won, seconds, moves: g.moveCount });
     $('result-stats').textContent = `${won && best ? `${t('result.new-best')} ` : ''}${t('result.stats', {
       name: variantName(v),
+      kind: t(`stats.kind.${store.kindOf(g)}`),
       played: entry.played,
       won: entry.won,
       streak: entry.streak,
     })}`;
   } else {
-    $('result-stats').textContent = t('result.not-counted');
+    $('result-stats').textContent = t('result.watched');
   }
   $('result-again').hidden = !g.seed;
   $('result').hidden = false;
@@ -83,6 +84,7 @@ async function showDealt(g, seedHex) {
   const solution = $('solution');
   const list = g.solution || [];
   solution.hidden = !(g.dealt === 'winnable' && list.length);
+  $('watch-offer').hidden = solution.hidden;
   $('solution-count').textContent = t('result.solution', { n: list.length });
   $('solution-moves').textContent = list.join(' ');
   note.className = 'summary';

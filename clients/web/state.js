@@ -25,6 +25,9 @@ export const state = {
   selection: null, // { pile, pos, count }
   batch: [], // columns whose free cards go to the reserve together ("3,5,5-r"), king-chain games only
   busy: false,
+  hinting: false, // a hint is being computed (the button shows it; no second request leaves)
+  hintRetryAt: 0, // after HINTS_BUSY: no hint asked before this time (ms)
+  watching: null, // the server's winning line being played on a replay (watch.js)
   revealed: null, // the hidden cards, once the game is over and its seed re-dealt
 };
 

@@ -88,52 +88,66 @@ export function certificates() {
 }
 
 // ------------------------------------------------------------------------------------------------ statistics
+//
+// Kept apart by how the deal was chosen: fresh deals (dealt at random, with or without the player's seed, or
+// from a ticket), winnable deals, numbered public deals and replays each have their own played, won, streaks and
+// bests per game. A replayed win, a deal looked up by its number or a deal proven winnable never lifts the
+// streak or the bests of fresh deals, and an unfinished replay never breaks it. A game dealt only to watch the
+// server's winning line is not counted at all.
 
+/** The kinds of deal, in the order the statistics panel shows them. */
+export const KINDS = ['fresh', 'winnable', 'public', 'replay'];
+const STATS_KEY = { fresh: STATS, winnable: `${STATS}.winnable`, public: `${STATS}.public`, replay: `${STATS}.replay` };
 const EMPTY = { played: 0, won: 0, streak: 0, bestStreak: 0, bestTime: null, bestMoves: null, open: null };
 
-export function stats() {
-  const all = read(STATS, {});
+/** The kind a game's deal counts under (Game.dealt: random, ticket, winnable, public, replay). */
+export function kindOf(g) {
+  return KINDS.includes(g.dealt) ? g.dealt : 'fresh';
+}
+
+/** The statistics of one kind of deal: {variant: {played, won, streak, bestStreak, bestTime, bestMoves}}. */
+export function stats(kind = 'fresh') {
+  const all = read(STATS_KEY[kind] || STATS, {});
   return all && typeof all === 'object' ? all : {};
 }
 
-function update(variant, change) {
-  const all = stats();
+function update(kind, variant, change) {
+  const all = stats(kind);
   const entry = { ...EMPTY, ...(all[variant] || {}) };
   change(entry);
   all[variant] = entry;
-  write(STATS, all);
+  write(STATS_KEY[kind], all);
   return entry;
 }
 
-/**
- * Whether a game counts in the statistics: replays and numbered public deals do not (a deal played again, or
- * looked up by its number, is not a fresh deal), and the statistics panel says so.
- */
-export function counts(game) {
-  return game.dealt !== 'replay' && game.dealt !== 'public';
+/** Whether a game counts in the statistics: every game but one dealt to watch the server's line on. */
+export function counts(g) {
+  const record = game(g.gameId);
+  return !(record && record.watched);
 }
 
-/** A new game of ``variant`` was dealt: one more played; an unfinished previous game breaks the streak. */
-export function countDeal(variant, id) {
-  const entry = update(variant, (s) => {
-    if (s.open && s.open !== id) s.streak = 0;
+/** A new game was dealt: one more played of its kind; an unfinished previous game of that kind breaks its streak. */
+export function countDeal(g) {
+  const entry = update(kindOf(g), g.variant, (s) => {
+    if (s.open && s.open !== g.gameId) s.streak = 0;
     s.played += 1;
-    s.open = id;
+    s.open = g.gameId;
   });
-  keepGame(id, { played: true });
+  keepGame(g.gameId, { played: true });
   return entry;
 }
 
 /**
- * Game ``id`` ended (once per game: the record remembers it was counted). Returns the entry and whether the
- * win set a best time or a best move count.
+ * Game ``g`` ended (once per game: the record remembers it was counted). Returns its kind's entry and whether
+ * the win set a best time or a best move count.
  */
-export function countEnd(variant, id, { won, seconds, moves }) {
-  const record = game(id);
-  if (record && record.counted) return { entry: { ...EMPTY, ...(stats()[variant] || {}) }, best: false };
+export function countEnd(g, { won, seconds, moves }) {
+  const kind = kindOf(g);
+  const record = game(g.gameId);
+  if (record && record.counted) return { entry: { ...EMPTY, ...(stats(kind)[g.variant] || {}) }, best: false };
   let best = false;
-  const entry = update(variant, (s) => {
-    if (s.open === id) s.open = null;
+  const entry = update(kind, g.variant, (s) => {
+    if (s.open === g.gameId) s.open = null;
     if (!(record && record.played)) s.played += 1; // a game dealt elsewhere and opened here by its URL
     if (!won) {
       s.streak = 0;
@@ -151,6 +165,6 @@ export function countEnd(variant, id, { won, seconds, moves }) {
       best = true;
     }
   });
-  if (record) keepGame(id, { counted: true });
+  if (record) keepGame(g.gameId, { counted: true });
   return { entry, best };
 }

@@ -3,7 +3,7 @@ a live server (real Redis, real REST): Hint marks the server's move with its rea
 counts; Auto-play sends the safe cards home as the engine's autoplay does; the page knows when a game can
 finish on its own (finish.js, on hand-built positions of every family and their neighbours); "Winnable deals
 only" is kept and an empty pool is explained; "Play this deal again" deals a replay and "deal #N" a public
-deal, both marked and kept out of the statistics; an axe-core scan of the new controls.
+deal, both marked and counted apart from fresh deals; an axe-core scan of the new controls.
 """
 
 from __future__ import annotations
@@ -275,7 +275,7 @@ def test_a_winnable_deal_shows_its_proof_after_the_end(browser: Any, redis_url: 
 # ------------------------------------------------------------------------------------------------ replays, deal #N
 
 
-def test_play_this_deal_again_deals_a_replay_kept_out_of_the_statistics(table: Table, server: LiveServer) -> None:
+def test_play_this_deal_again_deals_a_replay_counted_apart(table: Table, server: LiveServer) -> None:
     page = table.page
     server.seeds.push(SEED)
     table.deal("cats-tail")
@@ -288,11 +288,61 @@ def test_play_this_deal_again_deals_a_replay_kept_out_of_the_statistics(table: T
     assert table.pile("1") == first
     assert "replay" in page.inner_text("#game-title")
     _resign(table)
-    assert "not counted" in page.inner_text("#result-stats")
+    assert "Your Cat's Tail, replays: played 1, won 0, streak 0." in page.inner_text("#result-stats")
     page.wait_for_selector("#deal-status[data-ok='true']")
     assert page.locator("#dealt-note").is_visible() and "replay" in page.inner_text("#dealt-note")
-    stats = page.evaluate("JSON.parse(localStorage.getItem('patience.stats'))")
-    assert stats["cats-tail"]["played"] == 1  # the first game only
+    fresh, replays = page.evaluate(
+        "() => ['patience.stats', 'patience.stats.replay'].map((k) => JSON.parse(localStorage.getItem(k)))"
+    )
+    assert fresh["cats-tail"]["played"] == 1  # the first game only
+    assert (replays["cats-tail"]["played"], replays["cats-tail"]["won"]) == (1, 0)
+    # The panel keeps them apart, a table for each kind of deal.
+    page.click("#result-close")
+    page.click("#menu > summary")
+    page.click("#btn-stats")
+    assert page.inner_text("#stats-body table[data-kind='fresh'] caption").startswith("Fresh deals")
+    assert page.inner_text("#stats-body table[data-kind='replay'] caption") == "Replays"
+    row = page.locator("#stats-body table[data-kind='replay'] tr[data-variant='cats-tail']").inner_text()
+    assert row.split("\t")[1:3] == ["1", "0"], row
+    assert page.locator("#stats-body table[data-kind='public']").count() == 0
+
+
+def _count_end(table: Table, game: dict[str, Any], won: bool) -> dict[str, Any]:
+    """storage.js's count of a game's deal and end, run in the page; the entry of its kind."""
+    return dict(
+        table.page.evaluate(
+            """async ([g, won]) => {
+                const store = await import('/storage.js');
+                store.keepGame(g.gameId, { token: 't', variant: g.variant });
+                store.countDeal(g);
+                return store.countEnd(g, { won, seconds: 60, moves: 100 }).entry;
+            }""",
+            [game, won],
+        )
+    )
+
+
+def test_a_replayed_or_numbered_win_never_lifts_the_streak_of_fresh_deals(table: Table) -> None:
+    """Each kind of deal has its own streak: wins of replays, numbered and winnable deals leave the fresh one
+    alone, and an unfinished replay does not break it."""
+    page = table.page
+    page.keyboard.press("Escape")
+    page.evaluate("() => localStorage.clear()")
+    fresh = {"variant": "tribunal", "dealt": "random"}
+    assert _count_end(table, {**fresh, "gameId": "a"}, True)["streak"] == 1
+    for i, kind in enumerate(["replay", "public", "winnable", "replay"]):
+        entry = _count_end(table, {"gameId": f"k{i}", "variant": "tribunal", "dealt": kind}, True)
+        assert entry["won"] == entry["streak"] == (2 if i == 3 else 1), (kind, entry)
+    # A replay dealt and left unfinished: the fresh streak goes on.
+    opened = {"gameId": "open", "variant": "tribunal", "dealt": "replay"}
+    page.evaluate("async (g) => (await import('/storage.js')).countDeal(g)", opened)
+    entry = _count_end(table, {**fresh, "gameId": "b"}, True)
+    assert (entry["played"], entry["won"], entry["streak"]) == (2, 2, 2), entry
+    # A ticket's deal and one with the player's seed are fresh deals; a fresh loss breaks only the fresh streak.
+    assert _count_end(table, {**fresh, "gameId": "c", "dealt": "ticket"}, False)["streak"] == 0
+    replays = page.evaluate("JSON.parse(localStorage.getItem('patience.stats.replay'))")["tribunal"]
+    assert (replays["played"], replays["won"], replays["streak"]) == (3, 2, 2), replays
+    assert replays["open"] == "open"  # it breaks the replays' streak once the next replay is dealt
 
 
 def test_a_won_replay_is_certified_as_a_replay(table: Table, api: httpx.Client) -> None:
@@ -383,10 +433,12 @@ def test_axe_finds_no_serious_violation_in_the_new_controls(browser: Any, server
 
 
 def test_every_word_of_the_page_is_in_english_and_russian() -> None:
-    """i18n.js: the Russian table has exactly the English keys, each with as many | forms as the language needs."""
-    text = (Path(__file__).resolve().parents[2] / "clients" / "web" / "i18n.js").read_text()
-    en_block = text[text.index("const EN = {") : text.index("const RU = {")]
-    ru_block = text[text.index("const RU = {") : text.index("};", text.index("const RU = {"))]
+    """words-en.js and words-ru.js: the Russian table has exactly the English keys, each with as many | forms as
+    the language needs."""
+    web = Path(__file__).resolve().parents[2] / "clients" / "web"
+    en_text, ru_text = (web / "words-en.js").read_text(), (web / "words-ru.js").read_text()
+    en_block = en_text[en_text.index("export const EN = {") : en_text.index("};")]
+    ru_block = ru_text[ru_text.index("export const RU = {") : ru_text.index("};")]
     entry = re.compile(r"^  '?([\w.\-]+)'?: '(.*)',$", re.M)
     en, ru = dict(entry.findall(en_block)), dict(entry.findall(ru_block))
     assert len(en) > 150 and set(en) == set(ru), set(en) ^ set(ru)

@@ -10,6 +10,7 @@ deal after Resign, the kept certificate and the notice of a server that signs no
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from pathlib import Path
@@ -631,7 +632,7 @@ def test_the_load_benchmark_reports_every_case(tmp_path: Path) -> None:
         timeout=600,
     )
     rows = json.loads(out.read_text())["rows"]
-    cases = {(size, how) for size in ("1280x800", "390x844") for how in ("reopen", "deal")}
-    assert {(r["size"], r["how"]) for r in rows} == cases
+    cases = set(itertools.product(("1280x800", "390x844"), ("reopen", "deal"), ("cold", "warm")))
+    assert {(r["size"], r["how"], r["cache"]) for r in rows} == cases
     for row in rows:
         assert row["ready_ms"] > 0 and row["TaskDuration"] > 0, row

@@ -1,0 +1,198 @@
+// Fitting a drawn table to the window: the largest card width at which every pile is on screen, the column
+// fans compressed first (down to where a card's corner still reads; a run's strips stay 24 px tap targets),
+// the cards made smaller only then. Every place on the table is an affine function of the card width, so two
+// measured layouts (the model, kept in the browser per table shape) give the whole geometry at any width.
+
+const MAX_CW = { 'king-chain': 96, 'salic-law': 84, captives: 96, sultan: 96 };
+const MIN_CW = 24;
+/** The fan below which a card's corner (rank and suit) would be cut: fans stop there and the cards shrink. */
+const fanFloor = (cw) => Math.max(cw * 0.3, 9);
+const fanDefault = (cw) => cw * 0.38;
+/** A tap target's least height (issue: at least 24 px for every card that can be picked up). */
+const TAP = 24;
+/** The strip of a card in a column's run: a tap target, and never less than the corner's floor. */
+const runFloor = (cw) => Math.max(fanFloor(cw), TAP);
+
+/** A column's strips: ``a`` above its run (only shown), ``r`` inside its run (tapped), from its data. */
+function strips(col) {
+  const n = col.querySelectorAll('.card').length;
+  const run = Math.min(Number(col.dataset.run || 1), n);
+  return { a: Math.max(n - Math.max(run, 1), 0), r: Math.max(run - 1, 0) };
+}
+
+/**
+ * The room the table has: the layout viewport (a phone zoomed out would report a taller window), less a margin.
+ */
+function room() {
+  const doc = document.documentElement;
+  return { width: doc.clientWidth, bottom: doc.clientHeight - 6 };
+}
+
+/**
+ * Fans for card width ``cw``: each column as open as the room below it allows. The cards above the run close up
+ * first, down to the floor where their corners still read; the run's strips stay tap targets (``runFloor``).
+ */
+function setFans(table, cw, bottom) {
+  const ch = cw * 1.4;
+  const columns = [...table.querySelectorAll('.pile.fan-down')];
+  const tops = columns.map((col) => col.getBoundingClientRect().top + window.scrollY);
+  columns.forEach((col, i) => {
+    const { a, r } = strips(col);
+    const room = bottom - tops[i] - ch;
+    const floor = fanFloor(cw);
+    let fan = fanDefault(cw);
+    let runFan = Math.max(fan, runFloor(cw));
+    if (a * fan + r * runFan > room) {
+      if (a) fan = Math.max(floor, Math.min(fan, (room - r * runFan) / a));
+      if (r) runFan = Math.max(runFloor(cw), Math.min(runFan, (room - a * fan) / r));
+    }
+    col.style.setProperty('--fan', `${Math.max(fan, floor).toFixed(2)}px`);
+    col.style.setProperty('--run-fan', `${runFan.toFixed(2)}px`);
+  });
+}
+
+function apply(table, cw) {
+  table.style.setProperty('--cw', `${cw}px`);
+  table.style.setProperty('--cw-small', `${Math.round(cw * 0.55)}px`);
+}
+
+/** Whether every pile lies inside the window (nothing cut off at either side, nothing below the bottom). */
+function fits(table, width, bottom) {
+  for (const p of table.querySelectorAll('.pile, .group-label, .queens')) {
+    const r = p.getBoundingClientRect();
+    if (r.width === 0 && r.height === 0) continue;
+    if (r.left < -0.5 || r.right > width + 0.5 || r.bottom + window.scrollY > bottom + 0.5) return false;
+  }
+  return true;
+}
+
+const PLACES = '.pile, .group-label, .queens';
+
+/** Where every pile lies at card width ``cw`` (fans at their floor), in page coordinates. */
+function measure(table, cw) {
+  apply(table, cw);
+  for (const col of table.querySelectorAll('.pile.fan-down')) {
+    col.style.setProperty('--fan', `${fanFloor(cw).toFixed(2)}px`);
+    col.style.setProperty('--run-fan', `${runFloor(cw).toFixed(2)}px`);
+  }
+  return [...table.querySelectorAll(PLACES)].map((node) => {
+    const r = node.getBoundingClientRect();
+    return {
+      left: r.left,
+      right: r.right,
+      top: r.top + window.scrollY,
+      bottom: r.bottom + window.scrollY,
+      empty: r.width === 0 && r.height === 0,
+    };
+  });
+}
+
+/**
+ * Every place on the table is an affine function of the card width (gaps are fixed, the rest scales), so two
+ * layouts give each pile's edges at any width. The model holds while the table keeps its shape (the same piles,
+ * labels and window), so a move costs one layout, not three.
+ */
+const models = new Map();
+const SAVED_MODELS = 'patience.fit';
+let styleHash = null;
+
+/** A short hash of the page's style sheets: a kept model is only trusted under the styles that made it. */
+function stylesVersion() {
+  if (styleHash === null) {
+    let h = 0;
+    for (const sheet of document.styleSheets) {
+      for (const rule of sheet.cssRules) for (const ch of rule.cssText) h = (h * 31 + ch.charCodeAt(0)) | 0;
+    }
+    styleHash = String(h >>> 0);
+  }
+  return styleHash;
+}
+
+/** Models kept in the browser between visits (a reopened game is fitted with one layout). */
+function savedModels() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SAVED_MODELS) || '{}');
+    return saved && saved.version === stylesVersion() ? saved.models : {};
+  } catch (err) {
+    return {};
+  }
+}
+
+function keepModel(key, m) {
+  const kept = savedModels();
+  kept[key] = m;
+  const keys = Object.keys(kept);
+  for (const old of keys.slice(0, Math.max(0, keys.length - 24))) delete kept[old];
+  try {
+    localStorage.setItem(SAVED_MODELS, JSON.stringify({ version: stylesVersion(), models: kept }));
+  } catch (err) {
+    // No room: the model is made again next time.
+  }
+}
+
+const MARKS = / (selected|target|hint|dragging)\b/g;
+
+function model(table, width, bottom, fresh = false) {
+  const nodes = [...table.querySelectorAll(PLACES)];
+  const shape = nodes.map((n) => `${n.className.replace(MARKS, '')}:${n.dataset.pile || n.textContent}`).join(',');
+  // Places are measured in the window, so the table's own top (below the bar and the message) is part of the key.
+  const top = Math.round(table.getBoundingClientRect().top + window.scrollY);
+  const key = `${table.className}|${table.dataset.family}|${width}x${bottom}@${top}|${shape}`;
+  let m = fresh ? null : models.get(key) || savedModels()[key];
+  if (!m || m.A.length !== nodes.length) {
+    const hi = MAX_CW[table.dataset.family] || 96;
+    const lo = Math.round(hi / 2);
+    m = { hi, lo, A: measure(table, hi), B: measure(table, lo) };
+    keepModel(key, m);
+  }
+  if (models.size > 40) models.clear();
+  models.set(key, m);
+  const counts = nodes.map((n) => (n.classList.contains('fan-down') ? strips(n) : null));
+  return { m, counts };
+}
+
+/** The largest card width at which the model says everything fits. */
+function widest({ m, counts }, width, bottom) {
+  const { hi, lo, A, B } = m;
+  const at = (a, b, cw) => b + ((a - b) * (cw - lo)) / (hi - lo);
+  const ok = (cw) =>
+    A.every((p, i) => {
+      const q = B[i];
+      if (p.empty && q.empty) return true;
+      if (at(p.left, q.left, cw) < -0.5 || at(p.right, q.right, cw) > width + 0.5) return false;
+      if (!counts[i]) return at(p.bottom, q.bottom, cw) <= bottom + 0.5;
+      const top = at(p.top, q.top, cw);
+      return top + cw * 1.4 + counts[i].a * fanFloor(cw) + counts[i].r * runFloor(cw) <= bottom + 0.5;
+    });
+  let cw = hi;
+  while (cw > MIN_CW && !ok(cw)) cw -= 1;
+  return cw;
+}
+
+/**
+ * The largest card width at which the whole table fits the window: fans compress first (down to the floor
+ * where a card's corner still reads), then the cards shrink. The width is found on the model, then laid out and
+ * checked, and stepped down in the rare case the model was off (a row that wraps).
+ */
+export function fit(table) {
+  const { width } = room();
+  const wide = width >= 900;
+  table.classList.toggle('wide', wide);
+  table.classList.toggle('narrow', !wide);
+  table.style.setProperty('--gap', `${wide ? 12 : 4}px`);
+  const { bottom } = room();
+  let cw = widest(model(table, width, bottom), width, bottom);
+  apply(table, cw);
+  setFans(table, cw, bottom);
+  if (!fits(table, width, bottom)) {
+    // A model kept from another visit may be off (the styles or fonts changed): measure again, once.
+    cw = Math.min(cw, widest(model(table, width, bottom, true), width, bottom));
+    for (;;) {
+      apply(table, cw);
+      setFans(table, cw, bottom);
+      if (cw <= MIN_CW || fits(table, width, bottom)) break;
+      cw -= 1;
+    }
+  }
+  table.dataset.cw = table.style.getPropertyValue('--cw');
+}
