@@ -1,8 +1,8 @@
 """The HTTP/1.1 protocol the REST listener speaks: uvicorn's httptools protocol, with h11's bound on a request head.
 
 Why httptools and not h11: h11 parses and writes HTTP in Python, and in a REST ApplyMove it was the largest single
-cost after the use case itself (about 150 µs of the server's CPU a call on the benchmark's host, against some 30
-µs with httptools' C parser: docs/service-benchmark.md). Why the bound: h11 refuses a request head (request line
+cost after the use case itself; the benchmark's bare Starlette app spends about 130 µs of CPU a call more on h11
+than on httptools' C parser (docs/service-benchmark.md). Why the bound: h11 refuses a request head (request line
 and headers) that grows past ``h11_max_incomplete_event_size``; httptools has no such limit and would keep
 buffering one endless header. Here a head over :data:`MAX_HEAD_BYTES` gets h11's answer (400, "Invalid HTTP
 request received.") and the connection is closed: a complete head is measured once parsed, and one still arriving
