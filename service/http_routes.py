@@ -261,9 +261,12 @@ class Router:
     """First match in declaration order; tells a wrong method (405) from an unknown path (404).
 
     The matches of the last :attr:`kept` paths are kept: a game's calls repeat its paths (each move of a game is
-    ``POST /v1/games/<id>/moves``), and a kept match saves the regular expressions and the decoding."""
+    ``POST /v1/games/<id>/moves``), and a kept match saves the regular expressions and the decoding. Only paths
+    of at most :attr:`kept_path_length` characters are kept (a game id is at most 64), so what is kept stays
+    small whatever paths clients send."""
 
     kept = 4096
+    kept_path_length = 256
 
     def __init__(self, routes: Sequence[HttpRoute]) -> None:
         self.routes = tuple(routes)
@@ -279,7 +282,7 @@ class Router:
         if found is not None:
             return found
         result = self._match(http_method, raw_path)
-        if isinstance(result, RouteMatch):
+        if isinstance(result, RouteMatch) and len(raw_path) <= self.kept_path_length:
             if len(self._matches) >= self.kept:
                 self._matches.clear()
             self._matches[(http_method, raw_path)] = result

@@ -42,3 +42,13 @@ def test_a_move_path_is_matched_once_then_kept() -> None:
     assert router.match("POST", "/v1/games/g%201/moves") is first
     assert router.match("GET", "/v1/games/g%201/moves") == ["POST"]  # a refusal is never kept
     assert list(router._matches) == [("POST", "/v1/games/g%201/moves")]
+
+
+def test_a_long_path_is_matched_but_not_kept() -> None:
+    router = Router(ROUTES)
+    long_id = "g" * (router.kept_path_length + 1)
+    found = router.match("POST", f"/v1/games/{long_id}/moves")
+    assert isinstance(found, RouteMatch) and found.path_params == {"game_id": long_id}
+    assert not router._matches
+    short = router.match("POST", "/v1/games/" + "g" * 64 + "/moves")  # the longest game id is kept
+    assert isinstance(short, RouteMatch) and len(router._matches) == 1
