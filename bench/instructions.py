@@ -5,8 +5,9 @@ else the machine is running, so it shows one change's effect where calls/s on a 
     python bench/instructions.py --server echo         # the benchmark's echo server, same client work
     python bench/instructions.py --server service --tls   # ApplyMove over the service's own TLS
     python bench/instructions.py --server service --redis-tls   # ... with the service speaking TLS to Redis
-    python bench/instructions.py --server rest         # ApplyMove over REST (HTTP/1.1 + JSON, uvicorn with h11)
-    python bench/instructions.py --server rest-bare    # bench/rest_bench.py's bare Starlette app, same requests
+    python bench/instructions.py --server rest         # ApplyMove over REST (HTTP/1.1 + JSON, uvicorn, httptools)
+    python bench/instructions.py --server rest-bare    # bench/rest_bench.py's bare Starlette app (h11), same requests
+    python bench/instructions.py --server rest-bare-httptools   # the same bare app on httptools
 
 The server runs under ``valgrind --tool=callgrind`` (about fifty times slower, so the clients always find it
 busy), gets ``--warm`` calls, has its counters zeroed with ``callgrind_control -z``, serves ``--calls`` calls
@@ -144,7 +145,9 @@ async def rest_answer(address: str) -> bytes:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--server", choices=("service", "echo", "rest", "rest-bare"), default="service")
+    parser.add_argument(
+        "--server", choices=("service", "echo", "rest", "rest-bare", "rest-bare-httptools"), default="service"
+    )
     parser.add_argument("--calls", type=int, default=1024)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--warm", type=int, default=256)
@@ -181,12 +184,13 @@ def main() -> None:
         processes.wait_port(redis_port, redis)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
         rest = args.server.startswith("rest")
-        if args.server == "rest-bare":
+        if args.server.startswith("rest-bare"):
             service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
             (tmp / "answer.json").write_bytes(asyncio.run(rest_answer(address)))
             processes.stop(service)
             (tmp / "bare.py").write_text(rest_bench.BARE_APP)
-            command = [sys.executable, str(tmp / "bare.py"), str(port), str(tmp / "answer.json")]
+            http = "httptools" if args.server.endswith("httptools") else "h11"
+            command = [sys.executable, str(tmp / "bare.py"), str(port), str(tmp / "answer.json"), http]
         elif args.server == "echo":
             reply = tmp / "reply.bin"
             service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")

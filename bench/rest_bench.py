@@ -1,17 +1,18 @@
 """REST ApplyMove against a bare Starlette + uvicorn app, in CPU time per call: the REST path's cost over its floor.
 
 One run on one machine: a private ``redis-server``, ``python -m service`` (gRPC off to the side, REST on
-``--http-listen``) and a bare app -- Starlette served by uvicorn with the same HTTP implementation (h11, the one
-the service's uvicorn uses here), one route answering every ``POST /v1/games/{id}/moves`` with the bytes of a real
-ApplyMove JSON answer. The load is ``--concurrency`` keep-alive HTTP/1.1 clients (in a process of its own: a light
-client on asyncio streams, or httpx with ``--client httpx``) playing ``sultan-52`` (``s`` while the stock has
-cards, ``rd`` when it is empty, a new game when no turn is left) against the service, and sending the same
-requests to the bare app; the loads are taken in turn in ``--slices`` slices so that all meet the same moments of
-a shared host. ``--baseline DIR`` adds another checkout's service (before and after in one run); ``--grpc`` adds
-gRPC ApplyMove on the same service against the bare grpc.aio echo server. Reported: calls/s and the CPU time per
-call of each server process and of Redis (``/proc``, counted once the slice's clients are connected), and their
-ratios, slice by slice, median over the slices: bare / (service + Redis), the goal's (1.0 would be free, the goal
-is 0.5), and bare / service alone.
+``--http-listen``) and two bare apps -- Starlette served by uvicorn, one route answering every ``POST
+/v1/games/{id}/moves`` with the bytes of a real ApplyMove JSON answer -- one with h11 (the issue's floor: uvicorn's
+pure-Python HTTP), one with httptools (the service's own HTTP implementation: the floor with the same choices).
+The load is ``--concurrency`` keep-alive HTTP/1.1 clients (in a process of its own: a light client on asyncio
+streams, or httpx with ``--client httpx``) playing ``sultan-52`` (``s`` while the stock has cards, ``rd`` when it
+is empty, a new game when no turn is left) against the service, and sending the same requests to the bare apps;
+the loads are taken in turn in ``--slices`` slices so that all meet the same moments of a shared host.
+``--baseline DIR`` adds another checkout's service (before and after in one run); ``--grpc`` adds gRPC ApplyMove
+on the same service against the bare grpc.aio echo server. Reported: calls/s and the CPU time per call of each
+server process and of Redis (``/proc``, counted once the slice's clients are connected), and their ratios, slice
+by slice, median over the slices: bare / (service + Redis), the goal's (1.0 would be free, the goal is 0.5), and
+bare / service alone; ``cpu_ratio_*`` against the h11 app, ``httptools_cpu_ratio_*`` against the httptools one.
 
     python bench/rest_bench.py [--seconds 3] [--slices 4] [--concurrency 16] [--grpc] [--baseline DIR]
                                [--client raw|httpx] [--json FILE] [--profile FILE]
@@ -70,8 +71,13 @@ async def move(request):
     return Response(body, media_type="application/json")
 
 app = Starlette(routes=[Route("/v1/games/{game_id}/moves", move, methods=["POST"])])
-uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", http="h11", access_log=False)
+uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", http=sys.argv[3], access_log=False)
 """
+
+
+#: The bare apps, by the HTTP implementation their uvicorn runs: h11, the issue's floor (pure Python, as the
+#: service ran until it moved to httptools), and httptools, the service's own (C): the floor with the same choices.
+BARE_APPS = {"bare": "h11", "bare_httptools": "httptools"}
 
 
 class _Connection:
@@ -310,14 +316,16 @@ def main(argv: list[str] | None = None) -> int:
             games[0] = (first[0], first[1], first[2] + 1, first[3] - 1, first[4])
             (tmp / "answer.json").write_bytes(reply.content)
             (tmp / "bare.py").write_text(BARE_APP)
-            bare = subprocess.Popen(
-                [sys.executable, str(tmp / "bare.py"), str(bare_port), str(tmp / "answer.json")],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            procs.append(bare)
-            wait_port(bare_port, bare)
-            services["bare"] = (bare, f"http://127.0.0.1:{bare_port}")
+            for name, http in BARE_APPS.items():
+                port = bare_port if name == "bare" else free_port()
+                bare = subprocess.Popen(
+                    [sys.executable, str(tmp / "bare.py"), str(port), str(tmp / "answer.json"), http],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                procs.append(bare)
+                wait_port(port, bare)
+                services[name] = (bare, f"http://127.0.0.1:{port}")
             states = {}
             for name in services:  # each server plays games of its own (the baseline's dealt by itself)
                 states[name] = tmp / f"{name}-games.json"
@@ -346,7 +354,7 @@ def main(argv: list[str] | None = None) -> int:
                 rows |= {"grpc": [], "echo": []}
             for _ in range(args.slices):
                 for name, (proc, url) in services.items():
-                    redis_pid = procs[0].pid if name != "bare" else None
+                    redis_pid = procs[0].pid if name not in BARE_APPS else None
                     rows[name].append(
                         run_slice(
                             url, proc.pid, args.concurrency, args.seconds, str(states[name]), redis_pid, args.client
@@ -374,12 +382,19 @@ def main(argv: list[str] | None = None) -> int:
             "cpu_us_per_call": round(cpu / calls * 1e6, 1),
             "cpu_us_per_call_each_slice": [round(s / c * 1e6, 1) for c, s, _, _ in slices],
         }
-        if name not in ("bare", "echo"):
+        if name not in (*BARE_APPS, "echo"):
             figures[name]["redis_cpu_us_per_call"] = round(redis / calls * 1e6, 1)
             figures[name]["cpu_with_redis_us_per_call_each_slice"] = [
                 round((s + r) / c * 1e6, 1) for c, s, r, _ in slices
             ]
-    for name, floor, prefix in (("service", "bare", ""), ("baseline", "bare", "baseline_"), ("grpc", "echo", "grpc_")):
+    pairs_of = (
+        ("service", "bare", ""),
+        ("service", "bare_httptools", "httptools_"),
+        ("baseline", "bare", "baseline_"),
+        ("baseline", "bare_httptools", "baseline_httptools_"),
+        ("grpc", "echo", "grpc_"),
+    )
+    for name, floor, prefix in pairs_of:
         if name not in rows:
             continue
         pairs = [(s, b) for s, b in zip(rows[name], rows[floor], strict=True) if s[0] and b[0]]

@@ -48,6 +48,7 @@ from service.logs import request_id
 
 from . import tls
 from .http_openapi import load_comments, openapi_document
+from .http_protocol import BoundedHttpToolsProtocol
 from .http_routes import Router, routes_for_services
 from .http_transcode import TranscodeError, build_request, response_json, status_json
 
@@ -431,8 +432,8 @@ class HttpServer:
             server_header=False,
             proxy_headers=False,
             timeout_graceful_shutdown=max(int(self.grace), 1),
-            h11_max_incomplete_event_size=64 * 1024,
-            http=tls.rest_protocol_class() if self.ssl_context is not None else "auto",
+            # httptools, bounded as h11 was (service.http_protocol); TLS adds the client certificate to the scope.
+            http=tls.rest_protocol_class() if self.ssl_context is not None else BoundedHttpToolsProtocol,
         )
         config.load()
         if self.ssl_context is not None:

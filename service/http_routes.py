@@ -258,16 +258,37 @@ class RouteMatch:
 
 
 class Router:
-    """First match in declaration order; tells a wrong method (405) from an unknown path (404)."""
+    """First match in declaration order; tells a wrong method (405) from an unknown path (404).
+
+    The matches of the last :attr:`kept` paths are kept: a game's calls repeat its paths (each move of a game is
+    ``POST /v1/games/<id>/moves``), and a kept match saves the regular expressions and the decoding. Only paths
+    of at most :attr:`kept_path_length` characters are kept (a game id is at most 64), so what is kept stays
+    small whatever paths clients send."""
+
+    kept = 4096
+    kept_path_length = 256
 
     def __init__(self, routes: Sequence[HttpRoute]) -> None:
         self.routes = tuple(routes)
         self._by_method: dict[str, tuple[HttpRoute, ...]] = {}
         for route in self.routes:
             self._by_method[route.http_method] = (*self._by_method.get(route.http_method, ()), route)
+        self._matches: dict[tuple[str, str], RouteMatch] = {}
 
     def match(self, http_method: str, raw_path: str) -> RouteMatch | list[str]:
-        """The matching route, or the HTTP methods the path allows (empty: no such path)."""
+        """The matching route, or the HTTP methods the path allows (empty: no such path). A match's
+        ``path_params`` may be shared with other calls of the same path: read them, never change them."""
+        found = self._matches.get((http_method, raw_path))
+        if found is not None:
+            return found
+        result = self._match(http_method, raw_path)
+        if isinstance(result, RouteMatch) and len(raw_path) <= self.kept_path_length:
+            if len(self._matches) >= self.kept:
+                self._matches.clear()
+            self._matches[(http_method, raw_path)] = result
+        return result
+
+    def _match(self, http_method: str, raw_path: str) -> RouteMatch | list[str]:
         method = http_method.upper()
         for route in self._by_method.get(method, ()):  # the routes of other methods matter only for a 405
             params = route.match(raw_path)

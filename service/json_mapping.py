@@ -72,17 +72,27 @@ def _value(field: FieldDescriptor) -> Convert | None:
 
 _EPOCH = datetime(1970, 1, 1)
 _SECONDS = range(-62135596800, 253402300799 + 1)  # 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z
+#: Seconds -> their RFC 3339 text up to the fraction, for the seconds seen lately: an answer holds three
+#: Timestamps, and a game's creation and expiry, and the seconds of calls made in the same second, repeat.
+_SECOND_TEXTS: dict[int, str] = {}
+_SECOND_TEXTS_KEPT = 4096
 
 
 def _timestamp(message: Any) -> str:
     """Timestamp.ToJsonString's text (RFC 3339, Z, 0, 3, 6 or 9 digits of fraction) without its checks' and
     properties' overhead; anything out of range goes to it, for its refusal."""
     seconds, nanos = message.seconds, message.nanos
-    if seconds not in _SECONDS or not 0 <= nanos < 1_000_000_000:
-        return message.ToJsonString()  # type: ignore[no-any-return]
-    text = (_EPOCH + timedelta(seconds=seconds)).isoformat()
+    text = _SECOND_TEXTS.get(seconds)
+    if text is None:
+        if seconds not in _SECONDS:
+            return message.ToJsonString()  # type: ignore[no-any-return]
+        if len(_SECOND_TEXTS) >= _SECOND_TEXTS_KEPT:
+            _SECOND_TEXTS.clear()
+        text = _SECOND_TEXTS[seconds] = (_EPOCH + timedelta(seconds=seconds)).isoformat()
     if not nanos:
         return text + "Z"
+    if not 0 < nanos < 1_000_000_000:
+        return message.ToJsonString()  # type: ignore[no-any-return]
     if not nanos % 1_000_000:
         return f"{text}.{nanos // 1_000_000:03d}Z"
     if not nanos % 1000:

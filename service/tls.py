@@ -214,13 +214,14 @@ def client_certificate_required(rpc: str) -> ServiceError:
 
 
 def rest_protocol_class() -> type[asyncio.Protocol]:
-    """uvicorn's HTTP protocol, telling the app about a verified client certificate through the ASGI TLS
-    extension (``scope["extensions"]["tls"]["client_cert_chain"]``), which uvicorn itself does not fill in.
+    """The REST listener's HTTP protocol (service.http_protocol), telling the app about a verified client
+    certificate through the ASGI TLS extension (``scope["extensions"]["tls"]["client_cert_chain"]``), which uvicorn
+    itself does not fill in.
 
     Only connections that presented a certificate pay for it (one wrapper per connection, none per request)."""
-    from uvicorn.protocols.http.auto import AutoHTTPProtocol
+    from service.http_protocol import BoundedHttpToolsProtocol
 
-    class ClientCertificateProtocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
+    class ClientCertificateProtocol(BoundedHttpToolsProtocol):
         def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             ssl_object = transport.get_extra_info("ssl_object")
@@ -229,7 +230,7 @@ def rest_protocol_class() -> type[asyncio.Protocol]:
                 return
             # CERT_OPTIONAL: a certificate that reached here was verified against the client CA in the handshake.
             tls = {"client_cert_chain": [ssl.DER_cert_to_PEM_cert(der)], "client_cert_error": None}
-            app: Any = self.app  # type: ignore[has-type]  # uvicorn types the auto protocol as a bare Protocol
+            app: Any = self.app
 
             async def with_tls(scope: dict[str, Any], receive: Any, send: Any) -> None:
                 scope = {**scope, "extensions": {**(scope.get("extensions") or {}), "tls": tls}}

@@ -34,7 +34,16 @@ ROOT = Path(__file__).resolve().parents[2]
 #: What the three pyproject files build from; nothing else of the repository goes into a distribution.
 SOURCES = ("pyproject.toml", "setup.py", "README.md", "LICENSE", "engine", "proto", "service", "clients/python")
 #: The service's own dependencies (service/pyproject.toml): none may come with the client.
-SERVICE_ONLY = {"redis", "hiredis", "starlette", "uvicorn", "limits", "prometheus-client", "patience-service"}
+SERVICE_ONLY = {
+    "redis",
+    "hiredis",
+    "starlette",
+    "uvicorn",
+    "httptools",
+    "limits",
+    "prometheus-client",
+    "patience-service",
+}
 SEED = seed_for(7)
 
 

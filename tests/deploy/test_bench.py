@@ -50,6 +50,27 @@ def test_service_bench_runs_and_reports_every_load(tmp_path: Path) -> None:
         assert workers[w]["apply_move_of_echo"] == pytest.approx(apply["per_second"] / echo["per_second"])
 
 
+def test_rest_bench_runs_and_reports_both_floors(tmp_path: Path) -> None:
+    """REST ApplyMove against the bare app on h11 (the issue's floor) and on httptools (the service's HTTP), and
+    gRPC beside it: every ratio present and each server's figures filled in."""
+    out = tmp_path / "rest.json"
+    args = ["--seconds", "0.6", "--slices", "1", "--concurrency", "2", "--grpc", "--json", str(out)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "rest_bench.py"), *args],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    result = json.loads(out.read_text())
+    for name in ("service", "bare", "bare_httptools", "grpc", "echo"):
+        assert result[name]["calls"] > 0 and result[name]["cpu_us_per_call"] > 0, name
+    assert result["service"]["redis_cpu_us_per_call"] > 0
+    for prefix in ("", "httptools_", "grpc_"):
+        with_redis = result[prefix + "cpu_ratio_bare_over_service_and_redis"]
+        assert 0 < with_redis <= result[prefix + "cpu_ratio_bare_over_service"], prefix
+
+
 def test_winnable_bench_runs_and_reports_every_pool_it_is_given(tmp_path: Path) -> None:
     out = tmp_path / "winnable.json"
     args = ["--seeds", "2", "--pools", "sultan-36,tribunal", "--json", str(out)]

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from patience.v1 import patience_pb2 as pb
 from proto_support import messages
 
+from service import json_mapping
 from service.http import encode_json
 from service.json_mapping import to_dict
 
@@ -66,5 +67,16 @@ def test_timestamps_are_protobufs(seconds: int, nanos: int) -> None:
     except ValueError:
         with pytest.raises(ValueError):
             to_dict(game)
+        with pytest.raises(ValueError):  # the same once its second has been seen with a good fraction
+            to_dict(pb.Game(created_at=Timestamp(seconds=seconds)))
+            to_dict(game)
         return
     assert to_dict(game)["createdAt"] == expected
+    assert to_dict(game)["createdAt"] == expected  # its second's text kept from the first call
+
+
+def test_the_texts_of_seconds_kept_are_bounded() -> None:
+    for seconds in range(json_mapping._SECOND_TEXTS_KEPT * 2 + 3):
+        stamp = Timestamp(seconds=seconds, nanos=5_000_000)
+        assert to_dict(pb.Game(created_at=stamp))["createdAt"] == stamp.ToJsonString()
+        assert len(json_mapping._SECOND_TEXTS) <= json_mapping._SECOND_TEXTS_KEPT
