@@ -290,15 +290,19 @@ def test_sigterm_lets_the_move_in_flight_finish(image: Image, keys_dir: Path, re
     container = Container(image)
     admin = redis.Redis.from_url(redis_url)
     try:
+        # The move's write waits for Redis while the test runs the HEALTHCHECK (a process started in the container:
+        # seconds on a loaded host), past the service's 5 s default reply timeout: STORE_UNAVAILABLE, not a drain.
+        # A longer timeout in the URL keeps the wait on Redis, which is what this test is about.
+        slow_redis = f"{redis_url}{'&' if '?' in redis_url else '?'}socket_timeout=60"
         service = start_service(
-            container, in_test(compose_env(), redis_url), [f"{keys_dir}:{KEYS_IN_IMAGE}:ro"], tmp_path / "server.log"
+            container, in_test(compose_env(), slow_redis), [f"{keys_dir}:{KEYS_IN_IMAGE}:ro"], tmp_path / "server.log"
         )
         channel, client = stub(service.grpc_address)
         try:
             dealt = client.NewGame(pb.NewGameRequest(variant="cats-tail"))
             game, token = dealt.game, dealt.game_token
             move = client.LegalMoves(pb.LegalMovesRequest(game_id=game.game_id), metadata=bearer(token)).moves[0]
-            admin.execute_command("CLIENT", "PAUSE", "8000", "WRITE")  # the move's compare-and-set waits for this
+            admin.execute_command("CLIENT", "PAUSE", "45000", "WRITE")  # the move's compare-and-set waits for this
             try:
                 pending = client.ApplyMove.future(
                     pb.ApplyMoveRequest(game_id=game.game_id, expected_version=game.version, text=move.text),
