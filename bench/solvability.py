@@ -275,6 +275,12 @@ def main() -> int:
     )
     p.add_argument("--progress", type=Path, help="append a line per deal here as the run goes (JSON lines)")
     p.add_argument(
+        "--from-deal",
+        type=int,
+        default=0,
+        help="start at this deal (with --progress files of their own, runs of different ranges of deals side by side)",
+    )
+    p.add_argument(
         "--resume",
         action="store_true",
         help="skip the deals --progress holds already (a run stopped early goes on where it stopped)",
@@ -304,7 +310,7 @@ def main() -> int:
     if progress:
         progress.write(json.dumps({"kind": "settings", **settings}) + "\n")
     # deal by deal across the games, so that a run stopped early has as many deals of each
-    for i in range(args.hint_seeds if args.only == "follow" else args.seeds):
+    for i in range(args.from_deal, args.hint_seeds if args.only == "follow" else args.seeds):
         for game in games:
             todo: tuple[str, ...] = ("solve", "follow") if args.only is None else (args.only,)
             if i >= args.hint_seeds:
