@@ -850,6 +850,7 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
     for (int s = 0; s < nscans; s++) {
         const kc_scan_config *c = &cfgs[s];
         if (c->order_len < 1 || c->order_len > KC_ORDER_MAX || c->scored < 0 || c->scored > (1 << 30)) return KC_BAD;
+        if (c->slices < 1 || c->slices > 1024) return KC_BAD;
         for (int g = 0; g < c->order_len; g++)
             if (c->order[g] >= NKINDS && c->order[g] != KC_GROUP_END) return KC_BAD;
     }
@@ -880,8 +881,7 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
                 if (scan_start(&scans[active], &cfgs[active], w, &root, root_key) < 0) goto done;
         }
         Scan *sc = &scans[turn % active];
-        /* a late scan's turn is as long as a round of the first ones */
-        long long n = turn % active < nfirst ? (long long)slice : (long long)slice * nfirst;
+        long long n = (long long)slice * sc->cfg.slices;
         if (max_states >= 0 && max_states - expanded < n) n = max_states - expanded;
         turn++;
         if (sc->idle) {

@@ -28,6 +28,7 @@ typedef struct {
     uint32_t seed;
     int scored;
     int weights[4];
+    int slices;
 } kc_scan_config;
 typedef struct {
     long long expanded;

@@ -50,7 +50,7 @@ def both(
     game: RoyalRetinue,
     state: State,
     budget: int | None,
-    late: tuple[kingchain.ScanConfig, ...] = kingchain.LATE_SCANS,
+    late: tuple[kingchain.LateScan, ...] = kingchain.LATE_SCANS,
     late_after: int = kingchain.LATE_AFTER,
 ) -> tuple[str, int, kingchain.Line]:
     """Both searches from ``state`` (the late scans joining after ``late_after`` positions): asserted equal,
@@ -205,11 +205,13 @@ def test_a_bad_position_raises_instead_of_crashing(bad: kingchain.Pos) -> None:
 
 
 @needs_core
-def test_a_negative_threshold_raises() -> None:
+def test_a_negative_threshold_or_a_late_turn_out_of_range_raises() -> None:
     game = get_game("royal-retinue")
     root, _ = kingchain.settle(kingchain.from_state(game.deal(seed(0))))
-    with pytest.raises(ValueError):
-        compiled.run(root, True, 10, SLICE, None, late_after=-1)
+    config = kingchain.LATE_SCANS[0][0]
+    for late_after, late in ((-1, kingchain.LATE_SCANS), (0, ((config, 0),)), (0, ((config, 1025),))):
+        with pytest.raises(ValueError):
+            compiled.run(root, True, 10, SLICE, None, late=late, late_after=late_after)
 
 
 @needs_core
