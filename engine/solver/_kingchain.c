@@ -913,6 +913,7 @@ done:
     free(w);
     return rc;
 }
+
 void kc_free(kc_result *r) {
     free(r->steps);
     free(r->entry_ends);
