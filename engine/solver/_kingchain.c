@@ -820,17 +820,37 @@ static int check_position(const uint8_t *cards, const int *lens, int ncols, cons
     return 1;
 }
 
+/* Start a scan on the root: its settings, generator and table, and the root's children. 0, or -1 (memory). */
+static int scan_start(Scan *sc, const kc_scan_config *cfg, Work *w, const Pos *root, uint64_t root_key) {
+    sc->cfg = *cfg;
+    int in[NKINDS] = {0};
+    for (int g = 0; g < sc->cfg.order_len; g++)
+        if (sc->cfg.order[g] != KC_GROUP_END) in[sc->cfg.order[g]] = 1;
+    sc->complete = 1;
+    for (int k = 0; k < NKINDS; k++) {
+        if (in[k])
+            sc->kinds[sc->nkinds++] = k;
+        else
+            sc->complete = 0;
+    }
+    sc->has_rng = sc->cfg.seed != 0;
+    if (sc->has_rng) mt_seed(&sc->rng, sc->cfg.seed);
+    if (!seen_init(&sc->seen) || seen_add(&sc->seen, root_key) < 0) return -1;
+    return push_children(sc, w, root);
+}
+
 int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *cells, int ncells, const uint8_t *fnd,
-             int runs, const kc_scan_config *cfgs, int nscans, long long max_states, int slice, double deadline,
-             kc_result *out) {
+             int runs, const kc_scan_config *cfgs, int nscans, int nfirst, long long late_after,
+             long long max_states, int slice, double deadline, kc_result *out) {
     Pos root;
     memset(out, 0, sizeof *out);
     if (cards == NULL || lens == NULL || fnd == NULL || cfgs == NULL || (ncells > 0 && cells == NULL)) return KC_BAD;
-    if (nscans < 1 || nscans > 64 || slice < 1) return KC_BAD;
+    if (nscans < 1 || nscans > 64 || nfirst < 1 || nfirst > nscans || late_after < 0 || slice < 1) return KC_BAD;
     if (!check_position(cards, lens, ncols, cells, ncells, fnd, &root)) return KC_BAD;
     for (int s = 0; s < nscans; s++) {
         const kc_scan_config *c = &cfgs[s];
         if (c->order_len < 1 || c->order_len > KC_ORDER_MAX || c->scored < 0 || c->scored > (1 << 30)) return KC_BAD;
+        if (c->slices < 1 || c->slices > 1024) return KC_BAD;
         for (int g = 0; g < c->order_len; g++)
             if (c->order[g] >= NKINDS && c->order[g] != KC_GROUP_END) return KC_BAD;
     }
@@ -840,28 +860,13 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
     if (w == NULL || scans == NULL) goto done;
     w->runs = runs != 0;
     uint64_t root_key = pos_key(&root);
-    for (int s = 0; s < nscans; s++) {
-        Scan *sc = &scans[s];
-        sc->cfg = cfgs[s];
-        int in[NKINDS] = {0};
-        for (int g = 0; g < sc->cfg.order_len; g++)
-            if (sc->cfg.order[g] != KC_GROUP_END) in[sc->cfg.order[g]] = 1;
-        sc->complete = 1;
-        for (int k = 0; k < NKINDS; k++) {
-            if (in[k])
-                sc->kinds[sc->nkinds++] = k;
-            else
-                sc->complete = 0;
-        }
-        sc->has_rng = sc->cfg.seed != 0;
-        if (sc->has_rng) mt_seed(&sc->rng, sc->cfg.seed);
-        if (!seen_init(&sc->seen) || seen_add(&sc->seen, root_key) < 0) goto done;
-        if (push_children(sc, w, &root) < 0) goto done;
-    }
+    int active = 0; /* scans [0, active) take turns; the others join once late_after positions are expanded */
+    for (int s = 0; s < nfirst; s++, active++)
+        if (scan_start(&scans[s], &cfgs[s], w, &root, root_key) < 0) goto done;
     long long turn = 0;
     for (;;) {
         long long expanded = 0;
-        for (int s = 0; s < nscans; s++) expanded += scans[s].expanded;
+        for (int s = 0; s < active; s++) expanded += scans[s].expanded;
         out->expanded = expanded;
         if (max_states >= 0 && expanded >= max_states) {
             rc = KC_UNKNOWN_STATES;
@@ -871,13 +876,17 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
             rc = KC_UNKNOWN_SECONDS;
             break;
         }
-        long long n = slice;
+        if (active < nscans && expanded >= late_after) {
+            for (; active < nscans; active++)
+                if (scan_start(&scans[active], &cfgs[active], w, &root, root_key) < 0) goto done;
+        }
+        Scan *sc = &scans[turn % active];
+        long long n = (long long)slice * sc->cfg.slices;
         if (max_states >= 0 && max_states - expanded < n) n = max_states - expanded;
-        Scan *sc = &scans[turn % nscans];
         turn++;
         if (sc->idle) {
             int all = 1;
-            for (int s = 0; s < nscans; s++) all &= scans[s].idle;
+            for (int s = 0; s < active; s++) all &= scans[s].idle;
             if (all) {
                 rc = KC_UNKNOWN_STATES;
                 break;
@@ -887,7 +896,7 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
         int r = scan_run(sc, w, n);
         if (r == RUN_MORE || r == RUN_IDLE) continue;
         out->expanded = 0;
-        for (int s = 0; s < nscans; s++) out->expanded += scans[s].expanded;
+        for (int s = 0; s < active; s++) out->expanded += scans[s].expanded;
         if (r == RUN_OOM) break;
         if (r == RUN_EXHAUSTED) {
             rc = KC_NO_WIN;

@@ -15,14 +15,15 @@
 #define KC_NOMEM (-2)
 
 /* One scan: its kinds of moves in groups (each group ended by KC_GROUP_END), the seed of its generator (0:
- * none), its noise (scored > 0: children best-scored first, plus noise below `scored` from the generator)
- * and its score's weights. */
+ * none), its noise (scored > 0: children best-scored first, plus noise below `scored` from the generator),
+ * its score's weights and the length of its turns in slices (1 to 1024). */
 typedef struct {
     uint8_t order[KC_ORDER_MAX];
     int order_len;
     uint32_t seed;
     int scored;
     int weights[4];
+    int slices;
 } kc_scan_config;
 
 /* The line of a win: entry i is steps[entry_ends[i - 1] .. entry_ends[i]), 4 bytes a step (kind, a, b, k). */
@@ -34,8 +35,10 @@ typedef struct {
     int nentries;
 } kc_result;
 
+/* The first nfirst of the nscans scans take turns from the start; the others join once late_after positions
+ * are expanded in all. */
 int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *cells, int ncells, const uint8_t *fnd,
-             int runs, const kc_scan_config *cfgs, int nscans, long long max_states, int slice, double deadline,
-             kc_result *out);
+             int runs, const kc_scan_config *cfgs, int nscans, int nfirst, long long late_after,
+             long long max_states, int slice, double deadline, kc_result *out);
 void kc_free(kc_result *r);
 #endif

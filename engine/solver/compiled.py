@@ -56,18 +56,21 @@ def run(
     slice_: int,
     deadline: float | None,
     configs: tuple[kingchain.ScanConfig, ...] = kingchain.SCANS,
+    late: tuple[kingchain.LateScan, ...] = kingchain.LATE_SCANS,
+    late_after: int = kingchain.LATE_AFTER,
 ) -> tuple[str, int, kingchain.Line]:
     """``kingchain.run`` compiled: the same arguments and answers."""
     if _module is None:
         raise RuntimeError("the compiled king-chain search is not built")
     ffi, lib = _module.ffi, _module.lib
     cols, cells, fnd = root
-    if len(fnd) != 8 or not configs or slice_ < 1:
+    if len(fnd) != 8 or not configs or slice_ < 1 or late_after < 0 or any(n < 1 for _, n in late):
         raise ValueError("a king-chain position has 8 foundations, a search at least one scan and a turn")
     if max_states is not None and max_states <= 0:  # as kingchain.run: the budget is spent before a turn
         return kingchain.RUN_STATES, 0, ()
-    cfgs = ffi.new("kc_scan_config[]", len(configs))
-    for cfg, (order, seed, scored, weights) in zip(cfgs, configs, strict=True):
+    every = (*((config, 1) for config in configs), *late)
+    cfgs = ffi.new("kc_scan_config[]", len(every))
+    for cfg, ((order, seed, scored, weights), slices) in zip(cfgs, every, strict=True):
         flat = [k for group in order for k in (*group, _GROUP_END)]
         if len(flat) > lib.KC_ORDER_MAX:
             raise ValueError("too many kinds of moves in a scan's order")
@@ -76,6 +79,7 @@ def run(
         cfg.seed = seed
         cfg.scored = scored
         cfg.weights = list(weights)
+        cfg.slices = slices
     result = ffi.new("kc_result *")
     code = lib.kc_solve(
         b"".join(cols),
@@ -86,7 +90,9 @@ def run(
         fnd,
         int(runs),
         cfgs,
+        len(every),
         len(configs),
+        late_after,
         -1 if max_states is None else max_states,
         slice_,
         -1.0 if deadline is None else deadline,

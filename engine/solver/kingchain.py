@@ -468,6 +468,25 @@ SCANS: tuple[ScanConfig, ...] = (
 )
 
 
+#: Positions expanded in all before ``LATE_SCANS`` join the turns. Hints, the winnable filler and the
+#: solvability table work within 1,000,000 positions, and their answers (outcome, line, count) must not
+#: change: below this count the search is exactly the scans of ``SCANS``.
+LATE_AFTER = 1_000_000
+
+#: A late scan: its settings and the length of its turns, in slices (the first scans' turns are one slice).
+LateScan = tuple[ScanConfig, int]
+
+#: The scans that join the turns after ``LATE_AFTER`` positions, for the deals the first ones miss (as
+#: Freecell Solver's "cool jives" runs many scans in turn). The first keeps the reserve full: its score
+#: counts empty cells against it, as Freecell Solver's winning lines fill the reserve early; it takes
+#: three slices a turn (a quarter of the time), the second (another shuffle) one, so the first scans keep
+#: about two thirds of it for the deals they win late.
+LATE_SCANS: tuple[LateScan, ...] = (
+    ((_PURPOSEFUL, 7, 25, (8, 3, 1, -4)), 3),
+    ((_SHUFFLED, 11, 0, WEIGHTS), 1),
+)
+
+
 def scans(root: Pos, runs: bool) -> list[Scan]:
     """The scans of ``SCANS`` on ``root``, in their turn order."""
     return [Scan(root, runs, order, seed, scored, weights) for order, seed, scored, weights in SCANS]
@@ -485,11 +504,17 @@ def run(
     slice_: int,
     deadline: float | None,
     configs: tuple[ScanConfig, ...] = SCANS,
+    late: tuple[LateScan, ...] = LATE_SCANS,
+    late_after: int = LATE_AFTER,
 ) -> tuple[str, int, Line]:
     """The scans of ``configs`` taking turns on ``root`` (settled, not won) in slices of ``slice_`` positions
     until a win, the complete scan's exhaustion, ``max_states`` positions, or the thread's CPU clock
-    (``time.thread_time``) reaching ``deadline``: (answer, positions expanded, the line of a win)."""
+    (``time.thread_time``) reaching ``deadline``: (answer, positions expanded, the line of a win). The scans
+    of ``late`` join the turns (after the others, each with its own length of turns in slices) once
+    ``late_after`` positions are expanded in all."""
     searches = [Scan(root, runs, order, seed, scored, weights) for order, seed, scored, weights in configs]
+    waiting = late
+    turns = [slice_] * len(searches)
     turn = 0
     while True:
         expanded = sum(s.expanded for s in searches)
@@ -497,8 +522,14 @@ def run(
             return RUN_STATES, expanded, ()
         if deadline is not None and time.thread_time() >= deadline:
             return RUN_SECONDS, expanded, ()
-        n = slice_ if max_states is None else min(slice_, max_states - expanded)
+        if waiting and expanded >= late_after:
+            searches += [Scan(root, runs, *config) for config, _ in waiting]
+            turns += [slice_ * slices for _, slices in waiting]
+            waiting = ()
         search = searches[turn % len(searches)]
+        n = turns[turn % len(searches)]
+        if max_states is not None:
+            n = min(n, max_states - expanded)
         turn += 1
         if search.idle:
             if all(s.idle for s in searches):  # no complete scan among them: cannot happen, but never loop

@@ -28,6 +28,7 @@ typedef struct {
     uint32_t seed;
     int scored;
     int weights[4];
+    int slices;
 } kc_scan_config;
 typedef struct {
     long long expanded;
@@ -37,8 +38,8 @@ typedef struct {
     int nentries;
 } kc_result;
 int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *cells, int ncells, const uint8_t *fnd,
-             int runs, const kc_scan_config *cfgs, int nscans, long long max_states, int slice, double deadline,
-             kc_result *out);
+             int runs, const kc_scan_config *cfgs, int nscans, int nfirst, long long late_after,
+             long long max_states, int slice, double deadline, kc_result *out);
 void kc_free(kc_result *r);
 """
 

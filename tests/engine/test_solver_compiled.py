@@ -46,12 +46,19 @@ def seed(i: int) -> bytes:
     return hashlib.sha256(b"compiled-test-%d" % i).digest()
 
 
-def both(game: RoyalRetinue, state: State, budget: int | None) -> tuple[str, int, kingchain.Line]:
-    """Both searches from ``state``: asserted equal, the answer returned."""
+def both(
+    game: RoyalRetinue,
+    state: State,
+    budget: int | None,
+    late: tuple[kingchain.LateScan, ...] = kingchain.LATE_SCANS,
+    late_after: int = kingchain.LATE_AFTER,
+) -> tuple[str, int, kingchain.Line]:
+    """Both searches from ``state`` (the late scans joining after ``late_after`` positions): asserted equal,
+    the answer returned."""
     root, _ = kingchain.settle(kingchain.from_state(state))
     runs = bool(game.options.get("sequence_moves", True))
-    ours = compiled.run(root, runs, budget, SLICE, None)
-    theirs = kingchain.run(root, runs, budget, SLICE, None)
+    ours = compiled.run(root, runs, budget, SLICE, None, late=late, late_after=late_after)
+    theirs = kingchain.run(root, runs, budget, SLICE, None, late=late, late_after=late_after)
     assert ours[0] == theirs[0], (ours[0], theirs[0])
     assert ours[1] == theirs[1], "the same count of expanded positions"
     assert ours[2] == theirs[2], "the same line, step for step"
@@ -81,6 +88,50 @@ def test_deals_give_the_same_answers_at_every_budget(variant: str, options: dict
 
 
 @needs_core
+@pytest.mark.parametrize(("variant", "options"), GAMES)
+@pytest.mark.parametrize("late_after", [0, 300])
+def test_the_late_scans_give_the_same_answers_in_both_searches(
+    variant: str, options: dict[str, object], late_after: int
+) -> None:
+    """The late scans join at a threshold lowered from ``LATE_AFTER`` (1 M positions is too slow for the
+    Python search in a test): both searches still agree, before and after they join."""
+    game = get_game(variant, options)
+    assert isinstance(game, RoyalRetinue)
+    state = game.deal(seed(10 + len(options)))
+    for budget in (200, 1500, 4000):
+        both(game, state, budget, late_after=late_after)
+
+
+@needs_core
+@pytest.mark.parametrize("core", ["c", "python"])
+def test_below_the_threshold_the_late_scans_change_nothing(core: str) -> None:
+    """Up to ``late_after`` positions the answer (outcome, line, count) is that of the first scans alone:
+    the budgets of hints, the winnable filler and the solvability table keep their answers."""
+    search = compiled.run if core == "c" else kingchain.run
+    for variant, options in GAMES[:4]:
+        game = get_game(variant, options)
+        runs = bool(game.options.get("sequence_moves", True))
+        for i in range(3):
+            root, _ = kingchain.settle(kingchain.from_state(game.deal(seed(20 + i))))
+            for budget in (1, 300, 700):
+                alone = search(root, runs, budget, SLICE, None, late=())
+                assert search(root, runs, budget, SLICE, None, late_after=700) == alone
+                assert search(root, runs, budget, SLICE, None) == alone  # LATE_AFTER itself
+
+
+@needs_core
+def test_a_late_scan_wins_a_deal_the_first_ones_do_not_win_early() -> None:
+    """Royal-retinue deal 26 of the benchmark: the first scans need 2.7 M positions, the late shuffle a few
+    hundred. Joined from the start, the late scans win it within 5,000; without them, 5,000 do not."""
+    game = get_game("royal-retinue")
+    assert isinstance(game, RoyalRetinue)
+    state = game.deal(hashlib.sha256(b"solver-bench-26").digest())
+    assert both(game, state, 5000, late=())[0] == kingchain.RUN_STATES
+    answer, expanded, _ = both(game, state, 5000, late_after=0)
+    assert answer == kingchain.RUN_WON and expanded < 5000
+
+
+@needs_core
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.sampled_from(KING_CHAIN),
@@ -88,9 +139,10 @@ def test_deals_give_the_same_answers_at_every_budget(variant: str, options: dict
     st.randoms(use_true_random=False),
     st.integers(0, 80),
     st.sampled_from([1, 50, 400]),
+    st.sampled_from([0, 100, kingchain.LATE_AFTER]),
 )
 def test_positions_within_games_give_the_same_answers(
-    config: tuple[str, dict[str, object]], deal: bytes, rng: random.Random, steps: int, budget: int
+    config: tuple[str, dict[str, object]], deal: bytes, rng: random.Random, steps: int, budget: int, late_after: int
 ) -> None:
     variant, options = config
     game = get_game(variant, options)
@@ -98,7 +150,7 @@ def test_positions_within_games_give_the_same_answers(
     state = walk(game, deal, rng, steps)
     if game.is_won(state) or kingchain.settle(kingchain.from_state(state))[0][2] == kingchain.WON:
         return
-    both(game, state, budget)
+    both(game, state, budget, late_after=late_after)
 
 
 @needs_core
@@ -150,6 +202,16 @@ def test_a_budget_in_seconds_stops_the_compiled_search() -> None:
 def test_a_bad_position_raises_instead_of_crashing(bad: kingchain.Pos) -> None:
     with pytest.raises(ValueError):
         compiled.run(bad, True, 10, SLICE, None)
+
+
+@needs_core
+def test_a_negative_threshold_or_a_late_turn_out_of_range_raises() -> None:
+    game = get_game("royal-retinue")
+    root, _ = kingchain.settle(kingchain.from_state(game.deal(seed(0))))
+    config = kingchain.LATE_SCANS[0][0]
+    for late_after, late in ((-1, kingchain.LATE_SCANS), (0, ((config, 0),)), (0, ((config, 1025),))):
+        with pytest.raises(ValueError):
+            compiled.run(root, True, 10, SLICE, None, late=late, late_after=late_after)
 
 
 @needs_core
