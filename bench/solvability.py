@@ -206,6 +206,12 @@ def document(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
     )
     one = round(100 / (2 * max(n, 1) ** 0.5))
     one_hint = round(100 / (2 * max(hint_n, 1) ** 0.5))
+    follower_n = (
+        "; the hint follower played as many"
+        if hint_n >= n
+        else f"; the hint follower, who costs far more per deal, played fewer (each row says how many: at {hint_n} "
+        f"deals, about +/- {one_hint} points)"
+    )
     return f"""# How often each game can be won
 
 Made by `bench/solvability.py`: `python bench/solvability.py --out docs/solvability.md`, or, as here, several
@@ -228,12 +234,12 @@ in positions per deal that the table gives.
   with {settings["hint_states"]} positions each; in games with every card face up from the solver on the real
   position with {settings.get("hint_full_states", settings["max_states"]):,} positions (while the player follows
   the winning line a hint came from, the rest of that line stands for the next hints). **CPU per hint** is the
-  median CPU time of one hint in those games.
+  median over the deals of the CPU time of one hint, as the run measured it (a run that went on through a change
+  of the solver's speed mixes both; docs/solver.md has today's costs).
 
 Budgets are in positions, not seconds, so the table is the same on every machine and every run.
 {stopped}Each row says how many deals it counts: at {n} deals a share is known to about +/- {one} points (one
-standard error at 50 %); the hint follower, who costs far more per deal, played fewer (each row says how many:
-at {hint_n} deals, about +/- {one_hint} points).
+standard error at 50 %){follower_n}.
 
 {table(rows, argparse.Namespace(max_states=settings["max_states"]))}
 {missing(rows)}"""
