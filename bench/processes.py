@@ -60,8 +60,9 @@ def tree_cpu_seconds(pid: int) -> float:
 
 
 def start_service(
-    redis_url: str, tmp: Path, log_level: str, workers: int = 1, port: int | None = None
+    redis_url: str, tmp: Path, log_level: str, workers: int = 1, port: int | None = None, stderr: Any = None
 ) -> tuple[subprocess.Popen[bytes], str]:
+    """The service, its output thrown away unless ``stderr`` says where it goes."""
     port = port or free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
     env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
@@ -70,7 +71,7 @@ def start_service(
     command += ["--rate-limits", "false"]  # the benchmark is one client calling as fast as it can
     if workers > 1:
         command += ["--workers", str(workers)]
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr or subprocess.DEVNULL)
     wait_port(port, proc)
     time.sleep(0.5 + 0.5 * workers)  # every worker bound and its store answering
     return proc, f"127.0.0.1:{port}"

@@ -105,12 +105,20 @@ def last_move(log: bytes, end: int) -> tuple[Move, int]:
         i -= 1
     if i == end - 1:
         raise CorruptLog("a transfer without a source")
-    sources = tuple(_pile(c) for c in log[i : end - 1])
-    count = None
     if i > 0 and _COUNT <= log[i - 1] < _COUNT + _MAX_COUNT:
         i -= 1
-        count = log[i] - _COUNT + 1
-    return Move(MoveKind.TRANSFER, sources, _pile(last - _TARGET), count), i
+    return _transfer(log[i:end]), i
+
+
+@lru_cache(maxsize=4096)
+def _transfer(raw: bytes) -> Move:
+    """A transfer from its bytes (a game repeats a few hundred of them: each is decoded once)."""
+    count = None
+    if raw[0] >= _COUNT:
+        count = raw[0] - _COUNT + 1
+        raw = raw[1:]
+    sources = tuple(_pile(c) for c in raw[:-1])
+    return Move(MoveKind.TRANSFER, sources, _pile(raw[-1] - _TARGET), count)
 
 
 def unpack(log: bytes) -> tuple[Move, ...]:

@@ -6,6 +6,8 @@ authority: the store is, and each entry is checked against what the store says b
   remembered, so a game moved on by another replica is ABORTED as before.
 - :class:`Templates`: what a game's messages share from deal to end (ids, options, commitment, creation
   time), built once per game and merged into each response.
+- :class:`Certificates`: a won game's kept certificate as a message, so that it is checked (its signature, its
+  contents read) once per replica and not on every GetGame, whatever the number of its moves.
 """
 
 from __future__ import annotations
@@ -80,3 +82,32 @@ class Templates:
         self._entries[game_id] = (key, template)
         while len(self._entries) > self.size:
             del self._entries[next(iter(self._entries))]  # the oldest entry: dicts keep insertion order
+
+
+class Certificates:
+    """The kept certificate of a won game as a serialized ``pb.Certificate``, keyed by game id and checked against
+    the kept bytes (a certificate is kept once and never changes, so an equal envelope is the same certificate).
+    Bounded by entries and by bytes: a certificate grows with its moves (about 40 KB at the longest game)."""
+
+    def __init__(self, size: int = 1024, max_bytes: int = 16 << 20) -> None:
+        self.size = size
+        self.max_bytes = max_bytes
+        self._bytes = 0
+        self._entries: OrderedDict[str, tuple[bytes, bytes]] = OrderedDict()
+
+    def get(self, game_id: str, encoded: bytes) -> bytes | None:
+        entry = self._entries.get(game_id)
+        if entry is None or entry[0] != encoded:
+            return None
+        self._entries.move_to_end(game_id)
+        return entry[1]
+
+    def put(self, game_id: str, encoded: bytes, message: bytes) -> None:
+        old = self._entries.pop(game_id, None)
+        if old is not None:
+            self._bytes -= len(old[0]) + len(old[1])
+        self._entries[game_id] = (encoded, message)
+        self._bytes += len(encoded) + len(message)
+        while self._entries and (len(self._entries) > self.size or self._bytes > self.max_bytes):
+            _, (e, m) = self._entries.popitem(last=False)
+            self._bytes -= len(e) + len(m)

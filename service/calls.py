@@ -107,11 +107,12 @@ def failure(exc: Exception, rpc: str) -> ServiceError:
     return errors.internal()
 
 
-#: RESOURCE_EXHAUSTED is 429 (slow down) unless the request itself is too big: then 413, since retrying the
-#: same request cannot help; or the server's store is full: 503, since no client did wrong. The HTTP layer's own
-#: refusals of a method or a media type have HTTP statuses of their own.
+#: RESOURCE_EXHAUSTED is 429 (slow down) unless the request itself is too big, or the game is as long as a game
+#: may be: then 413, since retrying the same request cannot help; or the server's store is full: 503, since no
+#: client did wrong. The HTTP layer's own refusals of a method or a media type have HTTP statuses of their own.
 _HTTP_BY_REASON = {
     "TOO_MANY_MOVES": 413,
+    "GAME_TOO_LONG": 413,
     "REQUEST_TOO_LARGE": 413,
     "STORE_FULL": 503,
     "METHOD_NOT_ALLOWED": 405,

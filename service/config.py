@@ -30,7 +30,7 @@ class Settings:
     fresh_timeout: int = 3600
     reveal_retention: int = 30 * DAY
     max_message_bytes: int = 1 << 20
-    max_moves: int = 20_000
+    max_moves: int = 2_000  # docs/security.md, "Long games": 4x the longest median winning line
     max_client_seed_bytes: int = 64
     prepare_validity: int = 900
     operator_key: str | None = None
@@ -179,7 +179,7 @@ _SPECS: tuple[Spec, ...] = (
     Spec(
         "max_moves",
         "--max-moves",
-        "most moves in one SubmitSolution (RESOURCE_EXHAUSTED beyond)",
+        "most moves a game holds (beyond: GAME_TOO_LONG; a longer SubmitSolution: TOO_MANY_MOVES)",
         values.positive(int),
         "N",
     ),

@@ -78,6 +78,7 @@ SERVICE_REASONS = frozenset(
         # games
         "GAME_NOT_FOUND", "STALE_VERSION", "GAME_OVER", "GAME_EXPIRED", "UNDO_FORBIDDEN", "NOTHING_TO_UNDO",
         "TOO_MANY_MOVES",
+        "GAME_TOO_LONG",
         # the service itself
         "SIGNING_UNAVAILABLE", "STORE_UNAVAILABLE", "STORE_FULL", "STORE_ERROR", "ID_COLLISION", "CORRUPT_STATE",
         "CORRUPT_LOG", "INTERNAL", "UNIMPLEMENTED",
@@ -251,6 +252,16 @@ def json_too_deep(depth: int) -> ServiceError:
     return _invalid(
         "JSON_TOO_DEEP", f"a certificate is one flat JSON object, not {depth}+ nested arrays or objects",
         {"field": "certificate"},
+    )  # fmt: skip
+
+
+def game_too_long(limit: int, move_count: int) -> ServiceError:
+    """A move (ApplyMove, AutoPlay) that would take the game's log past ``--max-moves``: the player takes moves
+    back or starts again; asking again cannot help."""
+    return ServiceError(
+        Code.RESOURCE_EXHAUSTED, "GAME_TOO_LONG",
+        f"a game holds at most {limit} moves and this one has {move_count}: take moves back or start a new game",
+        {"limit": limit, "move_count": move_count},
     )  # fmt: skip
 
 

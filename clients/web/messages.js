@@ -87,6 +87,7 @@ const REASONS = {
   MISSING_DEAL: ['The solution names no game and no deal ticket.', 'Решение не указывает ни игру, ни билет раздачи.'],
   UNDECODABLE_REQUEST: ['The server could not read the request.', 'Сервер не смог прочитать запрос.'],
   TOO_MANY_MOVES: ['That solution has more moves than the server takes at once.', 'В решении больше ходов, чем сервер принимает за раз.'],
+  GAME_TOO_LONG: ['This game has as many moves as a game may hold: take some back or start a new game.', 'В этой партии уже столько ходов, сколько может быть в одной партии: отмените несколько или начните новую.'],
   // Dealing.
   CLIENT_SEED_WITH_TICKET: [
     'A ticket deals the same game to everyone: no seed of your own with it.',

@@ -33,6 +33,7 @@ class AutoPlaying(Steps):
                 self._check_open(record, request.expected_version)
             self._game_message(record, game, state, into=response.game)
             return response
+        await self._check_room(record, len(moves), credentials, cached=cached is not None)
         await self._commit_moves(record, request.expected_version, game, final, moves, credentials, response.game)
         response.applied.extend(convert.notated(m) for m in moves)
         return response

@@ -9,6 +9,7 @@ from patience.v1 import patience_pb2 as pb
 
 from engine.encoding import encode_state
 from engine.errors import PatienceError
+from engine.movelog import CorruptLog
 from engine.moves import Move
 from engine.verify import Outcome
 from service import convert, errors
@@ -23,8 +24,10 @@ log = logging.getLogger("service.games")
 class Playing(Steps):
     async def get_game(self, request: pb.GetGameRequest, credentials: Credentials) -> pb.GetGameResponse:
         record = await self._fetch(request.game_id, credentials, moves=request.include_moves)
-        if record.status == StoreStatus.WON and record.moves is None and self.key_ring is not None:
-            record = await self._fetch(request.game_id, credentials, moves=True)  # the certificate needs the log
+        signable = self.key_ring is not None and record.moves is None
+        if signable and record.status == StoreStatus.WON and self._kept_certificate(record) is None:
+            # No certificate kept yet (its keeping failed at the win): signed from the log, then kept.
+            record = await self._fetch(request.game_id, credentials, moves=True)
             game, state = self._decode(record)
             won = pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=False))
             await self._keep_certificate(record, won.game.certificate)
@@ -47,6 +50,7 @@ class Playing(Steps):
             game, state = self._decode(record)
         else:
             record, game, state = cached
+        await self._check_room(record, 1, credentials, cached=cached is not None)
         # The move, by the engine's one reducer.
         try:
             move = Move.parse(request.text) if which == "text" else move_from_message(request.structured)
@@ -64,16 +68,24 @@ class Playing(Steps):
         return response
 
     async def undo_move(self, request: pb.UndoMoveRequest, credentials: Credentials) -> pb.UndoMoveResponse:
+        """The position before the last move, rebuilt from the latest checkpoint before it (at most
+        ``CHECKPOINT_EVERY`` moves and an AutoPlay back, whatever the game's length), never from the deal of a
+        long game; every refusal is decided before any of that work."""
         self._check_version_arg(request.expected_version)
-        record = await self._fetch(request.game_id, credentials, moves=True)
+        base = await self._fetch_undo_base(request.game_id, credentials)
+        record = base.record
         self._check_open(record, request.expected_version)
         if not record.allow_undo:
             raise errors.undo_forbidden(record.game_id)
-        log_moves = record.moves or ()
-        if not log_moves:
+        if not base.packed:
             raise errors.nothing_to_undo(record.version)
         game = self._game(record.variant, parse_options(record.options))
-        result = await self._replay(game, self._deal(game, record.seed), log_moves[:-1])
+        try:
+            moves = base.moves
+        except CorruptLog as exc:
+            raise errors.corrupt_log() from exc
+        start = self._decode_checkpoint(base.checkpoint) if base.checkpoint else self._deal(game, record.seed)
+        result = await self._replay(game, start, moves[:-1])
         if result.verdict.outcome is Outcome.ILLEGAL:  # the log only holds moves the engine applied
             raise errors.corrupt_log()
         try:
@@ -83,7 +95,7 @@ class Playing(Steps):
         except StoreError as exc:
             raise refusal(exc, request.game_id) from exc
         self.recent.remember(updated, game, result.state, credentials.game_token)
-        undone = convert.notated(log_moves[-1])
+        undone = convert.notated(moves[-1])
         return pb.UndoMoveResponse(game=self._game_message(updated, game, result.state), undone=undone)
 
     async def legal_moves(self, request: pb.LegalMovesRequest, credentials: Credentials) -> pb.LegalMovesResponse:

@@ -25,7 +25,7 @@ from engine.state import State
 from engine.verify import Replay, replay
 from engine.view import player_view
 from service import convert, errors
-from service.caches import RecentGames, Templates
+from service.caches import Certificates, RecentGames, Templates
 from service.config import Settings
 from service.errors import ServiceError
 from service.games import messages
@@ -41,6 +41,7 @@ from service.store import (
     StoreFull,
     StoreStatus,
     StoreUnavailable,
+    UndoBase,
     VersionConflict,
 )
 from service.tickets import Ticket, TicketError, TicketReason
@@ -49,7 +50,7 @@ from service.tokens import token_hash
 log = logging.getLogger("service.games")
 
 #: Replays longer than this run in a worker thread so that the event loop keeps serving other calls.
-THREAD_REPLAY = 2000
+THREAD_REPLAY = 500
 
 
 def now_ms() -> int:
@@ -107,6 +108,7 @@ class Steps:
         self.hints = hints  # None: Hint is refused (UNAVAILABLE)
         self.recent = RecentGames()
         self.templates = Templates()
+        self.certificates = Certificates()
 
     # -- callers
 
@@ -158,6 +160,33 @@ class Steps:
         if record.expired:
             raise errors.game_over("expired", record.version)
 
+    async def _fetch_undo_base(self, game_id: str, credentials: Credentials) -> UndoBase:
+        """What UndoMove needs of the game (``GameStore.fetch_undo_base``), if the caller holds its token."""
+        if not game_id:
+            raise errors.missing_game_id()
+        if not credentials.game_token:
+            raise errors.missing_token()
+        try:
+            base = await self.store.fetch_undo_base(game_id)
+        except NotFound as exc:
+            raise errors.game_not_found(game_id) from exc
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        if not hmac.compare_digest(base.record.token_hash, token_hash(credentials.game_token)):
+            raise errors.wrong_token(game_id)
+        return base
+
+    async def _check_room(self, record: GameRecord, moves: int, credentials: Credentials, *, cached: bool) -> None:
+        """Refuse ``moves`` more when they would take the game's log past ``--max-moves`` (GAME_TOO_LONG): so no
+        call on any game costs more than a game of that length costs. ``cached``: ``record`` is this replica's
+        memory, so a stale version or a closed game is looked up and said first."""
+        limit = self.settings.max_moves
+        if record.move_count + moves <= limit:
+            return
+        if cached:
+            self._check_open(await self._fetch(record.game_id, credentials), record.version)
+        raise errors.game_too_long(limit, record.move_count)
+
     # -- the engine
 
     @staticmethod
@@ -168,6 +197,14 @@ class Steps:
             error = errors.from_engine(exc)
             error.metadata["field"] = "variant" if exc.reason is Reason.UNKNOWN_VARIANT else "options"
             raise error from exc
+
+    @staticmethod
+    def _decode_checkpoint(encoded: bytes) -> State:
+        """A checkpoint's position (the store keeps them as the engine's encoded states)."""
+        try:
+            return decode_state(encoded)[1]
+        except EncodingError as exc:
+            raise errors.corrupt_state() from exc
 
     def _decode(self, record: GameRecord) -> tuple[Game, State]:
         """The game and position of a stored record (the one this replica wrote, when it is that one)."""
@@ -250,9 +287,29 @@ class Steps:
             messages.set_ms(msg.expires_at, record.expires_at)
         if with_moves and record.moves is not None:
             msg.moves.extend([m.text() for m in record.moves])
-        if shown == pb.GAME_STATUS_WON and self.key_ring is not None and record.moves is not None:
-            msg.certificate.CopyFrom(self._certificate(record, game, state))
+        if shown == pb.GAME_STATUS_WON and self.key_ring is not None:
+            kept = self._kept_certificate(record)
+            if kept is not None:
+                msg.certificate.MergeFromString(kept)
+            elif record.moves is not None:
+                msg.certificate.CopyFrom(self._certificate(record, game, state))
         return msg
+
+    def _kept_certificate(self, record: GameRecord) -> bytes | None:
+        """The certificate the store keeps for a won game, as a serialized message: read and checked once per
+        replica (``Certificates``), so that GetGame of a won game costs the same at any length. None when none is
+        kept (it is signed from the log then) or the key ring cannot check it."""
+        if not record.certificate or self.key_ring is None:
+            return None
+        known = self.certificates.get(record.game_id, record.certificate)
+        if known is not None:
+            return known
+        checked = self.key_ring.verify(record.certificate)
+        if checked.contents is None:
+            return None
+        message = messages.certificate_message(record.certificate, checked.contents, checked).SerializeToString()
+        self.certificates.put(record.game_id, record.certificate, message)
+        return message
 
     def _certificate(self, record: GameRecord, game: Game, final: State) -> pb.Certificate:
         """Sign the won game (Ed25519 signatures are deterministic: the same game signs to the same bytes)."""

@@ -23,6 +23,7 @@ from service.store.interface import (
     StoreFull,
     StoreStatus,
     StoreUnavailable,
+    UndoBase,
     VersionConflict,
     dealt_of,
 )
@@ -46,6 +47,7 @@ __all__ = [
     "StoreFull",
     "StoreStatus",
     "StoreUnavailable",
+    "UndoBase",
     "VersionConflict",
     "dealt_of",
     "is_cluster_url",

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine import movelog
 from engine.moves import Move
 
 # --------------------------------------------------------------------------- errors
@@ -211,6 +212,23 @@ class GameRecord:
         return self.open and self.now >= self.expires_at
 
 
+@dataclass(frozen=True, slots=True)
+class UndoBase:
+    """What UndoMove needs of a game, whatever its length: the record, the latest checkpoint before its last move
+    (the encoded state there; b"" when there is none and the replay starts from the deal) and the log from that
+    checkpoint on, packed (``engine.movelog``), the move to take back last. Unpacked only once the caller has
+    checked the version, so that a stale undo costs no decoding."""
+
+    record: GameRecord
+    checkpoint: bytes
+    packed: bytes
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """The moves from the checkpoint on (CorruptLog if the bytes are not a log)."""
+        return movelog.unpack(self.packed)
+
+
 # --------------------------------------------------------------------------- interface
 
 
@@ -224,6 +242,11 @@ class GameStore(ABC):
     @abstractmethod
     async def fetch(self, game_id: str, *, moves: bool = False) -> GameRecord:
         """The game (with its move log if ``moves``); NotFound."""
+
+    @abstractmethod
+    async def fetch_undo_base(self, game_id: str) -> UndoBase:
+        """The game with what UndoMove needs to rebuild the position before its last move without replaying the
+        whole game (``UndoBase``); NotFound."""
 
     @abstractmethod
     async def set_state(

@@ -8,7 +8,9 @@ client; nothing else differs)::
 
     <prefix>:{<id>}     hash    small fields only (each < 64 bytes keeps it a listpack)
     <prefix>:{<id>}:s   string  the engine's encoded state (~150 bytes)
-    <prefix>:{<id>}:m   string  the move log, packed (about 2.3 bytes a move: engine.movelog)
+    <prefix>:{<id>}:m   string  the move log, packed (about 2.3 bytes a move: engine.movelog), appended to
+    <prefix>:{<id>}:c   list    checkpoints of a game being played: every CHECKPOINT_EVERY moves, the move
+                                count, the log's length then and the encoded state ("mc,offset,state")
     <prefix>:win:{<pool>}  list  a winnable pool (service.winnable): entries of a seed and its winning line
 
 A game dealt as winnable keeps its winning line (packed) in the hash's ``wl`` field: read with the game, shown
@@ -56,6 +58,7 @@ from service.store.interface import (
     Played,
     StoreError,
     StoreStatus,
+    UndoBase,
     VersionConflict,
     dealt_of,
 )
@@ -162,9 +165,9 @@ class RedisGameStore(GameStore):
         return isinstance(self.client, RedisCluster)
 
     def keys(self, game_id: str) -> list[str]:
-        """The game's keys: meta hash, state, move log (one hash tag, hence one cluster slot)."""
+        """The game's keys: meta hash, state, move log, checkpoints (one hash tag, hence one cluster slot)."""
         base = f"{self.key_prefix}:{{{game_id}}}"
-        return [base, base + ":s", base + ":m"]
+        return [base, base + ":s", base + ":m", base + ":c"]
 
     # -- reads --------------------------------------------------------------------
 
@@ -174,11 +177,24 @@ class RedisGameStore(GameStore):
         reply = await self._script(self._fetch, self.keys(game_id), [*self._ttl_args, int(moves)])
         if reply[0] == -1:
             raise NotFound(game_id)
-        _, meta, now, state, log = reply
+        _, meta, now, state, log = reply[:5]
         record = self._record(game_id, meta, now, state or b"")
         if moves:
             record = replace(record, moves=movelog.unpack(log) if log else ())
         return record
+
+    async def fetch_undo_base(self, game_id: str) -> UndoBase:
+        if not _check_game_id(game_id):
+            raise NotFound(game_id)
+        reply = await self._script(self._fetch, self.keys(game_id), [*self._ttl_args, "u"])
+        if reply[0] == -1:
+            raise NotFound(game_id)
+        _, meta, now, state, log, checkpoint = reply
+        record = self._record(game_id, meta, now, state or b"")
+        if not checkpoint:
+            return UndoBase(record, b"", log or b"")
+        _, _, encoded = bytes(checkpoint).split(b",", 2)
+        return UndoBase(record, encoded, log or b"")
 
     # -- writes -------------------------------------------------------------------
 

@@ -6,8 +6,9 @@ The hash fields they name (``v``, ``st`` ...) are listed with the Python that re
 
 from __future__ import annotations
 
-# Every script: KEYS = meta, state, log; ARGV[1] = TTL of an open game (ms), ARGV[2] = idle time and the idle
-# time of a game nobody has moved yet (version 1), as "idle,fresh" (ms), ARGV[3] = TTL of a closed game (ms).
+# Every script: KEYS = meta, state, log, checkpoints; ARGV[1] = TTL of an open game (ms), ARGV[2] = idle time and
+# the idle time of a game nobody has moved yet (version 1), as "idle,fresh" (ms), ARGV[3] = TTL of a closed game
+# (ms).
 # They return {code, ...}: 1 = done (then the meta hash as a flat list, the server time, and whatever the script
 # adds), 0 = version conflict (current version), -1 = not found, -2 = closed (version, status), -3 = expired
 # (version), -4 = nothing to undo (version), -5 = exists already.
@@ -18,6 +19,10 @@ from __future__ import annotations
 _WRITES = "#!lua\n"
 _READS = "#!lua flags=no-writes\n"
 
+#: A game being played keeps its position every this many moves (a checkpoint: the move count, the log's length
+#: then, and the encoded state), so that UndoMove replays at most a few dozen moves whatever the game's length.
+CHECKPOINT_EVERY = 128
+
 _NOW = """
 local t = redis.call('TIME')
 local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
@@ -27,7 +32,7 @@ local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]
 _GUARD = (
     _NOW
     + """
-local h = redis.call('HMGET', KEYS[1], 'v', 'st', 'ua', 'fa', 'mc', 'uc', 'hc')
+local h = redis.call('HMGET', KEYS[1], 'v', 'st', 'ua', 'fa', 'mc', 'uc', 'hc', 'cm')
 if not h[1] then return {-1} end
 local v = tonumber(h[1])
 if ARGV[4] ~= '' and v ~= tonumber(ARGV[4]) then return {0, v} end
@@ -40,11 +45,29 @@ local function touch(ttl)
   redis.call('PEXPIRE', KEYS[1], ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
   redis.call('PEXPIRE', KEYS[3], ttl)
+  redis.call('PEXPIRE', KEYS[4], ttl)
+end
+-- After moves that leave the game open at move count mc with the state ARGV[5]: a checkpoint when the last is
+-- CHECKPOINT_EVERY moves back or more. A game that closes drops its checkpoints (it is never undone again) and
+-- has its log written anew at its own length (APPEND keeps room to grow, up to twice the length).
+local function checkpoint(mc, closing, ttl)
+  if closing then
+    redis.call('DEL', KEYS[4])
+    local log = redis.call('GET', KEYS[3])
+    if log then redis.call('SET', KEYS[3], log, 'PX', ttl) end
+  elseif mc - tonumber(h[8] or '0') >= """
+    + str(CHECKPOINT_EVERY)
+    + """ then
+    redis.call('RPUSH', KEYS[4], mc .. ',' .. redis.call('STRLEN', KEYS[3]) .. ',' .. ARGV[5])
+    redis.call('HSET', KEYS[1], 'cm', mc)
+  end
+  redis.call('PEXPIRE', KEYS[4], ttl)
 end
 """
 )
 
-# ARGV[4] = '1' to read the move log too
+# ARGV[4] = '1' to read the move log too; 'u' to read what UndoMove needs instead: the latest checkpoint before
+# the last move (or false) and the log from there on (the whole log when there is no such checkpoint)
 FETCH = (
     _READS
     + _NOW
@@ -52,8 +75,20 @@ FETCH = (
 local m = redis.call('HGETALL', KEYS[1])
 if #m == 0 then return {-1} end
 local log = false
-if ARGV[4] == '1' then log = redis.call('GET', KEYS[3]) end
-return {1, m, now, redis.call('GET', KEYS[2]), log}
+local cp = false
+if ARGV[4] == '1' then
+  log = redis.call('GET', KEYS[3])
+elseif ARGV[4] == 'u' then
+  local mc = tonumber(redis.call('HGET', KEYS[1], 'mc'))
+  cp = redis.call('LINDEX', KEYS[4], -1)
+  if cp and tonumber(string.match(cp, '^(%d+),')) >= mc then cp = redis.call('LINDEX', KEYS[4], -2) end
+  if cp then
+    log = redis.call('GETRANGE', KEYS[3], tonumber(string.match(cp, '^%d+,(%d+),')), -1)
+  else
+    log = redis.call('GET', KEYS[3])
+  end
+end
+return {1, m, now, redis.call('GET', KEYS[2]), log, cp}
 """
 )
 
@@ -63,7 +98,7 @@ CREATE = (
     + _NOW
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return {-5} end
-redis.call('DEL', KEYS[2], KEYS[3])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 -- A game nobody moves is dropped an hour after it expires (readable with its seed meanwhile), or after the
 -- retention if that is shorter: an abandoned deal does not hold memory for weeks.
 local fresh = tonumber(string.match(ARGV[2], ',(%d+)$'))
@@ -88,8 +123,8 @@ SET_STATE = (
     _WRITES
     + _GUARD
     + """
--- The move of every ApplyMove: seven Redis calls (each costs the server a few microseconds), so the meta hash is
--- written once and the TTLs come with the SETs.
+-- The move of every ApplyMove: a few Redis calls (each costs the server a few microseconds), none of them longer
+-- with the game's length: the meta hash is written once, the state's TTL comes with its SET, the move is appended.
 local mc = tonumber(h[5]) + 1
 local st, fa, ttl = h[2], h[4], ARGV[1]
 if ARGV[7] ~= '' then
@@ -101,8 +136,10 @@ else
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
--- GET + SET rather than APPEND: APPEND preallocates up to twice the length, and that costs memory.
-redis.call('SET', KEYS[3], (redis.call('GET', KEYS[3]) or '') .. ARGV[6], 'PX', ttl)
+-- APPEND: the log grows by the move whatever its length (a game holds at most --max-moves moves).
+redis.call('APPEND', KEYS[3], ARGV[6])
+redis.call('PEXPIRE', KEYS[3], ttl)
+checkpoint(mc, ARGV[7] ~= '', ttl)
 if ARGV[8] == '1' then return {1, {v + 1, st, now, fa, mc, h[6], h[7] or '0'}, now} end
 return {1, redis.call('HGETALL', KEYS[1]), now}
 """
@@ -126,7 +163,9 @@ if ARGV[8] ~= '' then
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
-redis.call('SET', KEYS[3], (redis.call('GET', KEYS[3]) or '') .. ARGV[6], 'PX', ttl)
+redis.call('APPEND', KEYS[3], ARGV[6])
+redis.call('PEXPIRE', KEYS[3], ttl)
+checkpoint(mc, ARGV[8] ~= '', ttl)
 return {1, redis.call('HGETALL', KEYS[1]), now}
 """
 )
@@ -154,7 +193,9 @@ REPLACE = (
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'pl', ARGV[10]) end
 redis.call('SET', KEYS[2], ARGV[5])
 if ARGV[6] == '' then redis.call('DEL', KEYS[3]) else redis.call('SET', KEYS[3], ARGV[6]) end
-redis.call('HSET', KEYS[1], 'mc', ARGV[7])
+-- The checkpoints were of the log replaced (a replacement that leaves the game open starts without any).
+redis.call('DEL', KEYS[4])
+redis.call('HSET', KEYS[1], 'mc', ARGV[7], 'cm', 0)
 redis.call('HINCRBY', KEYS[1], 'uc', ARGV[9])
 if ARGV[8] ~= '' then
   redis.call('HSET', KEYS[1], 'st', ARGV[8], 'fa', now)
@@ -197,7 +238,14 @@ else
   redis.call('SET', KEYS[3], string.sub(log, 1, i - 1))
 end
 redis.call('SET', KEYS[2], ARGV[5])
-redis.call('HINCRBY', KEYS[1], 'mc', -1)
+local mc = tonumber(h[5])
+-- A checkpoint of the position taken back goes with it; the one before becomes the latest.
+if tonumber(h[8] or '0') >= mc then
+  redis.call('RPOP', KEYS[4])
+  local last = redis.call('LINDEX', KEYS[4], -1)
+  redis.call('HSET', KEYS[1], 'cm', last and string.match(last, '^(%d+),') or 0)
+end
+redis.call('HSET', KEYS[1], 'mc', mc - 1)
 redis.call('HINCRBY', KEYS[1], 'uc', 1)
 touch(ARGV[1])
 return {1, redis.call('HGETALL', KEYS[1]), now, undone}
@@ -220,6 +268,7 @@ FINISH = (
     + _GUARD
     + """
 redis.call('HSET', KEYS[1], 'st', ARGV[5], 'fa', now)
+checkpoint(0, true, ARGV[3])
 touch(ARGV[3])
 return {1, redis.call('HGETALL', KEYS[1]), now, redis.call('GET', KEYS[2])}
 """

@@ -379,14 +379,14 @@ def test_idle_games_expire_then_vanish_and_writes_refresh_the_ttl(url: str) -> N
     async def body(store: RedisGameStore) -> None:
         rec = await store.create(new_game())
         rec = await store.set_state("g1", 1, b"s", Move.parse("1-r1"))
-        for key in store.keys("g1"):
+        for key in store.keys("g1")[:3]:  # the checkpoints' list exists from the 128th move on
             ttl = await store.client.pttl(key)
             assert 0 < ttl <= (idle + retain) * 1000, (key, ttl)
         await asyncio.sleep(0.3)
-        before = min([await store.client.pttl(k) for k in store.keys("g1")])
+        before = min([await store.client.pttl(k) for k in store.keys("g1")[:3]])
         rec = await store.set_state("g1", rec.version, b"s2", Move.parse("2-r2"))  # a write: the idle clock restarts
         written = time.monotonic()
-        after = min([await store.client.pttl(k) for k in store.keys("g1")])
+        after = min([await store.client.pttl(k) for k in store.keys("g1")[:3]])
         assert after > before, (before, after)
         assert not (await store.fetch("g1")).expired
 
