@@ -27,13 +27,13 @@ from typing import Any
 import grpc
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from processes import cpu_seconds, free_port, machine, start_service, stop, wait_port  # noqa: E402
+from patience.v1 import patience_pb2 as pb
+from patience.v1 import patience_pb2_grpc
+from processes import cpu_seconds, free_port, machine, start_service, stop, wait_port
 
-from engine.catalogue import get_game  # noqa: E402
-from engine.solver.search import solve  # noqa: E402
-from patience.v1 import patience_pb2 as pb  # noqa: E402
-from patience.v1 import patience_pb2_grpc  # noqa: E402
-from service.config import Settings  # noqa: E402
+from engine.catalogue import get_game
+from engine.solver.search import solve
+from service.config import Settings
 
 VARIANT = "royal-retinue"
 SEED = (1).to_bytes(32, "big")
@@ -87,7 +87,7 @@ def measure(calls: Calls, length: int, line: list[str], n: int) -> dict[str, flo
     out: dict[str, list[float]] = {"apply_move": [], "undo_move": [], "get_game": []}
     live = min(length, calls.cap - 1)  # a game at the cap takes no move: ApplyMove takes it there
     game_id, auth, version = calls.live(live)
-    for i in range(n):
+    for _ in range(n):
         # ApplyMove from ``live`` moves, then UndoMove back to it: the log stays at its length.
         apply = pb.ApplyMoveRequest(game_id=game_id, expected_version=version, text=CYCLE[live % 2])
         used, reply = calls.cpu_us(lambda r=apply: calls.stub.ApplyMove(r, metadata=auth))
