@@ -263,7 +263,7 @@ def test_after_any_walk_the_position_is_the_replay_of_the_log(client: Client, wa
             game = undo(client, game, auth)
             log.pop()
         elif roll < 0.3:
-            final, moves = autoplay(engine_game, state)
+            _, moves = autoplay(engine_game, state)
             if len(log) + len(moves) > CAP:
                 continue
             game = client.AutoPlay(
