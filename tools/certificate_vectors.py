@@ -27,7 +27,7 @@ from engine import get_game
 from engine.catalogue import GAME_CLASSES, variant_index
 from engine.encoding import encode_state, state_hash
 from engine.game import Game, format_option
-from engine.moves import split_moves
+from engine.moves import PileKind, split_moves
 from engine.state import State
 from engine.verify import replay
 from service.signing import KeyRing
@@ -602,6 +602,74 @@ def positions() -> list[dict[str, Any]]:
     return out
 
 
+def _played(game: Game, seed: bytes, moves: list[str], why: str) -> dict[str, Any]:
+    """A position reached by ``moves`` from ``seed``'s deal, with its encoding and the two bytes it shows."""
+    result = replay(game, game.deal(seed), moves)
+    assert result.verdict.error_index is None and [m.text() for m in result.moves] == moves
+    encoded = encode_state(game, result.state)
+    at = 4 + encoded[3]  # after the magic, the variant and the options text
+    return {
+        "variant": game.id,
+        "seed": seed.hex(),
+        "moves": moves,
+        "why": why,
+        "redeals": encoded[at],
+        "fresh": encoded[at + 1],
+        "encoding_hex": encoded.hex(),
+        "state_hash": state_hash(game, result.state),
+    }
+
+
+def played_positions() -> list[dict[str, Any]]:
+    """Positions whose ``redeals`` and ``fresh`` bytes show what the two mean (docs/certificates.md, "Layout"):
+    picture-gallery's ``fresh`` is "no card from the stock yet", not "a lone king"; ``redeals`` counts ``rd`` moves."""
+    seed = bytes(range(32))
+    gallery = get_game("picture-gallery")
+    out: list[dict[str, Any]] = []
+    wanted = {
+        "first-card": "the first d put a card from the stock on the lone king: fresh 0",
+        "next-king": "a d dealt a king, which starts a column of its own: fresh 1 again",
+        "moved-onto-fresh-king": "a card moved from another column onto the newest king, which has had no card from "
+        "the stock yet: fresh stays 1 although the king is no longer alone",
+        "cut-back-to-lone-king": "the newest column's card from the stock moved away: a lone king again, fresh stays 0",
+    }
+    found: dict[str, dict[str, Any]] = {}
+    moves: list[str] = []
+    state = gallery.deal(seed)
+    while state.stock:
+        before = len(state.columns)
+        state, _ = gallery.play(state, "d")
+        moves.append("d")
+        if "first-card" not in found and len(state.columns) == before:
+            found["first-card"] = _played(gallery, seed, list(moves), wanted["first-card"])
+        if "next-king" not in found and len(state.columns) > before:
+            found["next-king"] = _played(gallery, seed, list(moves), wanted["next-king"])
+        newest = len(state.columns)
+        for move in gallery.legal_moves(state):
+            target, sources = move.target, move.sources
+            if target is None or len(sources) != 1:
+                continue
+            onto = state.fresh and target.kind is PileKind.COLUMN and target.index == newest
+            away = not state.fresh and len(state.columns[-1]) == 2 and sources[0].index == newest
+            name = "moved-onto-fresh-king" if onto else "cut-back-to-lone-king" if away else ""
+            if name and name not in found:
+                found[name] = _played(gallery, seed, [*moves, move.text()], wanted[name])
+    assert set(found) == set(wanted), sorted(set(wanted) - set(found))
+    out += [found[name] for name in wanted]
+    gathered = "rd gathered the columns: redeals 1, fresh 1 (column 1's king alone again, no card from the stock yet)"
+    out.append(_played(gallery, seed, [*moves, "rd"], gathered))
+    for variant in ("captives", "sultan-36"):
+        game = get_game(variant)
+        state, turned = game.deal(seed), []
+        while state.stock:
+            state, _ = game.play(state, "s")
+            turned.append("s")
+        once = "the stock turned out card by card, the waste not yet turned over: redeals 0 (no rd yet)"
+        out.append(_played(game, seed, turned, once))
+        out.append(_played(game, seed, [*turned, "rd"], "the waste turned over once (one rd): redeals 1"))
+    return out
+
+
 def build() -> dict[str, bytes]:
     """Every vector file by name, as bytes."""
     signer, foreign = test_key(TEST_KEY_TEXT), test_key(FOREIGN_KEY_TEXT)
@@ -655,6 +723,7 @@ def build() -> dict[str, bytes]:
             }
         ),
         "positions.json": text(positions()),
+        "played-positions.json": text(played_positions()),
         "canonical-json.json": text([{"text": s, "canonical_hex": canonical_json(s).hex()} for s in ESCAPES]),
         "tampered.json": text(tampered(signer, foreign, genuine)),
     }
