@@ -22,12 +22,49 @@ export function fromBase64(text) {
   return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
 }
 
-/** Base64 inside a certificate: standard alphabet, padded (docs/certificates.md), nothing else. */
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/**
+ * Base64 inside a certificate: standard alphabet, padded, and the bits the padding leaves over zero
+ * (docs/certificates.md): the one text of its bytes, as the service reads it. atob would ignore those bits.
+ */
 function strictBase64(text) {
   if (typeof text !== 'string' || !/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
     throw new Error('not base64');
   }
+  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  if (pad && BASE64.indexOf(text[text.length - pad - 1]) % (pad === 2 ? 16 : 4) !== 0) throw new Error('not base64');
   return Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+}
+
+// No JSON text of a certificate nests deeper (the service's limit too, docs/certificates.md).
+const MAX_DEPTH = 32;
+// After JSON.parse has checked the syntax, a scan needs only strings, brackets and colons.
+const TOKENS = /"(?:[^"\\]|\\.)*"|[{}[\]:]/g;
+
+/**
+ * JSON.parse, refusing an object that names a member twice (at any depth) or nesting deeper than 32 levels.
+ * JSON.parse keeps the last of two copies, another reader the first: a certificate must read one way only.
+ */
+export function parseStrict(text) {
+  const value = JSON.parse(text);
+  const open = []; // per open bracket: the member names seen (an object), or null (an array)
+  let last = '';
+  for (const [token] of text.matchAll(TOKENS)) {
+    if (token === '{' || token === '[') {
+      open.push(token === '{' ? new Set() : null);
+      if (open.length > MAX_DEPTH) throw new Error('nested too deeply');
+    } else if (token === '}' || token === ']') {
+      open.pop();
+    } else if (token === ':') {
+      const name = JSON.parse(last); // escapes decoded: "a" and "\u0061" are the same name
+      if (open.at(-1).has(name)) throw new Error(`the member ${JSON.stringify(name)} appears twice`);
+      open.at(-1).add(name);
+    } else {
+      last = token;
+    }
+  }
+  return value;
 }
 
 export function hex(bytes) {
@@ -91,8 +128,8 @@ function kind(value) {
 function checkPayload(payload, envelopeKeyId) {
   let contents, text;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(payload);
-    contents = JSON.parse(text);
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(payload);
+    contents = parseStrict(text);
   } catch {
     return "MALFORMED";
   }
@@ -116,7 +153,9 @@ function checkPayload(payload, envelopeKeyId) {
   if (contents.result !== "won") return "MALFORMED";
   if (!Object.values(contents.options).every((v) => typeof v === "string")) return "MALFORMED";
   if (!contents.moves.every((m) => typeof m === "string")) return "MALFORMED";
-  if (!/^[0-9a-f]{64}$/.test(contents.seed) || !/^[0-9a-f]{64}$/.test(contents.commitment)) return "MALFORMED";
+  // An option value's one spelling: "true", "false" or decimal ("True", "yes", "03" are not read).
+  if (!Object.values(contents.options).every((v) => /^(?:true|false|0|[1-9][0-9]*)$/.test(v))) return "MALFORMED";
+  if (!["seed", "commitment", "final_state_hash"].every((f) => /^[0-9a-f]{64}$/.test(contents[f]))) return "MALFORMED";
   if (contents.key_id !== envelopeKeyId) return "KEY_MISMATCH";
   if (contents.deal !== DEAL) return "UNSUPPORTED_DEAL_ALGORITHM";
   return "";
@@ -141,8 +180,10 @@ export async function verifyCertificate(encoded, keys) {
   if (!globalThis.crypto || !crypto.subtle) return { valid: false, reason: 'NO_WEBCRYPTO' };
   let envelope, payload, signature;
   try {
-    const text = typeof encoded === 'string' ? encoded : new TextDecoder('utf-8', { fatal: true }).decode(encoded);
-    envelope = JSON.parse(text);
+    // UTF-8 and nothing else: a byte order mark stays in the text, and JSON.parse refuses it, as the service does.
+    const text =
+      typeof encoded === 'string' ? encoded : new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(encoded);
+    envelope = parseStrict(text);
     const names = Object.keys(envelope ?? {}).sort().join(',');
     if (kind(envelope) !== 'object' || names !== 'key_id,payload,signature' || typeof envelope.key_id !== 'string') {
       throw new Error('envelope');
@@ -172,7 +213,7 @@ export async function verifyCertificate(encoded, keys) {
   }
   // 2. ... and only then the fields.
   const problem = checkPayload(payload, keyId);
-  const contents = problem === '' || problem === 'UNSUPPORTED_DEAL_ALGORITHM' ? JSON.parse(new TextDecoder().decode(payload)) : undefined;
+  const contents = problem === '' || problem === 'UNSUPPORTED_DEAL_ALGORITHM' ? parseStrict(new TextDecoder().decode(payload)) : undefined;
   if (problem) return { valid: false, reason: problem, keyId, contents };
   const seed = Uint8Array.from(contents.seed.match(/../g), (h) => parseInt(h, 16));
   if ((await sha256Hex(seed)) !== contents.commitment) {

@@ -3,7 +3,7 @@
 // reopened, copied and downloaded.
 
 import { api, ApiError } from './api.js';
-import { checkCommitment, checkMix, fromBase64, sha256Hex, verifyCertificate } from './certificate.js';
+import { checkCommitment, checkMix, fromBase64, parseStrict, sha256Hex, verifyCertificate } from './certificate.js';
 import { checkDeal } from './deal.js';
 import { render } from './draw.js';
 import { duration, lang, t } from './i18n.js';
@@ -157,10 +157,11 @@ function certificateText(cert) {
   return new TextDecoder().decode(fromBase64(cert.encoded));
 }
 
-/** The payload a certificate claims, unchecked (for display under a refusal), or {}. */
+/** The payload a certificate claims, unchecked (for display under a refusal), or {}: read as the verifier reads
+ * it, so that a member written twice shows nothing rather than one of its copies. */
 function claimed(cert) {
   try {
-    return JSON.parse(new TextDecoder().decode(fromBase64(JSON.parse(certificateText(cert)).payload))) || {};
+    return parseStrict(new TextDecoder().decode(fromBase64(parseStrict(certificateText(cert)).payload))) || {};
   } catch (err) {
     return {};
   }

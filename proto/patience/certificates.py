@@ -29,6 +29,7 @@ import base64
 import binascii
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -38,10 +39,12 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from engine.catalogue import get_game
 from engine.deal import ALGORITHM
 from engine.errors import PatienceError
-from engine.verify import Outcome, verify
-from patience.jsonlimits import too_deep
+from engine.game import Game, format_option
+from engine.verify import Outcome, replay
+from patience.jsonlimits import MAX_JSON_DEPTH, too_deep
 
 __all__ = [
     "CERTIFICATE_TYPE",
@@ -70,14 +73,15 @@ MAX_CERTIFICATE_BYTES = 4 << 20  # 100,000 moves fit; anything bigger is refused
 _MAX_INT = (1 << 53) - 1  # integers a JavaScript verifier reads exactly
 
 FORMAT = """\
-A certificate (``Certificate.encoded``) is UTF-8 canonical JSON -- keys sorted, no whitespace, integers only --
-of the object ``{"key_id": K, "payload": base64(P), "signature": base64(S)}``, where ``P`` is the signed payload
-(itself canonical JSON) and ``S`` the 64-byte Ed25519 signature of ``P``'s exact bytes by the key whose id is
-``K`` (the first 16 hex digits of SHA-256 of the raw 32-byte public key). ``P`` holds exactly: ``type``
-("patience-certificate/v1"), ``key_id`` (= K), ``game_id``, ``variant``, ``options`` (text values), ``deal``
-("deal-v2"), ``seed`` and ``commitment`` (64 lowercase hex digits; commitment = SHA-256(seed)), ``moves`` (the
-explicit text form), ``move_count`` (= the number of moves), ``undo_count``, ``started_at`` and ``finished_at``
-(Unix milliseconds), ``ticket_id``, ``final_state_hash`` (hex SHA-256 of the engine's encoding of the final
+A certificate (``Certificate.encoded``) is UTF-8 canonical JSON -- keys sorted, no whitespace, integers only, no
+object naming a member twice -- of the object ``{"key_id": K, "payload": base64(P), "signature": base64(S)}``,
+where ``P`` is the signed payload (itself canonical JSON) and ``S`` the 64-byte Ed25519 signature of ``P``'s exact
+bytes by the key whose id is ``K`` (the first 16 hex digits of SHA-256 of the raw 32-byte public key). ``P`` holds
+exactly: ``type`` ("patience-certificate/v1"), ``key_id`` (= K), ``game_id``, ``variant``, ``options`` (every
+option of the variant, its value as text: "true", "false" or decimal), ``deal`` ("deal-v2"), ``seed`` and
+``commitment`` (64 lowercase hex digits; commitment = SHA-256(seed)), ``moves`` (the explicit text form),
+``move_count`` (= the number of moves), ``undo_count``, ``started_at`` and ``finished_at`` (Unix milliseconds),
+``ticket_id``, ``final_state_hash`` (64 lowercase hex digits: SHA-256 of the engine's encoding of the final
 position) and ``result`` ("won"), and, in certificates signed since it exists, ``played`` ("moves": won move by
 move; "submitted": a whole solution submitted at once), and, in certificates signed since they exist, ``dealt``
 ("random", "ticket", "winnable", "replay" or "public": how the deal was chosen) with ``deal_number`` (the public
@@ -184,6 +188,10 @@ class CertificateContents:
                 raise ValueError(f"{name} is a whole number from 0 to 2**53-1")
         if any(not isinstance(m, str) or not m for m in self.moves):
             raise ValueError("moves are non-empty texts")
+        if not _HASH.fullmatch(self.final_state_hash):
+            raise ValueError("final_state_hash is 64 lowercase hex digits")
+        if not all(isinstance(v, str) and _OPTION_VALUE.fullmatch(v) for v in self.options.values()):
+            raise ValueError("option values are in their text form: true, false or a decimal integer")
         if self.played not in PLAYED:
             raise ValueError(f"played is one of {sorted(PLAYED)}")
         problem = _dealt_problem(self.dealt, self.deal_number) if self.dealt or self.deal_number else None
@@ -256,18 +264,44 @@ class DecodedCertificate:
 
 
 def _b64(text: object) -> bytes:
+    """Strict standard base64: the one text that encodes its bytes (padding required, its spare bits zero), so
+    that one certificate has one spelling."""
     if not isinstance(text, str):
         raise ValueError("not base64 text")
-    return base64.b64decode(text.encode("ascii"), validate=True)
+    data = base64.b64decode(text.encode("ascii"), validate=True)
+    if base64.b64encode(data).decode("ascii") != text:
+        raise ValueError("not the canonical base64 of its bytes (padding missing, or its spare bits not zero)")
+    return data
+
+
+class _DuplicateMember(ValueError):
+    """An object names a member twice: JSON parsers disagree on which copy counts, so a certificate never does."""
+
+
+def _unique_members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for ``json.loads``: the object, or _DuplicateMember (the json module keeps the last
+    copy silently, a viewer may show the first: one certificate would read two ways)."""
+    members: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in members:
+            raise _DuplicateMember(f"the member {name[:40]!r} appears twice in one object")
+        members[name] = value
+    return members
+
+
+def _loads(text: str) -> Any:
+    """One JSON value with no duplicate member at any depth (docs/certificates.md, "Verifying")."""
+    return json.loads(text, object_pairs_hook=_unique_members)
 
 
 def _read_envelope(encoded: bytes | str) -> tuple[str, bytes, bytes]:
     raw = encoded.encode() if isinstance(encoded, str) else bytes(encoded)
     if len(raw) > MAX_CERTIFICATE_BYTES:
         raise ValueError("too large")
-    if too_deep(raw, 4):  # a certificate is one flat object: deeper is not one, and json.loads would recurse
+    if too_deep(raw, MAX_JSON_DEPTH):  # json.loads would recurse (and a certificate is one flat object)
         raise ValueError("nested too deeply")
-    envelope = json.loads(raw)  # RecursionError cannot happen (too_deep), and is caught anyway
+    # UTF-8 only, no byte order mark: json.loads would guess UTF-16 or UTF-32 from bytes, which no other reader does.
+    envelope = _loads(raw.decode("utf-8"))  # RecursionError cannot happen (too_deep), and is caught anyway
     if not isinstance(envelope, dict) or set(envelope) != {"key_id", "payload", "signature"}:
         raise ValueError("a certificate is an object with key_id, payload and signature")
     key_id = envelope["key_id"]
@@ -316,9 +350,9 @@ def _dealt_problem(dealt: object, deal_number: object) -> str | None:
 
 
 def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
-    if too_deep(payload, 4):  # the signer's payload nests two levels
+    if too_deep(payload, MAX_JSON_DEPTH):  # the same limit in every verifier, before the type is read
         raise ValueError("nested too deeply")
-    data = json.loads(payload.decode("utf-8"))
+    data = _loads(payload.decode("utf-8"))
     if not isinstance(data, dict):
         raise ValueError("the payload is a JSON object")
     if canonical_json(data) != payload:
@@ -354,9 +388,11 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     moves = data["moves"]
     if not all(isinstance(v, str) for v in options.values()) or not all(isinstance(m, str) for m in moves):
         raise ValueError("options and moves hold text")
+    if not all(_OPTION_VALUE.fullmatch(v) for v in options.values()):
+        raise ValueError("an option value is true, false or a decimal integer with no sign or leading zero")
+    if not all(_HASH.fullmatch(data[name]) for name in ("seed", "commitment", "final_state_hash")):
+        raise ValueError("seed, commitment and final_state_hash are 64 lowercase hex digits")
     seed, commitment = bytes.fromhex(data["seed"]), bytes.fromhex(data["commitment"])
-    if len(seed) != 32 or len(commitment) != 32 or (seed.hex(), commitment.hex()) != (data["seed"], data["commitment"]):
-        raise ValueError("seed and commitment are 64 lowercase hex digits")
     contents = CertificateContents(
         game_id=data["game_id"],
         variant=data["variant"],
@@ -378,6 +414,12 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         hints=hints,
     )
     return data, contents
+
+
+#: SHA-256 as the payload writes it (``seed``, ``commitment``, ``final_state_hash``).
+_HASH = re.compile(r"[0-9a-f]{64}")
+#: An option value's one spelling (``engine.game.format_option``): no "True", "yes", "1" for true, " 3" or "03".
+_OPTION_VALUE = re.compile(r"true|false|0|[1-9][0-9]*")
 
 
 class _UnsupportedType(ValueError):
@@ -465,22 +507,41 @@ def _other_deal(algorithm: str) -> str:
     return f"the certificate's deal algorithm is {algorithm[:40]!r}; this verifier deals and checks {DEAL_ALGORITHM}"
 
 
+def _certified_game(variant: str, options: Mapping[str, str]) -> Game:
+    """The certified variant's rules, its options read in their one spelling only: exactly the variant's options,
+    each value as the catalogue writes it (``engine.game.format_option``). The engine itself also reads "yes",
+    " 3" or a missing option; a certificate reads one way in every verifier."""
+    game = get_game(variant)
+    specs = {spec.name: spec for spec in game.info.options}
+    if set(options) != set(specs):
+        raise ValueError(f"the options are not exactly those of {variant}: {', '.join(sorted(specs)) or 'none'}")
+    for name, spec in specs.items():
+        if options[name] not in {format_option(value) for value in spec.allowed}:
+            raise ValueError(f"option {name} is {options[name][:20]!r}, not one of its values as written")
+    return get_game(variant, options)
+
+
 def _replay(contents: CertificateContents, seen: dict[str, Any]) -> Verification:
-    """Deal from the certified seed and replay the certified moves: a win in the certified final position."""
+    """Deal from the certified seed and replay the certified moves, each written in the explicit notation: a win in
+    the certified final position."""
     try:
-        verdict = verify(contents.variant, dict(contents.options), contents.seed, contents.moves)
+        game = _certified_game(contents.variant, contents.options)
+        played = replay(game, game.deal(contents.seed), contents.moves)
     except (PatienceError, ValueError) as exc:
         return _refuse(CertificateReason.MALFORMED, f"the deal cannot be made: {exc}", **seen)
+    verdict = played.verdict
     replayed: dict[str, Any] = {
         **seen,
         "replayed": True,
         "details": {"move_count": str(verdict.move_count), "final_state_hash": verdict.final_hash},
     }
+    for index, (move, text) in enumerate(zip(played.moves, contents.moves, strict=False)):
+        if move.text() != text:  # a short form or another spelling: legal, but not what a certificate holds
+            message = f"move {index} ({text[:40]!r}) is not in the explicit notation ({move.text()!r})"
+            return _refuse(CertificateReason.NOT_WON, message, **replayed)
     if verdict.outcome is not Outcome.WON:
         return _refuse(CertificateReason.NOT_WON, verdict.describe(), **replayed)
-    if verdict.move_count != contents.move_count or (
-        contents.final_state_hash and verdict.final_hash != contents.final_state_hash
-    ):
+    if verdict.move_count != contents.move_count or verdict.final_hash != contents.final_state_hash:
         message = (
             f"the replay ends in position {verdict.final_hash[:16]} after {verdict.move_count} moves; the certificate "
             f"says {contents.final_state_hash[:16]} after {contents.move_count}"

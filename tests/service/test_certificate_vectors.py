@@ -24,6 +24,7 @@ from patience_client.certificates import verify_certificate as client_verify
 
 from engine import get_game
 from engine.catalogue import VARIANT_IDS
+from engine.deal import shuffled_deck
 from engine.encoding import decode_state, encode_state, state_hash
 from engine.verify import replay
 from service.signing import KeyRing
@@ -137,6 +138,53 @@ def test_the_opening_positions_of_every_variant() -> None:
         assert encoded.hex() == p["encoding_hex"] and p["variant_index"] == index == encoded[2]
         assert hashlib.sha256(encoded).hexdigest() == p["state_hash"] == state_hash(game, state)
         assert decode_state(encoded) == (game, state)
+
+
+def test_the_queen_row_is_the_queens_in_shuffled_order() -> None:
+    """Salic law's fixed row: the 8 queens in the order they lie in the shuffled deck (deal-v2 steps 1-5), top
+    first; they are never dealt (docs/certificates.md, "Layout")."""
+    for p in load("positions.json"):
+        if p["variant"] not in ("tribunal", "picture-gallery"):
+            continue
+        game = get_game(p["variant"])
+        deck = shuffled_deck(bytes.fromhex(p["seed"]), game.id, game.info.deck_size)
+        queens = [card for card in deck if card % 13 == 11]  # byte = suit * 13 + rank - 1: a queen's is 11 mod 13
+        assert len(queens) == 8
+        assert bytes.fromhex(p["encoding_hex"]).endswith(bytes([8, *queens]))  # the fixed row closes the encoding
+
+
+@pytest.mark.parametrize("p", load("played-positions.json"), ids=lambda p: f"{p['variant']}-{len(p['moves'])}")
+def test_the_redeals_and_fresh_bytes_mean_what_the_layout_says(p: dict[str, Any]) -> None:
+    """``redeals`` is the number of rd moves; picture-gallery's ``fresh`` says the newest column has had no card from
+    the stock since its king came out (the deal, an rd, or a d that dealt a king), whatever was moved onto it."""
+    game = get_game(p["variant"])
+    start = game.deal(bytes.fromhex(p["seed"]))
+    result = replay(game, start, p["moves"])
+    assert result.verdict.error_index is None
+    encoded = encode_state(game, result.state)
+    assert encoded.hex() == p["encoding_hex"] and hashlib.sha256(encoded).hexdigest() == p["state_hash"]
+    at = 4 + encoded[3]
+    assert encoded[at] == p["redeals"] == p["moves"].count("rd")
+    deals = [i for i, m in enumerate(p["moves"]) if m in ("d", "rd")]
+    if p["variant"] != "picture-gallery":
+        fresh = 0
+    elif not deals or p["moves"][deals[-1]] == "rd":
+        fresh = 1
+    else:  # the last d: did it start a column (a king), or put a card from the stock on the newest one?
+        before = replay(game, start, p["moves"][: deals[-1]]).state
+        fresh = int(len(replay(game, before, ["d"]).state.columns) > len(before.columns))
+    assert encoded[at + 1] == p["fresh"] == fresh, p["why"]
+
+
+def test_the_played_positions_show_fresh_is_not_lone_king() -> None:
+    """The file holds a fresh newest column that is no lone king, and a lone king that is not fresh."""
+    shown = set()
+    for p in load("played-positions.json"):
+        game = get_game(p["variant"])
+        newest = replay(game, game.deal(bytes.fromhex(p["seed"])), p["moves"]).state.columns
+        if p["variant"] == "picture-gallery":
+            shown.add((p["fresh"], len(newest[-1]) == 1))
+    assert {(1, False), (0, True), (1, True), (0, False)} <= shown
 
 
 # --------------------------------------------------------------------------- every verifier, every vector

@@ -50,6 +50,7 @@ def contents() -> CertificateContents:
         undo_count=0,
         started_at=1,
         finished_at=2,
+        final_state_hash="00" * 32,  # a certificate always names its final position (never replayed here)
     )
 
 

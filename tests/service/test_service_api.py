@@ -5,13 +5,17 @@ Every error code the API promises is provoked here and its ErrorInfo reason chec
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
+import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import grpc
 import pytest
+from patience.certificates import CertificateContents
 from patience.v1 import patience_pb2 as pb
 from service_harness import (
     Client,
@@ -26,6 +30,7 @@ from service_harness import (
 )
 
 from engine.catalogue import VARIANT_IDS, get_game
+from engine.encoding import state_hash
 from engine.errors import MoveError
 from engine.moves import Move
 from engine.view import player_view
@@ -525,6 +530,58 @@ def test_a_game_won_through_apply_move_shows_no_secret_until_the_end(client: Cli
         lambda: client.UndoMove(pb.UndoMoveRequest(game_id=game.game_id, expected_version=version), metadata=md)
     )
     assert (r.code, r.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "GAME_OVER")
+
+
+def test_verify_certificate_reads_a_member_written_twice_as_malformed(client: Client) -> None:
+    """VerifyCertificate reads a certificate the one way docs/certificates.md ("One reading") says: the envelope
+    or the payload naming a member twice is MALFORMED, whichever copy is genuine (issue 23: with the genuine
+    payload last it was valid, while a viewer reading the first copy showed another payload)."""
+    engine_game = get_game("sultan-36")
+    solution = solve(engine_game, engine_game.deal(SEED))
+    final = engine_game.deal(SEED)
+    for text in solution:
+        final = engine_game.play(final, text)[0]
+    contents = CertificateContents(
+        game_id="g-twice",
+        variant="sultan-36",
+        options={},
+        seed=SEED,
+        commitment=hashlib.sha256(SEED).digest(),
+        moves=tuple(solution),
+        move_count=len(solution),
+        undo_count=0,
+        started_at=1,
+        finished_at=2,
+        final_state_hash=state_hash(engine_game, final),
+    )
+    genuine = KEY_RING.sign(contents)
+    key_id, payload, signature = (json.loads(genuine)[k] for k in ("key_id", "payload", "signature"))
+    other = base64.b64encode(replace(contents, undo_count=5).payload(key_id)).decode()
+
+    def members(*pairs: tuple[str, str]) -> bytes:
+        return ("{" + ",".join(f"{json.dumps(k)}:{json.dumps(v)}" for k, v in pairs) + "}").encode()
+
+    def signed(raw: bytes) -> bytes:
+        assert KEY_RING.signing_key is not None
+        sig = base64.b64encode(KEY_RING.signing_key.sign(raw)).decode()
+        return members(("key_id", key_id), ("payload", base64.b64encode(raw).decode()), ("signature", sig))
+
+    raw = base64.b64decode(payload)
+    twice = {
+        "genuine payload last": members(("key_id", key_id), ("payload", other), ("payload", payload),
+                                        ("signature", signature)),
+        "genuine payload first": members(("key_id", key_id), ("payload", payload), ("payload", other),
+                                         ("signature", signature)),
+        "undo_count twice in the payload": signed(raw.replace(b'"undo_count":0', b'"undo_count":5,"undo_count":0')),
+        "options twice, nested": signed(raw.replace(b'"options":{}', b'"options":{"x":"1","x":"1"}')),
+    }  # fmt: skip
+    for replay in (False, True):
+        checked = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=genuine, replay=replay))
+        assert (checked.valid, checked.reason) == (True, "")
+        for name, certificate in twice.items():
+            assert certificate != genuine
+            checked = client.VerifyCertificate(pb.VerifyCertificateRequest(certificate=certificate, replay=replay))
+            assert (checked.valid, checked.reason) == (False, "MALFORMED"), name
 
 
 # -- solutions -------------------------------------------------------------------------------

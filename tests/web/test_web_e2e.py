@@ -29,6 +29,8 @@ from engine.deal import canonical_deck
 from engine.moves import Move
 from engine.view import hidden_cards
 
+ROOT = Path(__file__).resolve().parents[2]
+
 SEED = hashlib.sha256(b"web0").digest()  # a cats-tail deal with a column-to-column move at the start
 
 
@@ -187,6 +189,33 @@ def test_a_forged_certificate_is_refused_in_the_browser(table: Table, server: Li
         [base64.b64encode(encoded).decode(), keys],
     )
     assert result["valid"] is False and result["reason"] == "BAD_SIGNATURE"
+
+
+def test_the_shared_vectors_in_the_browser(table: Table) -> None:
+    """The page's verifier in Chromium (its own JSON.parse, atob, TextDecoder and WebCrypto, not node's) gives every
+    shared vector its reason (docs/certificate-vectors/tampered.json): duplicate members and the other double
+    readings of docs/certificates.md included."""
+    vectors = ROOT / "docs" / "certificate-vectors"
+    cases = json.loads((vectors / "tampered.json").read_text(encoding="utf-8"))
+    keys = json.loads((vectors / "signing-keys.json").read_text(encoding="utf-8"))["keys"]
+    certificates = [
+        c["certificate"] if c["certificate_is_base64"] else base64.b64encode(c["certificate"].encode()).decode()
+        for c in cases
+    ]
+    reasons = table.page.evaluate(
+        """async ([certificates, keys]) => {
+            const m = await import('/certificate.js');
+            const out = [];
+            for (const c of certificates) {
+                out.push((await m.verifyCertificate(Uint8Array.from(atob(c), (x) => x.charCodeAt(0)), keys)).reason);
+            }
+            return out;
+        }""",
+        [certificates, keys],
+    )
+    names = [c["name"] for c in cases]
+    assert dict(zip(names, reasons, strict=True)) == {c["name"]: c["reason"] for c in cases}
+    assert any(name.startswith("envelope-duplicate-") for name in names)
 
 
 def test_a_resigned_deal_is_re_dealt_in_the_browser(table: Table, server: LiveServer) -> None:

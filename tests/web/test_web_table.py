@@ -9,6 +9,7 @@ deal after Resign, the kept certificate and the notice of a server that signs no
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import itertools
 import json
@@ -593,13 +594,33 @@ def test_a_won_certificate_is_kept_reopened_copied_and_downloaded(
         page.click("#btn-stats")
         row = page.locator('#stats-body tr[data-variant="cats-tail"]').inner_text().split("\t")
         assert row[2] == "1" and row[-1] == str(len(moves)), row
+        # Kept with its payload written twice, another one first and the genuine one last (issue 23): refused as
+        # MALFORMED, and nothing of either copy shown as what it claims.
+        payload = json.loads(base64.b64decode(envelope["payload"]))
+        other = base64.b64encode(json.dumps({**payload, "game_id": "never-signed"}).encode()).decode()
+        twice = (
+            f'{{"key_id":{json.dumps(envelope["key_id"])},"payload":"{other}","payload":"{envelope["payload"]}",'
+            f'"signature":"{envelope["signature"]}"}}'
+        )
+        page.keyboard.press("Escape")
+        page.evaluate(
+            """([gid, encoded]) => {
+                const games = JSON.parse(localStorage.getItem('patience.games'));
+                games[gid].certificate.encoded = encoded;
+                localStorage.setItem('patience.games', JSON.stringify(games));
+            }""",
+            [gid, _b64(twice.encode())],
+        )  # no reload: the page would keep the server's certificate of its last game again
+        page.click("#menu > summary")
+        page.click("#btn-cert")
+        page.wait_for_selector("#cert-dialog-status[data-valid='false']")
+        assert page.get_attribute("#cert-dialog-status", "data-reason") == "MALFORMED"
+        assert page.inner_text("#cert-dialog-body .cert-fields").strip() == ""
     finally:
         close(table)
 
 
 def _b64(data: bytes) -> str:
-    import base64
-
     return base64.b64encode(data).decode()
 
 
