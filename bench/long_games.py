@@ -4,7 +4,9 @@ without the move list) at several log lengths, in one run against one service pr
 Every call is timed by the service's own CPU time (``/proc``, read before and after it: the client calls one at
 a time and nothing else runs in the service), so a busy machine makes the figures noisier, not larger. Lengths
 are log lengths: a live game is built by ApplyMove (a pair of moves that undo each other, then the other way),
-a won game by NewGame and one SubmitSolution (that pair repeated, then a winning line). The figure to read is
+a won game by NewGame and one SubmitSolution (that pair repeated, then a winning line). ``submit_won`` (NewGame
+and SubmitSolution, the replay and the certificate) and ``winning_move`` (the ApplyMove that wins, signing the
+certificate) are taken three times each. The figure to read is
 the ratio of the longest game's median to the shortest's: docs/service-benchmark.md, "Long games".
 
     python bench/long_games.py                  # lengths 10, 1,000 and the service's --max-moves
@@ -99,7 +101,18 @@ def measure(calls: Calls, length: int, line: list[str], n: int) -> dict[str, flo
         get = pb.GetGameRequest(game_id=game_id)
         out["get_game"].append(calls.cpu_us(lambda r=get: calls.stub.GetGame(r, metadata=auth))[0])
     won_id, won_auth = calls.won(length, line)
-    won: dict[str, list[float]] = {"get_won": [], "get_won_moves": []}
+    won: dict[str, list[float]] = {"get_won": [], "get_won_moves": [], "submit_won": [], "winning_move": []}
+    for _ in range(3):  # the calls that end a game, a few times each (a game ends once)
+        won["submit_won"].append(calls.cpu_us(lambda: calls.won(length, line))[0])
+        game_id, auth, version = calls.live(max(0, length - len(line)) // 2 * 2)
+        for text in line[:-1]:
+            request = pb.ApplyMoveRequest(game_id=game_id, expected_version=version, text=text)
+            version = calls.stub.ApplyMove(request, metadata=auth).game.version
+        last = pb.ApplyMoveRequest(game_id=game_id, expected_version=version, text=line[-1])
+        used, reply = calls.cpu_us(lambda r=last: calls.stub.ApplyMove(r, metadata=auth))
+        if reply.game.status != pb.GAME_STATUS_WON:
+            raise SystemExit("the winning line did not win move by move")
+        won["winning_move"].append(used)
     for _ in range(n):
         for key, with_moves in (("get_won", False), ("get_won_moves", True)):
             request = pb.GetGameRequest(game_id=won_id, include_moves=with_moves)
@@ -146,7 +159,7 @@ def main() -> None:
     first = rows[min(rows)]
     print(f"{results['machine']}; median service CPU per call (µs), {args.calls} calls each; won games at least "
           f"{len(line)} moves (the winning line)")  # fmt: skip
-    keys = ["apply_move", "undo_move", "get_game", "get_won", "get_won_moves"]
+    keys = ["apply_move", "undo_move", "get_game", "get_won", "get_won_moves", "submit_won", "winning_move"]
     print(f"{'log length':>10} " + " ".join(f"{k:>14}" for k in keys))
     for length, row in rows.items():
         print(f"{length:>10} " + " ".join(f"{row[k]:>9.0f} {row[k] / first[k]:>3.1f}x" for k in keys))

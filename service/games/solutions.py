@@ -81,7 +81,8 @@ class Solutions(Steps):
         except StoreError as exc:
             raise refusal(exc, game_id) from exc
         self.recent.forget(record.game_id)
-        self._game_message(updated, game, result.state, into=response.game)
+        certificate = await self._signed(updated, game, result.state)
+        self._game_message(updated, game, result.state, into=response.game, certificate=certificate)
         await self._keep_certificate(updated, response.game.certificate)
         response.certificate.CopyFrom(response.game.certificate)
         return response
@@ -116,6 +117,9 @@ class Solutions(Steps):
                 record = await self.store.create(whole)
             except StoreError as exc:
                 raise refusal(exc, game_id) from exc
-            response.certificate.CopyFrom(self._certificate(record, game, result.state))
+            signed = await self._signed(record, game, result.state)
+            if signed is None:
+                raise errors.signing_unavailable()
+            response.certificate.CopyFrom(signed)
             await self._keep_certificate(record, response.certificate)
         return response

@@ -255,9 +255,10 @@ class Steps:
         with_moves: bool = False,
         into: pb.Game | None = None,
         status: Status | None = None,
+        certificate: pb.Certificate | None = None,
     ) -> pb.Game:
         """The Game message (into ``into`` when given: a response's own field, which saves a copy; ``status`` when
-        the caller has ``game.status(state)`` already)."""
+        the caller has ``game.status(state)`` already; ``certificate`` when the caller signed it, ``_signed``)."""
         view = player_view(game, state, status)
         shown = messages.shown_status(record, view.status)
         msg = pb.Game() if into is None else into
@@ -288,8 +289,10 @@ class Steps:
         if with_moves and record.moves is not None:
             msg.moves.extend([m.text() for m in record.moves])
         if shown == pb.GAME_STATUS_WON and self.key_ring is not None:
-            kept = self._kept_certificate(record)
-            if kept is not None:
+            kept = self._kept_certificate(record) if certificate is None else None
+            if certificate is not None:
+                msg.certificate.CopyFrom(certificate)
+            elif kept is not None:
                 msg.certificate.MergeFromString(kept)
             elif record.moves is not None:
                 msg.certificate.CopyFrom(self._certificate(record, game, state))
@@ -310,6 +313,15 @@ class Steps:
         message = messages.certificate_message(record.certificate, checked.contents, checked).SerializeToString()
         self.certificates.put(record.game_id, record.certificate, message)
         return message
+
+    async def _signed(self, record: GameRecord, game: Game, final: State) -> pb.Certificate | None:
+        """The won game's certificate (``_certificate``), signed in a worker thread when its log is long (a few
+        milliseconds at the longest game: other calls go on meanwhile); None without a key ring."""
+        if self.key_ring is None:
+            return None
+        if len(record.moves or ()) > THREAD_REPLAY:
+            return await asyncio.to_thread(self._certificate, record, game, final)
+        return self._certificate(record, game, final)
 
     def _certificate(self, record: GameRecord, game: Game, final: State) -> pb.Certificate:
         """Sign the won game (Ed25519 signatures are deterministic: the same game signs to the same bytes)."""
@@ -368,11 +380,13 @@ class Steps:
         except StoreError as exc:
             self.recent.forget(record.game_id)
             raise refusal(exc, record.game_id) from exc
+        certificate = None
         if log_moves is not None:
             updated = replace(updated, moves=(*log_moves, *moves))
+            certificate = await self._signed(updated, game, state)
         else:
             self.recent.remember(updated, game, state, credentials.game_token)
-        self._game_message(updated, game, state, into=into, status=status)
+        self._game_message(updated, game, state, into=into, status=status, certificate=certificate)
         if won:
             await self._keep_certificate(updated, into.certificate)
 
