@@ -109,7 +109,7 @@ def measure(calls: Calls, length: int, line: list[str], n: int) -> dict[str, flo
             request = pb.ApplyMoveRequest(game_id=game_id, expected_version=version, text=text)
             version = calls.stub.ApplyMove(request, metadata=auth).game.version
         last = pb.ApplyMoveRequest(game_id=game_id, expected_version=version, text=line[-1])
-        used, reply = calls.cpu_us(lambda r=last: calls.stub.ApplyMove(r, metadata=auth))
+        used, reply = calls.cpu_us(lambda r=last, a=auth: calls.stub.ApplyMove(r, metadata=a))
         if reply.game.status != pb.GAME_STATUS_WON:
             raise SystemExit("the winning line did not win move by move")
         won["winning_move"].append(used)
