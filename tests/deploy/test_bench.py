@@ -71,6 +71,24 @@ def test_rest_bench_runs_and_reports_both_floors(tmp_path: Path) -> None:
         assert 0 < with_redis <= result[prefix + "cpu_ratio_bare_over_service"], prefix
 
 
+def test_long_games_bench_runs_and_reports_every_call_at_every_length(tmp_path: Path) -> None:
+    out = tmp_path / "long.json"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "long_games.py"), "--calls", "2", "--lengths", "10", "300",
+         "--json", str(out)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )  # fmt: skip
+    rows = json.loads(out.read_text())["rows"]
+    assert set(rows) == {"10", "300"}
+    for row in rows.values():
+        assert set(row) == {"apply_move", "undo_move", "get_game", "get_won", "get_won_moves", "submit_won",
+                            "winning_move"}  # fmt: skip
+        assert all(value > 0 for value in row.values()), row
+
+
 def test_winnable_bench_runs_and_reports_every_pool_it_is_given(tmp_path: Path) -> None:
     out = tmp_path / "winnable.json"
     args = ["--seeds", "2", "--pools", "sultan-36,tribunal", "--json", str(out)]
