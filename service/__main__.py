@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from service import lifetime
 from service.config import Settings, load
 
 
@@ -50,7 +51,10 @@ def local_redis(directory: Path, maxmemory: str = "256mb") -> Iterator[str]:
         "--maxmemory-policy", "noeviction",
         "--logfile", str(directory / "redis.log"),
     ]  # fmt: skip
-    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    # The local Redis stops with the service, even a killed one (service.lifetime).
+    proc = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=lifetime.preexec_die_with_parent
+    )
     try:
         deadline = time.monotonic() + 10
         while not socket.exists():

@@ -9,6 +9,8 @@ The parent keeps no gRPC state. It
 - serves ``/metrics`` as the sum over the workers (prometheus_client's multi-process mode: each worker writes
   its samples to files in ``PROMETHEUS_MULTIPROC_DIR``, set here before any worker imports the client);
 - forwards SIGTERM/SIGINT to the workers, each of which stops gracefully (``Settings.grace``);
+- dies first: a worker whose parent is gone (killed) is sent SIGTERM (``service.lifetime``), so no worker
+  serves on, orphaned;
 - fails fast: if a worker dies on its own, the others are stopped and the parent exits non-zero, so the
   orchestrator (Kubernetes, compose, systemd) restarts the whole unit instead of it running with fewer cores.
 """
@@ -28,6 +30,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from service import lifetime
 from service.config import Settings
 
 log = logging.getLogger(__name__)
@@ -61,8 +64,10 @@ def _prepare_metrics_dir() -> tuple[str, bool]:
     return directory, given is None
 
 
-def _worker(index: int, settings: Settings, serve_one: ServeOne) -> int:
-    """Runs in the child: default signal handling, then one server on the shared port."""
+def _worker(index: int, settings: Settings, serve_one: ServeOne, parent: int) -> int:
+    """Runs in the child: stopped (SIGTERM) if the parent dies, default signal handling, then one server on the
+    shared port."""
+    lifetime.die_with_parent(parent)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
     os.environ["PATIENCE_WORKER_INDEX"] = str(index)
@@ -94,12 +99,13 @@ def run(settings: Settings, serve_one: ServeOne) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     children: dict[int, int] = {}  # pid -> worker index
+    parent = os.getpid()
     for index in range(count):
         pid = os.fork()
         if pid == 0:  # the worker: never return into the parent's code (its ExitStack owns the local Redis)
             code = 1
             try:
-                code = _worker(index, child_settings, serve_one)
+                code = _worker(index, child_settings, serve_one, parent)
             finally:
                 logging.shutdown()
                 os._exit(code)

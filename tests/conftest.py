@@ -8,6 +8,10 @@
 
 A missing ``redis-server`` fails the test that asks for Redis with a message saying how to install it.
 
+No test leaves a process behind: every process a pytest process starts (and whatever those start) carries
+``SUITE_OWNER_PID`` in its environment, and at the end of the session any such process still running fails the
+run, is named and is killed (``tests/process_support.py``).
+
 Every test runs with ``XDG_DATA_HOME`` in a temporary directory of its own and no ``PATIENCE_*`` variables
 from the caller's shell: a server started with no keys directory must not find (or write) the keys of a service the
 developer runs on the same machine under ``~/.local/share/patience``.
@@ -18,9 +22,13 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+import process_support
 import pytest
 import redis_support  # tests/ is on sys.path (pytest's rootdir-relative import of conftest)
 from hypothesis import Phase, settings
+
+# Set before any test starts a process: they inherit it, and so do their children.
+os.environ[process_support.OWNER] = str(os.getpid())
 
 # CI (and the README's test command) load the "ci" profile: no deadline on a shared machine, and no shrinking,
 # which once took five minutes on one failing property. A failure prints its reproduction blob; run that test
@@ -82,3 +90,15 @@ def redis_cluster() -> Iterator[str]:
 def redis_cluster_db(redis_cluster: str) -> str:
     redis_support.flush_cluster(redis_cluster)
     return redis_cluster
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the run if a test left a process behind (after the session's fixtures have stopped theirs). Under
+    pytest-xdist each worker checks what it started; the controller only starts the workers."""
+    if session.config.pluginmanager.has_plugin("dsession"):
+        return
+    left = process_support.leftovers(os.getpid())
+    if left:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        lines = "\n".join(f"  {pid}: {command}" for pid, command in left)
+        print(f"\n{len(left)} process(es) outlived the tests that started them (now killed):\n{lines}")

@@ -265,13 +265,20 @@ class ServiceProcess:
         return f"127.0.0.1:{self.port}"
 
     def kill(self) -> None:
+        """SIGKILL to the service's whole process group (its workers, filler and local Redis too)."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
         if self.proc.poll() is None:
-            self.proc.kill()
             self.proc.wait(10)
 
     def terminate(self, timeout: float = 20) -> int:
+        """SIGTERM to the service (it stops its children), its exit status; what is left of its group is killed."""
         self.proc.send_signal(signal.SIGTERM)
-        return self.proc.wait(timeout)
+        try:
+            return self.proc.wait(timeout)
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
 
 def start_process(redis_url: str, tmp: Path, *extra: str, env: dict[str, str] | None = None) -> ServiceProcess:
@@ -294,7 +301,10 @@ def start_process(redis_url: str, tmp: Path, *extra: str, env: dict[str, str] | 
     }
     args = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url, *extra]
     with log.open("wb") as out:
-        proc = subprocess.Popen(args, cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT)
+        # A group of its own: ``kill`` stops whatever the service started, whatever happened to the service.
+        proc = subprocess.Popen(
+            args, cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if proc.poll() is not None:

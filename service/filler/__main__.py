@@ -42,6 +42,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     parent = os.environ.get(PARENT_ENV, "")
     if parent.isdigit():
+        from service import lifetime
+
+        lifetime.die_with_parent(int(parent))  # SIGTERM (a graceful stop) when the service is gone
         os.nice(10)  # beside the service on one host: the service's calls come first
     return asyncio.run(fill(settings, parent_pid=int(parent) if parent.isdigit() else None))
 
