@@ -19,7 +19,6 @@ import itertools
 import math
 import time
 from collections import Counter, deque
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from service import errors
@@ -47,14 +46,13 @@ class Ticket:
 class FairQueue:
     """``slots`` hints run at once; ``queue`` more may wait; ``per_client`` of them at most per address."""
 
-    def __init__(self, slots: int, queue: int, per_client: int, *, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, slots: int, queue: int, per_client: int) -> None:
         if slots < 1 or queue < 0 or per_client < 1:
             raise ValueError("slots >= 1, queue >= 0, per_client >= 1")
         self.slots = slots
         self.limit = slots + queue  # hints running or waiting, at most
         self.per_client = per_client
         self.running = 0
-        self._clock = clock
         self._held: Counter[str] = Counter()  # address -> its hints running or waiting
         self._running_by: Counter[str] = Counter()
         self._waiting: dict[str, deque[Ticket]] = {}
@@ -114,16 +112,16 @@ class FairQueue:
         self._running_by[client] -= 1
         if self._running_by[client] <= 0:
             del self._running_by[client]
-        self._add_use(client, self._clock() - ticket.started)
+        self._add_use(client, time.monotonic() - ticket.started)
         self._next()
 
     def used(self, client: str) -> float:
         """The solver seconds ``client`` used, each halved every ``HALF_LIFE`` seconds since."""
         value, when = self._used.get(client, (0.0, 0.0))
-        return value * math.pow(0.5, (self._clock() - when) / HALF_LIFE) if value else 0.0
+        return value * math.pow(0.5, (time.monotonic() - when) / HALF_LIFE) if value else 0.0
 
     def _start(self, ticket: Ticket) -> None:
-        ticket.started = self._clock()
+        ticket.started = time.monotonic()
         self.running += 1
         self._running_by[ticket.client] += 1
 
@@ -145,7 +143,7 @@ class FairQueue:
             ticket.turn.set_result(None)
 
     def _add_use(self, client: str, seconds: float) -> None:
-        self._used[client] = (self.used(client) + max(seconds, 0.0), self._clock())
+        self._used[client] = (self.used(client) + max(seconds, 0.0), time.monotonic())
         if len(self._used) > REMEMBERED:
             idle = sorted((c for c in self._used if c not in self._held), key=self.used)
             for forgotten in idle[: len(self._used) - REMEMBERED // 2]:
