@@ -119,8 +119,8 @@ class HintPool:
             return found
         flight = self._flights.get(key)
         if flight is None:
-            ticket = self._admit(client)
             state, seed = work()
+            ticket = self._admit(client)
             flight = asyncio.ensure_future(self._fly(key, ticket, state, seed))
             flight.add_done_callback(_retrieved)  # every caller may have stopped waiting: no "never retrieved"
             self._flights[key] = flight
