@@ -10,6 +10,7 @@ victim is never refused and waits for one running hint at most; an address holds
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import statistics
 import threading
@@ -85,12 +86,13 @@ def test_a_victim_waits_for_one_running_hint_not_for_every_hammering_address(
     client = Client(server.address)
     pool = server.server.games.hints
     gates = {address: tmp_path / f"gate-{address}" for address in ATTACKERS}
+    jobs: list[Future[Any]] = []
     try:
         for address in ATTACKERS:  # each has used the solver a little (as a hammering address has, a lot)
             (tmp_path / f"used-{address}").touch()
             assert occupy(server, tmp_path / f"used-{address}", address).result(60) is True
         assert until(lambda: pool.in_flight == 0)
-        jobs = [occupy(server, gates[address], address) for address in ATTACKERS]
+        jobs.extend(occupy(server, gates[address], address) for address in ATTACKERS)
         assert until(lambda: pool.in_flight == 3)
         # An address holds one hint in the pool at a time: its next is refused at once, with its own reason.
         dealt = client.NewGame(pb.NewGameRequest(variant=VARIANT), metadata=as_user(ATTACKERS[0]))
@@ -117,6 +119,9 @@ def test_a_victim_waits_for_one_running_hint_not_for_every_hammering_address(
     finally:
         for gate in gates.values():
             gate.touch()
+        for job in jobs:
+            with contextlib.suppress(Exception):
+                job.result(60)  # done before the server stops
         client.close()
 
 
