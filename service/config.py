@@ -55,8 +55,10 @@ class Settings:
     limit_submit_solution: str = "20/minute;300/hour"
     limit_verify_certificate: str = "60/minute;1000/hour"
     limit_hint: str = "30/minute;600/hour"
+    limit_winnable: str = "5/minute;30/hour"
     hint_processes: int = 1
     hint_queue: int = 4
+    hint_per_client: int = 1
     hint_states: int = 4800
     hint_cpu_seconds: float = 4.0
     front_end_key: str | None = None
@@ -272,7 +274,8 @@ _SPECS: tuple[Spec, ...] = (
         "rate_limits",
         "--rate-limits",
         "count NewGame, PrepareGame, SubmitSolution, VerifyCertificate and Hint per client address in Redis and refuse "
-        "the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with Retry-After)",
+        "the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with Retry-After), and each "
+        "address's share of every winnable pool (--limit-winnable)",
         values.boolean,
         "BOOL",
     ),
@@ -306,6 +309,14 @@ _SPECS: tuple[Spec, ...] = (
         "LIMITS",
     ),
     Spec(
+        "limit_winnable",
+        "--limit-winnable",
+        "proven deals one client address may take from each winnable pool (NewGame with winnable); beyond: "
+        "RESOURCE_EXHAUSTED, WINNABLE_SHARE_USED",
+        values.rate_limits,
+        "LIMITS",
+    ),
+    Spec(
         "hint_processes",
         "--hint-processes",
         "solver processes for Hint, per server process (each --workers worker has its own); started on the first hint",
@@ -318,6 +329,14 @@ _SPECS: tuple[Spec, ...] = (
         "hints that may wait for a solver process beyond those running; more are refused at once "
         "(UNAVAILABLE, HINTS_BUSY)",
         values.non_negative(int),
+        "N",
+    ),
+    Spec(
+        "hint_per_client",
+        "--hint-per-client",
+        "hints one client address may have running or waiting at once, per server process; one more is refused at "
+        "once (RESOURCE_EXHAUSTED, HINTS_IN_PROGRESS)",
+        values.positive(int),
         "N",
     ),
     Spec(

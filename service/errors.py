@@ -66,7 +66,7 @@ SERVICE_REASONS = frozenset(
         # dealing
         "CLIENT_SEED_WITH_TICKET", "PREPARED_WITH_TICKET", "TICKET_FIXES_DEAL", "PREPARED_NEEDS_CLIENT_SEED",
         "BAD_CLIENT_SEED", "BAD_PREPARED_ID", "DEAL_FIELDS_CONFLICT", "BAD_REPLAY_SEED", "BAD_DEAL_NUMBER",
-        "PREPARED_NOT_FOUND", "WINNABLE_NOT_COMBINABLE", "WINNABLE_POOL_EMPTY",
+        "PREPARED_NOT_FOUND", "WINNABLE_NOT_COMBINABLE", "WINNABLE_POOL_EMPTY", "WINNABLE_SHARE_USED",
         # tickets
         "BAD_VALIDITY", "BAD_LABEL", "BAD_TICKET", "TICKET_EXPIRED", "TICKET_DEAL_SECRET", "TICKETS_UNAVAILABLE",
         # REST
@@ -83,7 +83,7 @@ SERVICE_REASONS = frozenset(
         "SIGNING_UNAVAILABLE", "STORE_UNAVAILABLE", "STORE_FULL", "STORE_ERROR", "ID_COLLISION", "CORRUPT_STATE",
         "CORRUPT_LOG", "INTERNAL", "UNIMPLEMENTED",
         # hints
-        "HINTS_BUSY", "HINTS_UNAVAILABLE",
+        "HINTS_BUSY", "HINTS_IN_PROGRESS", "HINTS_UNAVAILABLE",
     }
 )  # fmt: skip
 #: Every ErrorInfo reason: the service's and the engine's.
@@ -215,6 +215,20 @@ def winnable_pool_empty(pool: str, waited: float) -> ServiceError:
         {"pool": pool, "waited_seconds": f"{waited:g}"},
     )
     error.retry_after = 5
+    return error
+
+
+def winnable_share_used(pool: str, limit: str, retry: int) -> ServiceError:
+    """This address took its share of the pool's proven deals (``--limit-winnable``): the pool is shared by every
+    player, and one address must not empty it for the others. An ordinary deal (``winnable`` false) is not
+    limited by it."""
+    error = ServiceError(
+        Code.RESOURCE_EXHAUSTED, "WINNABLE_SHARE_USED",
+        f"this address took its share of winnable deals of this game (at most {limit}); try again in {retry} s, "
+        "or deal without winnable",
+        {"pool": pool, "limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
     return error
 
 
@@ -409,6 +423,19 @@ def hints_busy(limit: int, retry: int) -> ServiceError:
     """The hint pool holds as many hints as it admits (running and waiting): try again shortly."""
     error = ServiceError(
         Code.UNAVAILABLE, "HINTS_BUSY", f"the hint solver is busy ({limit} hints running or waiting); try again soon",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def hints_in_progress(limit: int, retry: int) -> ServiceError:
+    """This address has as many hints being computed (or waiting) as one address may (``--hint-per-client``):
+    the solver processes are shared, and one address must not hold them all. Ask again once one is answered."""
+    error = ServiceError(
+        Code.RESOURCE_EXHAUSTED, "HINTS_IN_PROGRESS",
+        f"this address has {limit} hint{'s' if limit > 1 else ''} being computed already (at most {limit} at once); "
+        "ask again once answered",
         {"limit": limit, "retry_after_seconds": retry},
     )  # fmt: skip
     error.retry_after = retry

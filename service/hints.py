@@ -8,6 +8,12 @@ with a RetryInfo / Retry-After), never queued without bound. A hint's work is bo
 positions (``--hint-states``: the same answer on every run) and a cap in CPU seconds (``--hint-cpu-seconds``:
 a guard, should a machine be far slower than usual).
 
+The processes are shared fairly between client addresses (``service.hint_queue``): one address holds at most
+``--hint-per-client`` hints in the pool (RESOURCE_EXHAUSTED ``HINTS_IN_PROGRESS`` beyond), and a free process
+goes to the waiting address that used the solver least of late. Hints asked at once for the same game at the
+same version are computed once (single flight): the later callers wait for the first one's answer, at no cost
+to their address's share.
+
 The seed of a hint's guesses of the hidden cards is HMAC-SHA256 under a key of the server (derived from the
 deal-ticket key, so every replica derives the same) of the version and the player's view: the player cannot
 choose it, the same view at the same version always gets the same hint, and two games whose views are equal
@@ -25,11 +31,13 @@ import multiprocessing
 import os
 import secrets
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from service import errors, hint_worker, metrics
+from service.hint_queue import FairQueue, Ticket
 from service.hint_worker import HintAnswer
 
 log = logging.getLogger(__name__)
@@ -37,8 +45,6 @@ log = logging.getLogger(__name__)
 #: The label of the hint key's derivation (HMAC of the deal-ticket key) and of each seed.
 KEY_LABEL = b"patience-hint-key-v1"
 SEED_LABEL = b"patience-hint-v1|"
-#: Seconds a refused hint is told to wait before it asks again.
-RETRY_SECONDS = 1
 #: Hints remembered per server process, by game and version (the last asked first kept).
 RECENT_HINTS = 2048
 
@@ -53,7 +59,7 @@ def derive_key(secret: bytes | None) -> bytes:
 
 
 class HintPool:
-    """A bounded pool of solver processes, and the key that seeds their hints."""
+    """A bounded pool of solver processes shared fairly by address, and the key that seeds their hints."""
 
     def __init__(
         self,
@@ -61,19 +67,30 @@ class HintPool:
         *,
         processes: int = 1,
         queue: int = 4,
+        per_client: int = 1,
         states: int = 4800,
         cpu_seconds: float = 4.0,
     ) -> None:
-        if processes < 1 or queue < 0 or states < 1 or cpu_seconds <= 0:
-            raise ValueError("processes >= 1, queue >= 0, states >= 1, cpu_seconds > 0")
+        if processes < 1 or queue < 0 or per_client < 1 or states < 1 or cpu_seconds <= 0:
+            raise ValueError("processes >= 1, queue >= 0, per_client >= 1, states >= 1, cpu_seconds > 0")
         self.key = key
         self.processes = processes
-        self.limit = processes + queue  # hints running or waiting, at most
+        self.queue = FairQueue(processes, queue, per_client)
         self.states = states
         self.cpu_seconds = cpu_seconds
-        self.in_flight = 0
         self._executor: ProcessPoolExecutor | None = None
         self._recent: OrderedDict[tuple[str, int], HintAnswer] = OrderedDict()  # (game id, version) -> its hint
+        self._flights: dict[tuple[str, int], asyncio.Future[HintAnswer]] = {}  # hints being computed, by the same
+
+    @property
+    def limit(self) -> int:
+        """Hints running or waiting, at most."""
+        return self.queue.limit
+
+    @property
+    def in_flight(self) -> int:
+        """Hints running or waiting now."""
+        return self.queue.held
 
     def recent(self, game_id: str, version: int) -> HintAnswer | None:
         """The hint this pool gave for the game at ``version``, if it still remembers it (asking again costs no
@@ -90,48 +107,85 @@ class HintPool:
         """The seed of a hint at ``version`` for the player's view (its serialized View message)."""
         return hmac.new(self.key, SEED_LABEL + str(version).encode() + b"|" + view, hashlib.sha256).digest()
 
-    async def hint(self, state: bytes, seed: bytes) -> HintAnswer:
-        """The engine's hint for the encoded position ``state``, computed in the pool; UNAVAILABLE ``HINTS_BUSY``
-        when the pool holds as many hints as it admits."""
-        answer: HintAnswer = await self.run(hint_worker.compute, state, seed, self.states, self.cpu_seconds)
+    async def answer(
+        self, game_id: str, version: int, client: str, work: Callable[[], tuple[bytes, bytes]]
+    ) -> HintAnswer:
+        """The hint for the game at ``version``: remembered, or being computed for another caller (shared), or
+        computed now for ``client`` from ``work()`` (the encoded position and the seed, asked only then). The
+        computation belongs to no caller: one that stops waiting leaves it to the others (and to memory)."""
+        key = (game_id, version)
+        found = self._recent.get(key)
+        if found is not None:
+            return found
+        flight = self._flights.get(key)
+        if flight is None:
+            state, seed = work()
+            ticket = self._admit(client)
+            flight = asyncio.ensure_future(self._fly(key, ticket, state, seed))
+            flight.add_done_callback(_retrieved)  # every caller may have stopped waiting: no "never retrieved"
+            self._flights[key] = flight
+        else:
+            metrics.hint_shared()
+        return await asyncio.shield(flight)
+
+    async def _fly(self, key: tuple[str, int], ticket: Ticket, state: bytes, seed: bytes) -> HintAnswer:
+        try:
+            work = (state, seed, self.states, self.cpu_seconds)
+            answer: HintAnswer = await self._run(ticket, hint_worker.compute, *work)
+        finally:
+            del self._flights[key]
         metrics.observe_hint(answer.variant, answer.code, answer.cpu_seconds)
+        self.remember(*key, answer)
         return answer
 
-    async def run(self, fn: Any, *args: Any) -> Any:
-        """Run ``fn(*args)`` in a pool process, if the pool admits one more (the hint, or a test's own work)."""
-        if self.in_flight >= self.limit:
-            metrics.hint_refused_busy()
-            raise errors.hints_busy(self.limit, RETRY_SECONDS)
-        executor = self._pool()
+    async def run(self, fn: Any, *args: Any, client: str = "") -> Any:
+        """Run ``fn(*args)`` in a pool process when the fair queue gives ``client`` its turn, if the pool admits one
+        more (the hint, or a test's own work)."""
+        return await self._run(self._admit(client), fn, *args)
+
+    def _admit(self, client: str) -> Ticket:
         try:
-            future = executor.submit(fn, *args)
+            ticket = self.queue.admit(client)
+        except errors.ServiceError as exc:
+            metrics.hint_refused(exc.reason)
+            raise
+        self._observe()
+        return ticket
+
+    async def _run(self, ticket: Ticket, fn: Any, *args: Any) -> Any:
+        loop = asyncio.get_running_loop()
+        try:
+            await self.queue.wait(ticket)
+            future = self._pool().submit(fn, *args)
         except BrokenProcessPool as exc:  # a process died (killed, out of memory): a new pool for the next hint
+            self._done(ticket)
             self._reset(exc)
             raise errors.hints_unavailable() from exc
-        self.in_flight += 1
+        except BaseException:
+            self._done(ticket)
+            raise
         self._observe()
         # The slot is free once the process is done, not when the caller stops waiting (a cancelled call's hint
         # still occupies its process until it ends): what the pool admits is what it runs. The callback runs in
-        # the executor's thread; the count is the event loop's.
-        loop = asyncio.get_running_loop()
-        future.add_done_callback(lambda _: self._release_from(loop))
+        # the executor's thread; the queue is the event loop's.
+        future.add_done_callback(lambda _: self._release_from(loop, ticket))
         try:
             return await asyncio.wrap_future(future)
         except BrokenProcessPool as exc:
             self._reset(exc)
             raise errors.hints_unavailable() from exc
 
-    def _release_from(self, loop: asyncio.AbstractEventLoop) -> None:
+    def _release_from(self, loop: asyncio.AbstractEventLoop, ticket: Ticket) -> None:
         with contextlib.suppress(RuntimeError):  # the loop is closed: the server stopped, nothing is counted
-            loop.call_soon_threadsafe(self._release)
+            loop.call_soon_threadsafe(self._done, ticket)
 
-    def _release(self) -> None:
-        self.in_flight -= 1
+    def _done(self, ticket: Ticket) -> None:
+        self.queue.release(ticket)
         self._observe()
 
     def _observe(self) -> None:
         """The gauges: the pool runs as many hints as it has processes, the rest wait."""
-        metrics.observe_hint_pool(min(self.in_flight, self.processes), max(self.in_flight - self.processes, 0))
+        metrics.observe_hint_pool(self.queue.running, self.queue.waiting)
 
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
@@ -156,3 +210,8 @@ class HintPool:
         executor, self._executor = self._executor, None
         if executor is not None:
             await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+
+
+def _retrieved(flight: asyncio.Future[HintAnswer]) -> None:
+    if not flight.cancelled():
+        flight.exception()

@@ -82,6 +82,19 @@ HINTS_QUEUED = Gauge(
     "patience_hints_queued", "Hints admitted and waiting for a hint process now.", multiprocess_mode="livesum"
 )
 HINTS_BUSY = Counter("patience_hints_busy_total", "Hints refused at once (HINTS_BUSY): the pool was full.")
+HINTS_IN_PROGRESS = Counter(
+    "patience_hints_in_progress_total",
+    "Hints refused at once (HINTS_IN_PROGRESS): their client address held its share of the pool already.",
+)
+WINNABLE_SHARE_USED = Counter(
+    "patience_winnable_share_used_total",
+    "NewGame winnable refused (WINNABLE_SHARE_USED): the client address took its share of the pool already.",
+    ["pool"],
+)
+HINTS_SHARED = Counter(
+    "patience_hints_shared_total",
+    "Hints answered by a computation already running for the same game and version (computed once, for all).",
+)
 #: CPU seconds of one hint: a few milliseconds (the sultans) to a few seconds (the CPU cap, --hint-cpu-seconds).
 HINT_CPU_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 HINT_CPU_SECONDS = Histogram(
@@ -165,8 +178,13 @@ def observe_hint_pool(running: int, queued: int) -> None:
     HINTS_QUEUED.set(queued)
 
 
-def hint_refused_busy() -> None:
-    HINTS_BUSY.inc()
+def hint_refused(reason: str) -> None:
+    """A hint refused at once: the pool was full (HINTS_BUSY), or its address held its share (HINTS_IN_PROGRESS)."""
+    (HINTS_BUSY if reason == "HINTS_BUSY" else HINTS_IN_PROGRESS).inc()
+
+
+def hint_shared() -> None:
+    HINTS_SHARED.inc()
 
 
 def observe_hint(variant: str, reason_code: str, cpu_seconds: float) -> None:

@@ -82,49 +82,71 @@ def peer_address(peer: str) -> str:
     return kind or "unknown"
 
 
+def client_address(peer: str, address: str | None, key: str | None, front_end_key: str | None) -> str:
+    """Who a call counts against: the peer, or the end user a trusted front end names (PERMISSION_DENIED
+    ``UNTRUSTED_CLIENT_ADDRESS`` for an address without the front end's key)."""
+    if address is None:
+        return address_key(peer_address(peer))
+    if not front_end_key or not key or not hmac.compare_digest(key.encode(), front_end_key.encode()):
+        raise errors.untrusted_client_address(CLIENT_ADDRESS, FRONT_END_KEY)
+    try:
+        return address_key(str(ipaddress.ip_address(address.strip())))
+    except ValueError as exc:
+        raise errors.bad_client_address(CLIENT_ADDRESS) from exc
+
+
 class RateLimiter:
     """The limits of each limited RPC, counted in Redis per client address."""
 
     def __init__(
-        self, redis_url: str, limits_by_rpc: Mapping[str, str], *, key_prefix: str, front_end_key: str | None
+        self,
+        redis_url: str,
+        limits_by_rpc: Mapping[str, str],
+        *,
+        key_prefix: str,
+        front_end_key: str | None,
+        shares: Mapping[str, str] | None = None,
     ) -> None:
         self.storage = storage_from_string(
             storage_url(redis_url), implementation="redispy", key_prefix=key_prefix, wrap_exceptions=True
         )
         self.strategy = SlidingWindowCounterRateLimiter(self.storage)
         self.items: dict[str, list[RateLimitItem]] = {rpc: parse_many(text) for rpc, text in limits_by_rpc.items()}
+        self.shares: dict[str, list[RateLimitItem]] = {name: parse_many(text) for name, text in (shares or {}).items()}
         self.front_end_key = front_end_key or None
         self._warned = 0.0
 
     def client(self, peer: str, address: str | None, key: str | None) -> str:
         """Who the call counts against: the peer, or the end user a trusted front end names."""
-        if address is None:
-            return address_key(peer_address(peer))
-        if self.front_end_key is None or not key or not hmac.compare_digest(key.encode(), self.front_end_key.encode()):
-            raise errors.untrusted_client_address(CLIENT_ADDRESS, FRONT_END_KEY)
-        try:
-            return address_key(str(ipaddress.ip_address(address.strip())))
-        except ValueError as exc:
-            raise errors.bad_client_address(CLIENT_ADDRESS) from exc
+        return client_address(peer, address, key, self.front_end_key)
 
     async def check(self, rpc: str, client: str) -> None:
         """Count one call of ``rpc`` by ``client``; RESOURCE_EXHAUSTED ``RATE_LIMITED`` (with when to retry) if
         that is one too many."""
-        items = self.items.get(rpc)
-        if not items:
-            return
+        over = await self._hit(self.items.get(rpc, []), rpc, client)
+        if over is not None:
+            metrics.RATE_LIMITED.labels(rpc).inc()
+            raise errors.rate_limited(rpc, *over)
+
+    async def take_share(self, name: str, client: str, scope: str) -> tuple[str, int] | None:
+        """Take one of ``client``'s share ``name`` of ``scope`` (one deal of a winnable pool): None when taken, else
+        the limit it is over and the seconds until it holds one again. Counted when asked, before the thing is
+        taken, so that calls at once cannot all pass."""
+        return await self._hit(self.shares.get(name, []), name, scope, client)
+
+    async def _hit(self, items: list[RateLimitItem], *identifiers: str) -> tuple[str, int] | None:
+        """Count one hit on each of ``items``: None if all allow it, else (the first refused, seconds to wait)."""
         for item in items:
             try:
-                allowed = await self.strategy.hit(item, rpc, client)
+                allowed = await self.strategy.hit(item, *identifiers)
                 if allowed:
                     continue
-                stats = await self.strategy.get_window_stats(item, rpc, client)
+                stats = await self.strategy.get_window_stats(item, *identifiers)
             except Exception as exc:  # the limiter's storage: a limit must not take the service down
                 self._storage_failed(exc)
-                return
-            retry = max(1, math.ceil(stats.reset_time - time.time()))
-            metrics.RATE_LIMITED.labels(rpc).inc()
-            raise errors.rate_limited(rpc, str(item), retry)
+                return None
+            return str(item), max(1, math.ceil(stats.reset_time - time.time()))
+        return None
 
     def _storage_failed(self, exc: Exception) -> None:
         now = time.monotonic()

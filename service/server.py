@@ -204,11 +204,13 @@ async def create_server(
             settings.rate_limits_by_rpc(),
             key_prefix=f"{settings.store_prefix}:rl",
             front_end_key=settings.front_end_key,
+            shares={"Winnable": settings.limit_winnable},
         )
     hints = HintPool(
         derive_hint_key(tickets.key if isinstance(tickets, TicketMinter) else None),
         processes=settings.hint_processes,
         queue=settings.hint_queue,
+        per_client=settings.hint_per_client,
         states=settings.hint_states,
         cpu_seconds=settings.hint_cpu_seconds,
     )

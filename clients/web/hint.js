@@ -37,7 +37,7 @@ function busy(on) {
   hintButton();
 }
 
-/** HINTS_BUSY: say when to ask again, keep the button off until then. */
+/** HINTS_BUSY, HINTS_IN_PROGRESS: say when to ask again, keep the button off until then. */
 function waitToRetry(err) {
   const seconds = Math.max(1, Math.ceil(err.retryAfter ?? 1));
   state.hintRetryAt = Date.now() + seconds * 1000;
@@ -100,7 +100,7 @@ export async function hint() {
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     if (!asked()) drop(version, thinking);
-    else if (err.reason === 'HINTS_BUSY') waitToRetry(err);
+    else if (err.reason === 'HINTS_BUSY' || err.reason === 'HINTS_IN_PROGRESS') waitToRetry(err);
     else await refused(err);
   } finally {
     busy(false);

@@ -72,6 +72,10 @@ const REASONS = {
     'A winnable deal is one the server has proven: it cannot be combined with your seed, a ticket or a deal number.',
     'Выигрышную раздачу выбирает сервер из проверенных: её нельзя сочетать со своим зерном, билетом или номером раздачи.',
   ],
+  WINNABLE_SHARE_USED: [
+    'You have dealt many winnable deals of this game lately: wait a little, or switch “Winnable deals only” off.',
+    'Вы недавно сдали много выигрышных раздач этой игры: подождите немного или выключите «Только выигрышные раздачи».',
+  ],
   WINNABLE_POOL_EMPTY: [
     'No proven winnable deal of this game is ready yet. Try again in a minute, or switch “Winnable deals only” off.',
     'Проверенной выигрышной раздачи этой игры пока нет. Попробуйте через минуту или выключите «Только выигрышные раздачи».',
@@ -120,6 +124,10 @@ const REASONS = {
   TICKETS_UNAVAILABLE: ['This server deals no tickets.', 'Этот сервер не выдаёт билеты раздач.'],
   // Hints.
   HINTS_BUSY: ['The hint solver is busy: ask again in a moment.', 'Подсказки сейчас заняты: спросите чуть позже.'],
+  HINTS_IN_PROGRESS: [
+    'A hint for you is still being worked out: ask again once it is answered.',
+    'Подсказка для вас ещё готовится: спросите снова, когда она будет готова.',
+  ],
   HINTS_UNAVAILABLE: ['Hints are unavailable right now: try again.', 'Подсказки сейчас недоступны: попробуйте ещё раз.'],
   BAD_VALIDITY: ['A ticket\'s validity is out of range.', 'Срок действия билета вне допустимых пределов.'],
   BAD_LABEL: ['A ticket\'s label is at most 200 characters.', 'Подпись билета — не длиннее 200 символов.'],

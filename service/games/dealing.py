@@ -13,7 +13,7 @@ from engine.catalogue import variants
 from engine.deal import MAX_DEAL_NUMBER, SEED_BYTES, public_deal_seed
 from engine.encoding import encode_state
 from engine.game import Game
-from service import convert, errors
+from service import convert, errors, metrics
 from service.games import messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms, unavailable
@@ -35,10 +35,10 @@ class Dealing(Steps):
         return pb.ListVariantsResponse(variants=[convert.variant_message(v) for v in variants()])
 
     async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
-        await self._limit("NewGame", credentials)
+        client = await self._limit("NewGame", credentials)
         dealt, number, ticket, server_seed, client_seed, solution = Dealt.RANDOM, 0, "", b"", b"", b""
         if request.winnable:
-            game, seed, solution = await self._winnable_deal(request)
+            game, seed, solution = await self._winnable_deal(request, client)
             dealt = Dealt.WINNABLE
         elif request.HasField("replay_seed") or request.HasField("deal_number"):
             game, seed, dealt, number = self._chosen_deal(request)
@@ -90,15 +90,22 @@ class Dealing(Steps):
         game = self._game(request.variant, request.options)
         return game, public_deal_seed(request.deal_number), Dealt.PUBLIC, request.deal_number
 
-    async def _winnable_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, bytes]:
-        """A seed from the configuration's winnable pool and its winning line (packed): game, seed, line. An empty
-        pool is looked at again until ``--winnable-wait`` has passed, then UNAVAILABLE WINNABLE_POOL_EMPTY."""
+    async def _winnable_deal(self, request: pb.NewGameRequest, client: str) -> tuple[Game, bytes, bytes]:
+        """A seed from the configuration's winnable pool and its winning line (packed): game, seed, line. The
+        client's address takes one of its share of the pool first (``--limit-winnable``: RESOURCE_EXHAUSTED
+        WINNABLE_SHARE_USED beyond it, so that no address empties a pool for the others). An empty pool is looked
+        at again until ``--winnable-wait`` has passed, then UNAVAILABLE WINNABLE_POOL_EMPTY."""
         fields = request.DESCRIPTOR.fields_by_name
         for field in NOT_WITH_WINNABLE:
             if field in fields and request.HasField(field):
                 raise errors.winnable_not_combinable(field)
         game = self._game(request.variant, request.options)
         pool = pool_name(game)
+        if self.limiter is not None:
+            over = await self.limiter.take_share("Winnable", client, pool)
+            if over is not None:
+                metrics.WINNABLE_SHARE_USED.labels(pool).inc()
+                raise errors.winnable_share_used(pool, *over)
         wait = self.settings.winnable_wait
         deadline = time.monotonic() + wait
         while True:

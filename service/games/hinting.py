@@ -20,8 +20,9 @@ log = logging.getLogger("service.games")
 class Hinting(Steps):
     async def hint(self, request: pb.HintRequest, credentials: Credentials) -> pb.HintResponse:
         """The engine's hint (engine.solver.hint), seeded by the pool's key, the version and the player's view
-        only, computed in a pool process, then counted on the game (once per version)."""
-        await self._limit("Hint", credentials)
+        only, computed in a pool process (shared fairly by client address, once for every caller asking at the
+        same version), then counted on the game (once per version)."""
+        client = await self._limit("Hint", credentials)
         if self.hints is None:
             raise errors.hints_unavailable()
         # The game: open, and the caller holds its token.
@@ -29,12 +30,15 @@ class Hinting(Steps):
         self._check_open(record, None)
         game, state = self._decode(record)
         # The hint: computed in the pool from the position and a seed the player cannot choose (or, asked again at
-        # the same version, as this replica computed it then: a position at a version never changes).
-        found = self.hints.recent(record.game_id, record.version)
-        if found is None:
-            seed = self.hints.seed(record.version, convert.view_bytes(player_view(game, state)))
-            found = await self.hints.hint(record.state, seed)
-            self.hints.remember(record.game_id, record.version, found)
+        # the same version, as this replica computed it then or is computing it now: a position at a version never
+        # changes).
+        hints = self.hints
+        found = await hints.answer(
+            record.game_id,
+            record.version,
+            client,
+            lambda: (record.state, hints.seed(record.version, convert.view_bytes(player_view(game, state)))),
+        )
         response = pb.HintResponse(
             reason=found.reason,
             reason_code=found.code,

@@ -31,6 +31,7 @@ from service.errors import ServiceError
 from service.games import messages
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
 from service.hints import HintPool
+from service.ratelimit import client_address
 from service.store import (
     GameClosed,
     GameExpired,
@@ -77,6 +78,16 @@ def refusal(exc: StoreError, game_id: str) -> ServiceError:
     return errors.store_failed(exc)
 
 
+def client_of(peer: str, address: str | None, key: str | None, settings: Settings) -> str:
+    """Who calls, with no rate limiter: the address the limiter would count (the peer, or the end user a trusted
+    front end names), so that the fair shares hold with rate limits off too. An address header without the
+    front end's key is not refused here (it never was without limits): the call counts under its peer."""
+    try:
+        return client_address(peer, address, key, settings.front_end_key)
+    except ServiceError:
+        return client_address(peer, None, None, None)
+
+
 def unavailable(exc: StoreUnavailable) -> ServiceError:
     return errors.store_unavailable(exc, full=isinstance(exc, StoreFull))
 
@@ -112,11 +123,14 @@ class Steps:
 
     # -- callers
 
-    async def _limit(self, rpc: str, credentials: Credentials) -> None:
-        """Count the call against its client's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED`` beyond them)."""
-        if self.limiter is not None:
-            client = self.limiter.client(credentials.peer, credentials.client_address, credentials.front_end_key)
-            await self.limiter.check(rpc, client)
+    async def _limit(self, rpc: str, credentials: Credentials) -> str:
+        """Count the call against its client's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED`` beyond them); the
+        client address it counts under (what the fair shares of hints and winnable deals go by too)."""
+        if self.limiter is None:
+            return client_of(credentials.peer, credentials.client_address, credentials.front_end_key, self.settings)
+        client = self.limiter.client(credentials.peer, credentials.client_address, credentials.front_end_key)
+        await self.limiter.check(rpc, client)
+        return client
 
     def _check_operator(self, credentials: Credentials) -> None:
         expected = self.settings.resolved_operator_key()

@@ -22,6 +22,7 @@ import grpc
 import httpx
 import pytest
 import redis_support
+from grpc_status import rpc_status
 from hypothesis import given
 from hypothesis import strategies as st
 from patience.v1 import patience_pb2 as pb
@@ -31,6 +32,7 @@ from engine import movelog
 from engine.catalogue import configurations, get_game
 from engine.game import Game
 from engine.verify import Outcome, replay
+from service.errors import error_info
 from service.filler.embedded import filler_environment
 from service.filler.work import Filler
 from service.store import RedisGameStore, open_store
@@ -496,3 +498,77 @@ def test_a_damaged_pool_entry_is_never_dealt(client: Client, redis_db: str) -> N
     with_store(redis_db, body)
     refused = refusal(lambda: client.NewGame(pb.NewGameRequest(variant="sultan-36", winnable=True)))
     assert refused.reason == "WINNABLE_POOL_EMPTY"
+
+
+# -- a share per address ------------------------------------------------------------------------------------------
+
+FRONT_END_KEY = "front-end-key-for-winnable-0123"
+
+
+def as_user(address: str) -> tuple[tuple[str, str], ...]:
+    """The metadata of a call a trusted front end makes for the end user at ``address`` (service.ratelimit)."""
+    return (("x-client-address", address), ("x-front-end-key", FRONT_END_KEY))
+
+
+def test_one_address_takes_its_share_and_cannot_drain_the_pool(redis_db: str) -> None:
+    """The finding of issue 23: one address took a whole pool in 0.2 s. Now it takes its share (3 here) however
+    many it asks for at once, the rest refused RESOURCE_EXHAUSTED WINNABLE_SHARE_USED with when to ask again; the
+    pool keeps the other deals, and another address still gets one. An ordinary deal is not limited by it."""
+    settings = settings_for(
+        redis_db,
+        http_listen="127.0.0.1:0",
+        winnable_wait=0.3,
+        rate_limits=True,
+        limit_new_game="1000/minute",
+        limit_winnable="3/minute;10/hour",
+        front_end_key=FRONT_END_KEY,
+    )
+    entries = proven(get_game("sultan-36"), 8)
+    push(redis_db, "sultan-36", entries)
+    server = ServerThread(settings).start()
+    client = Client(server.address)
+    attacker, victim = "198.51.100.7", "203.0.113.70"
+
+    def deal(_: int) -> bytes | str:
+        try:
+            request = pb.NewGameRequest(variant="sultan-36", winnable=True)
+            return bytes(client.NewGame(request, metadata=as_user(attacker)).game.commitment)
+        except grpc.RpcError as exc:
+            info = error_info(rpc_status.from_call(exc))  # type: ignore[arg-type]
+            return info.reason if info is not None else str(exc)
+
+    try:
+        with ThreadPoolExecutor(8) as pool:
+            results = list(pool.map(deal, range(8)))  # all at once: no call sees another's count late
+        taken = [r for r in results if isinstance(r, bytes)]
+        assert len(taken) == 3 and sorted(r for r in results if isinstance(r, str)) == ["WINNABLE_SHARE_USED"] * 5
+        r = refusal(
+            lambda: client.NewGame(pb.NewGameRequest(variant="sultan-36", winnable=True), metadata=as_user(attacker))
+        )
+        assert (r.code, r.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "WINNABLE_SHARE_USED")
+        assert r.metadata["pool"] == "sultan-36" and r.metadata["limit"] == "3 per 1 minute"
+        assert 1 <= int(r.metadata["retry_after_seconds"]) <= 60
+        assert sizes(redis_db, ["sultan-36"]) == {"sultan-36": 5}, "a refused call took a deal"
+        # Another address gets a proven deal from what is left, and the attacker an ordinary one.
+        dealt = client.NewGame(pb.NewGameRequest(variant="sultan-36", winnable=True), metadata=as_user(victim))
+        commitments = {hashlib.sha256(e.seed).digest() for e in entries}
+        assert dealt.game.dealt == "winnable" and dealt.game.commitment in commitments
+        assert dealt.game.commitment not in taken
+        plain = client.NewGame(pb.NewGameRequest(variant="sultan-36"), metadata=as_user(attacker))
+        assert plain.game.dealt != "winnable"
+        # The share is per pool: another configuration's pool is the attacker's to share too.
+        push(redis_db, "tribunal", proven(get_game("tribunal"), 1))
+        other = client.NewGame(pb.NewGameRequest(variant="tribunal", winnable=True), metadata=as_user(attacker))
+        assert other.game.dealt == "winnable"
+        # Over REST: 429 with Retry-After.
+        base = f"http://127.0.0.1:{server.server.http_port}"
+        reply = httpx.post(
+            f"{base}/v1/games",
+            json={"variant": "sultan-36", "winnable": True},
+            headers={"x-client-address": attacker, "x-front-end-key": FRONT_END_KEY},
+        )
+        assert reply.status_code == 429 and 1 <= int(reply.headers["retry-after"]) <= 60
+        assert reply.json()["details"][0]["reason"] == "WINNABLE_SHARE_USED"
+    finally:
+        client.close()
+        server.stop()
