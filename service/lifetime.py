@@ -25,17 +25,18 @@ _PR_SET_PDEATHSIG = 1
 POLL = 1.0
 
 
-def die_with_parent(parent: int, sig: int = signal.SIGTERM) -> None:
-    """Have ``sig`` sent to this process when ``parent`` (the process that started it) exits.
+def die_with_parent(parent: int, sig: int = signal.SIGTERM) -> bool:
+    """Have ``sig`` sent to this process when ``parent`` (the process that started it) exits; False, and nothing
+    asked, when it is gone already (the caller stops in its own way).
 
-    Call it first thing in the child, from its main thread. The parent may have died before the request was
-    made: then the signal is sent at once.
+    Call it first thing in the child, from its main thread.
     """
+    if os.getppid() != parent:
+        return False
     if _ask_kernel(sig):
-        if os.getppid() != parent:
-            os.kill(os.getpid(), sig)
-        return
+        return os.getppid() == parent  # else it died between the look and the request
     threading.Thread(target=_watch, args=(parent, sig), name="parent-watch", daemon=True).start()
+    return True
 
 
 def preexec_die_with_parent() -> None:

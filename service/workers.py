@@ -67,7 +67,8 @@ def _prepare_metrics_dir() -> tuple[str, bool]:
 def _worker(index: int, settings: Settings, serve_one: ServeOne, parent: int) -> int:
     """Runs in the child: stopped (SIGTERM) if the parent dies, default signal handling, then one server on the
     shared port."""
-    lifetime.die_with_parent(parent)
+    if not lifetime.die_with_parent(parent):
+        return 1
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
     os.environ["PATIENCE_WORKER_INDEX"] = str(index)

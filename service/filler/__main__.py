@@ -44,7 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if parent.isdigit():
         from service import lifetime
 
-        lifetime.die_with_parent(int(parent))  # SIGTERM (a graceful stop) when the service is gone
+        # SIGTERM (a graceful stop) when the service goes; gone already, the filler's own look at it stops it.
+        lifetime.die_with_parent(int(parent))
         os.nice(10)  # beside the service on one host: the service's calls come first
     return asyncio.run(fill(settings, parent_pid=int(parent) if parent.isdigit() else None))
 
