@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import hashlib
-import hmac
 import secrets
 
-#: The client-seed mixing scheme (docs/fairness.md): seed = HMAC-SHA256(server_seed, MIX_LABEL + client_seed).
-MIX_LABEL = b"patience-mix-v1|"
+from patience.seeds import MIX_LABEL, mix_seed
+
+__all__ = ["MIX_LABEL", "mix_seed", "new_game_id", "new_token", "token_hash"]
 
 
 def new_game_id() -> str:
@@ -23,8 +23,3 @@ def new_token() -> str:
 def token_hash(token: str) -> bytes:
     """What the store keeps of a token (never the token itself)."""
     return hashlib.sha256(token.encode()).digest()
-
-
-def mix_seed(server_seed: bytes, client_seed: bytes) -> bytes:
-    """The deal seed from the server's 32 random bytes and the player's client seed."""
-    return hmac.new(server_seed, MIX_LABEL + client_seed, hashlib.sha256).digest()

@@ -21,6 +21,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from google.protobuf import json_format
 from patience.certificates import CertificateContents, canonical_json, key_id_of, raw_public_key
+from patience.seeds import mix_seed
 from patience.v1 import patience_pb2 as pb
 
 from engine import get_game
@@ -726,8 +727,30 @@ def build() -> dict[str, bytes]:
         "played-positions.json": text(played_positions()),
         "canonical-json.json": text([{"text": s, "canonical_hex": canonical_json(s).hex()} for s in ESCAPES]),
         "tampered.json": text(tampered(signer, foreign, genuine)),
+        "seed-mix.json": text(seed_mixes()),
     }
     return files
+
+
+def seed_mixes() -> list[dict[str, Any]]:
+    """The client-seed mix (patience.seeds, docs/fairness.md) on seeds of every length a client may send (1 to
+    64 bytes), and its neighbours that must not check: another client seed, a server seed not committed to."""
+    out: list[dict[str, Any]] = []
+    for i, client_seed in enumerate([b"\x00", b"my own luck", "удача".encode(), bytes(range(64))]):
+        server_seed = hashlib.sha256(b"seed-mix vector %d" % i).digest()
+        out.append({
+            "name": f"mix {i}",
+            "server_seed_base64": b64(server_seed),
+            "client_seed_base64": b64(client_seed),
+            "server_commitment_base64": b64(hashlib.sha256(server_seed).digest()),
+            "seed_base64": b64(mix_seed(server_seed, client_seed)),
+            "mixed": True,
+        })  # fmt: skip
+    first = out[0]
+    out.append(first | {"name": "another client seed", "client_seed_base64": b64(b"\x01"), "mixed": False})
+    other = b64(hashlib.sha256(b"other").digest())
+    out.append(first | {"name": "a server seed not committed to", "server_commitment_base64": other, "mixed": False})
+    return out
 
 
 def main(argv: list[str]) -> int:

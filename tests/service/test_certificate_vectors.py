@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from patience.certificates import canonical_json, key_id_of, verify_certificate
+from patience.seeds import mixed_from
 from patience_client.certificates import verify_certificate as client_verify
 
 from engine import get_game
@@ -28,6 +29,7 @@ from engine.deal import shuffled_deck
 from engine.encoding import decode_state, encode_state, state_hash
 from engine.verify import replay
 from service.signing import KeyRing
+from service.tokens import mix_seed as service_mix
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "docs" / "certificate-vectors"
@@ -271,3 +273,37 @@ console.log(JSON.stringify(cases.map((c) => hex(new TextEncoder().encode(JSON.st
     done = subprocess.run([node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [c["canonical_hex"] for c in load("canonical-json.json")]
+
+
+# --------------------------------------------------------------------------- the client-seed mix
+
+
+def test_the_seed_mix_vectors_hold_in_python() -> None:
+    """patience.seeds (the service mixes with it, the Python client checks with it) on the shared vectors."""
+    for case in load("seed-mix.json"):
+        server, client, seed, committed = (
+            base64.b64decode(case[k])
+            for k in ("server_seed_base64", "client_seed_base64", "seed_base64", "server_commitment_base64")
+        )
+        assert mixed_from(seed, server, client, committed) is case["mixed"], case["name"]
+        if case["mixed"]:
+            assert service_mix(server, client) == seed, case["name"]
+
+
+def test_the_seed_mix_vectors_hold_in_javascript() -> None:
+    """clients/web/certificate.js's checkMix (the page checks a client-seeded deal with it) on the same vectors."""
+    module = ROOT / "clients" / "web" / "certificate.js"
+    script = f"""
+import {{ checkMix }} from {json.dumps(module.as_uri())};
+import {{ readFileSync }} from "node:fs";
+const cases = JSON.parse(readFileSync({json.dumps(str(VECTORS / "seed-mix.json"))}, "utf8"));
+const out = [];
+for (const c of cases) {{
+  const r = await checkMix(c.server_seed_base64, c.client_seed_base64, c.seed_base64, c.server_commitment_base64);
+  out.push(r.ok);
+}}
+console.log(JSON.stringify(out));
+"""
+    done = subprocess.run([node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [c["mixed"] for c in load("seed-mix.json")]

@@ -7,6 +7,7 @@ import hashlib
 import sys
 from pathlib import Path
 
+from patience.seeds import mixed_from
 from patience.v1 import patience_pb2 as pb
 
 from engine.errors import PatienceError
@@ -145,6 +146,11 @@ def _after(ctx: Context, game: pb.Game) -> None:
         ctx.print(
             f"  SHA-256 {'matches' if ok else 'DOES NOT MATCH'} the server seed commitment "
             f"{game.server_seed_commitment.hex()[:16]}..."
+        )
+    if game.seed and game.server_seed and game.client_seed:
+        ok = mixed_from(game.seed, game.server_seed, game.client_seed)
+        ctx.print(
+            f"  the seed {'is' if ok else 'IS NOT'} the server seed mixed with your client seed (docs/fairness.md)"
         )
     if game.seed and game.solution:
         _check_solution(ctx, game)
