@@ -1,4 +1,4 @@
-"""Pure rules engine for the Russian two-deck patience games of RULES.md.
+"""Pure rules engine for the Russian two-deck patience games of docs/rules.md.
 
 No I/O, no clock, no global random: a deal is a pure function of
 (variant, options, seed) and a move is a pure function of (state, move).

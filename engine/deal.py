@@ -1,6 +1,6 @@
 """Algorithm ``deal-v2``: a deal as a pure function of (variant, seed).
 
-Every step is spelled out in RULES.md so that a client in any language can
+Every step is spelled out in docs/rules.md so that a client in any language can
 reproduce a deal: an HMAC-SHA256 counter stream, unbiased ``uniform(n)`` by
 rejection sampling, and a Fisher-Yates shuffle from the end of the canonical
 deck. Index 0 of the result is the top of the stock (dealt first).

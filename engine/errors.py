@@ -67,7 +67,7 @@ class MoveError(PatienceError):
 
 
 class NotationError(MoveError):
-    """Text that is not a move (or card) in RULES.md notation at all."""
+    """Text that is not a move (or card) in docs/rules.md notation at all."""
 
     def __init__(self, message: str, text: str = "") -> None:
         super().__init__(Reason.BAD_NOTATION, message, text)

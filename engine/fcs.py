@@ -1,6 +1,6 @@
 """A bridge to Freecell Solver (fc-solve), the independent oracle for the king-chain games.
 
-RULES.md: ``cats-tail`` is fc-solve's ``der_katzenschwanz`` preset (8 free cells, 9 stacks, 2 decks,
+docs/rules.md: ``cats-tail`` is fc-solve's ``der_katzenschwanz`` preset (8 free cells, 9 stacks, 2 decks,
 alternate colours, unlimited sequence moves, emptied stacks never filled) and ``royal-retinue`` is the
 same with 8 stacks; any solution fc-solve finds for one of our deals must replay as a win in our
 engine. This module only turns text into text -- a position into fc-solve's board format, fc-solve's

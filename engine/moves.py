@@ -67,7 +67,7 @@ class Move:
 
     @staticmethod
     def parse(text: str) -> Move:
-        """Parse RULES.md notation; raise NotationError on anything else."""
+        """Parse docs/rules.md notation; raise NotationError on anything else."""
         if not isinstance(text, str):
             raise NotationError(f"a move is text, not {type(text).__name__}", text=repr(text))
         if len(text) > MAX_MOVE_TEXT:

@@ -127,7 +127,7 @@ def from_engine(exc: PatienceError, *, move_index: int | None = None, move_text:
 
 
 # --------------------------------------------------------------------------- the refusals, one constructor each
-# Grouped by what they guard. Reasons and texts are part of the API (docs/errors.md): change neither.
+# Grouped by what they guard. Reasons and texts are part of the API (docs/api.md, "Errors"): change neither.
 
 
 def _invalid(reason: str, message: str, metadata: Mapping[str, object] | None = None) -> ServiceError:

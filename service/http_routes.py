@@ -26,7 +26,6 @@ from urllib.parse import unquote
 from google.api import annotations_pb2, http_pb2
 from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescriptor, ServiceDescriptor
 
-_VERBS = ("get", "put", "post", "delete", "patch")
 _IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
 _FIELD_PATH = re.compile(rf"^{_IDENT}(?:\.{_IDENT})*$")
 _LITERAL = re.compile(r"^[A-Za-z0-9._~!$&'()+,;=@-]+$")  # RFC 3986 pchar minus '%', ':' and '*'

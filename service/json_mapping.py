@@ -61,15 +61,6 @@ class _Unplanned(Exception):
     """A field type the plan does not convert itself (floats, groups): the message goes to json_format."""
 
 
-def _value(field: FieldDescriptor) -> Convert | None:
-    """The converter of one value of ``field`` (None: the value as it is); a message's is its type's plan."""
-    if field.message_type is None:
-        return _scalar(field)
-    if field.message_type.full_name == "google.protobuf.Timestamp":
-        return _timestamp
-    return _plan(field.message_type)
-
-
 _EPOCH = datetime(1970, 1, 1)
 _SECONDS = range(-62135596800, 253402300799 + 1)  # 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59Z
 #: Seconds -> their RFC 3339 text up to the fraction, for the seconds seen lately: an answer holds three

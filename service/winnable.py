@@ -116,8 +116,3 @@ def choose_pool(sizes: Mapping[str, int], target: int, tries: Mapping[str, int])
         if best is None or key < best:
             best, chosen = key, name
     return chosen
-
-
-def line_texts(line: Sequence[Move]) -> list[str]:
-    """The line in explicit RULES.md notation (what ``Game.solution`` carries)."""
-    return [m.text() for m in line]

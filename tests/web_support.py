@@ -1,7 +1,7 @@
 """Driving the web client in Debian's headless Chromium through Playwright (never `playwright install`).
 
 ``Table`` speaks the page's language: deal a game from the dialog, read piles back from the DOM, and play a
-move written in RULES.md notation *by clicking* its source card and then its destination, exactly as a
+move written in docs/rules.md notation *by clicking* its source card and then its destination, exactly as a
 player would (the page turns the clicks into the move; the tests only read notation to know where to click).
 """
 

@@ -1,4 +1,4 @@
-// Algorithm deal-v2 (RULES.md "The deal", docs/deal-v2.md): the project's one JavaScript implementation, an ES
+// Algorithm deal-v2 (docs/rules.md "The deal", docs/deal-v2.md): the project's one JavaScript implementation, an ES
 // module that runs in a browser and in Node.js 18 or later (WebCrypto's HMAC-SHA256 in both).
 // The web client re-deals a finished game with it and compares each family's first layout with the layout the
 // page was shown when the game was dealt: with the commitment check this shows the deal was neither chosen after

@@ -1,6 +1,6 @@
 """Family 1, the king-chain tableau: Royal Retinue, its variants, and Cat's Tail (seed 000, 002 a/b).
 
-All four games share one set of rules and differ only in the deal (RULES.md, Family 1):
+All four games share one set of rules and differ only in the deal (docs/rules.md, Family 1):
 
 - columns build down in alternate colours; a run moves as one move (Cat's Tail may forbid that);
 - 8 reserve cells; one to eight free cards go there in one move (``3,5,5-r``), one at a time;
@@ -8,7 +8,7 @@ All four games share one set of rules and differ only in the deal (RULES.md, Fam
   foundation of the same suit whose top card is one rank below the lowest of them (``f1-f4/3``);
 - an emptied column is dead: it never takes a card again.
 
-Decisions for cases RULES.md leaves open (docs/rules-decisions.md, "Family 1", each with a test):
+Decisions for cases docs/rules.md leaves open (docs/rules-decisions.md, "Family 1", each with a test):
 
 - A reserve card goes only to a column or a foundation; reserve to reserve (``r1-r2``) is refused with
   NOT_IN_THIS_GAME: the cells are interchangeable, so the move would change nothing but a name.
@@ -85,7 +85,7 @@ def _check_deck(deck: list[Card]) -> None:
         raise ValueError("a king-chain game is dealt from the whole double deck of 104 cards")
 
 
-#: RULES.md, Family 1: "sequence_moves=false forbids run moves between columns", in all four games (seed 002 a;
+#: docs/rules.md, Family 1: "sequence_moves=false forbids run moves between columns", in all four games (seed 002 a;
 #: seed 002 b: Royal Retinue's "other rules are as in the previous variant").
 SEQUENCE_MOVES = OptionSpec(
     name="sequence_moves",

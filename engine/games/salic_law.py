@@ -4,7 +4,7 @@ The layout grows while the game is played: each ``d`` deals the top stock card
 onto the newest column, and a king starts a new column. Free cards go to 8
 foundations built A..J regardless of suit, or onto a column cut back to its
 lone king. Picture Gallery adds the lone-king filler and redeals without
-shuffling. The rules are in RULES.md, the choices it left open in
+shuffling. The rules are in docs/rules.md, the choices it left open in
 docs/rules-decisions.md ("Family 2: Salic Law").
 """
 

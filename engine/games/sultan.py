@@ -30,7 +30,7 @@ FOUNDATION_COUNT: Final = 8
 
 SULTAN: Final = card(KING, HEARTS)
 ACE_OF_HEARTS: Final = card(ACE, HEARTS)
-#: f1..f7 as RULES.md orders them; f8 is the AH.
+#: f1..f7 as docs/rules.md orders them; f8 is the AH.
 KING_FOUNDATIONS: Final = tuple(card(KING, s) for s in (0, 0, 1, 1, 2, 3, 3))
 
 _WASTE: Final = Pile(PileKind.WASTE)

@@ -68,7 +68,7 @@ class Solution:
     core: str = "python"
 
     def texts(self) -> list[str]:
-        """The winning line in RULES.md notation."""
+        """The winning line in docs/rules.md notation."""
         return [m.text() for m in self.moves]
 
 

@@ -1,4 +1,4 @@
-"""Family 3, Captives (RULES.md "Family 3", docs/rules-decisions.md "Family 3: Captives").
+"""Family 3, Captives (docs/rules.md "Family 3", docs/rules-decisions.md "Family 3: Captives").
 
 Every rule and Decision has its legal case accepted and its illegal neighbour
 refused with the right Reason. Positions are either dealt from hand-built decks
@@ -229,7 +229,7 @@ def test_empty_column_takes_the_longest_run_or_any_tail() -> None:
 
 
 def test_whole_column_onto_an_empty_column_is_legal() -> None:
-    """RULES.md: an empty column takes any playable card or run, a whole column's run included."""
+    """docs/rules.md: an empty column takes any playable card or run, a whole column's run included."""
     s = position(["9H 8H", ""])
     s2 = accept(s, "1-2/2")
     assert texts(s2.columns[1]) == "9H 8H" and s2.columns[0] == ()
@@ -461,7 +461,7 @@ def test_stock_may_be_turned_at_any_time() -> None:
 
 
 def test_waste_may_be_turned_over_at_any_time_once_the_stock_is_empty() -> None:
-    """Decision (RULES.md): "if everything that can be moved has been moved" is advice too: with tableau moves and
+    """Decision (docs/rules.md): "if everything that can be moved has been moved" is advice too: with tableau moves and
     a waste move still open, ``rd`` is legal once the stock is empty; with a card left in the stock it is not."""
     s = position(["KH", "9S", "8S"], waste="7S 2D")
     assert {"1-k", "3-2/1", "w-4", "rd"} <= {m.text() for m in game.legal_moves(s)}

@@ -1,4 +1,4 @@
-"""Freecell Solver as an independent oracle for the king-chain games (RULES.md, Family 1 cross-check).
+"""Freecell Solver as an independent oracle for the king-chain games (docs/rules.md, Family 1 cross-check).
 
 fc-solve plays ``cats-tail`` as ``der_katzenschwanz`` and ``royal-retinue`` (and the aces and kings-last
 deals) as the same game with 8 stacks. Every solution it finds for one of our deals must replay as a

@@ -1,4 +1,4 @@
-"""Family 1, the king-chain tableau (RULES.md): the four deals, every rule and Decision, legal moves.
+"""Family 1, the king-chain tableau (docs/rules.md): the four deals, every rule and Decision, legal moves.
 
 Each rule has its legal case accepted and its illegal neighbour refused with the right Reason.
 Positions are built by hand with State(...); unused columns are empty (dead), which changes nothing.
@@ -235,7 +235,7 @@ def test_a_run_of_any_length_moves() -> None:
 
 
 def test_a_run_goes_by_its_highest_card() -> None:
-    """RULES.md: "a run by its highest card" goes onto a free card one rank higher and of the other colour."""
+    """docs/rules.md: "a run by its highest card" goes onto a free card one rank higher and of the other colour."""
     s = pos("KC 8H 7C", "KD 9S", "KS 8D")
     assert play(RR, s, "1-2")[1] == "1-2/2"  # 8H, the run's highest card, on 9S
     assert play(RR, s, "1-3")[1] == "1-3/1"  # a run's tail is a run too: 7C alone on 8D
@@ -245,7 +245,7 @@ def test_a_run_goes_by_its_highest_card() -> None:
 
 @pytest.mark.parametrize("game", FAMILY, ids=lambda g: g.id)
 def test_sequence_moves_off_refuses_runs_but_not_single_cards(game: Game) -> None:
-    """RULES.md: the option exists in all four king-chain games; off, a run of 2+ cards between columns is refused
+    """docs/rules.md: the option exists in all four king-chain games; off, a run of 2+ cards between columns is refused
     and its one-card neighbour accepted; on (the default), the run moves."""
     no_runs = get_game(game.id, {"sequence_moves": False})
     s = pos("KC 5D 9S 8H 7C", "KD TD", "KS 8D", ncols=len(game.deal(bytes(32)).columns))

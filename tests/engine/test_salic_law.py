@@ -1,4 +1,4 @@
-"""Family 2, Salic Law: tribunal and picture-gallery (RULES.md "Family 2", docs/rules-decisions.md).
+"""Family 2, Salic Law: tribunal and picture-gallery (docs/rules.md "Family 2", docs/rules-decisions.md).
 
 Every rule has its legal case accepted and its illegal neighbour refused with the
 right Reason. Positions are either dealt from hand-built decks (``deal_from``)

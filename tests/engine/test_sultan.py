@@ -1,4 +1,4 @@
-"""Family 4, the Sultan's Harem (RULES.md "Family 4", docs/rules-decisions.md "Family 4: Sultan's Harem").
+"""Family 4, the Sultan's Harem (docs/rules.md "Family 4", docs/rules-decisions.md "Family 4: Sultan's Harem").
 
 Every rule and Decision has its legal case accepted and its illegal neighbour
 refused with the right Reason, for both decks where they differ. Positions are
@@ -344,7 +344,7 @@ def test_stock_may_be_turned_while_other_moves_exist(game: Sultan36) -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_waste_may_be_turned_over_whenever_the_stock_is_empty(game: Sultan36) -> None:
-    """Decision (RULES.md): "when the whole deck is open and there are no more moves" is advice: with a foundation
+    """Decision (docs/rules.md): "when the whole deck is open and there are no more moves" is advice: with a foundation
     move still open, ``rd`` is legal once the stock is empty; with a card left in the stock it is not."""
     s = position(game, cells="AC", waste="8S AD")
     assert {m.text() for m in game.legal_moves(s)} >= {"r1-f1", "w-f3", "rd"}
