@@ -55,9 +55,12 @@ class LiveServer:
 
     def occupy_hints(self, gate: Path) -> Any:
         """Give the server's hint pool one job that lasts until ``gate`` exists (so a hint waits, or is refused
-        as HINTS_BUSY); returns its concurrent future. The job runs in a pool process, as a hint does."""
+        as HINTS_BUSY); returns its concurrent future. The job runs in a pool process, as a hint does, for a
+        client of its own (each job another: one address holds one place in the pool, service.hint_queue)."""
         assert self.loop is not None
-        return asyncio.run_coroutine_threadsafe(self.server.games.hints.run(wait_for_file, str(gate)), self.loop)
+        self._occupiers = getattr(self, "_occupiers", 0) + 1
+        job = self.server.games.hints.run(wait_for_file, str(gate), client=f"occupier-{self._occupiers}")
+        return asyncio.run_coroutine_threadsafe(job, self.loop)
 
     def hints_in_flight(self) -> int:
         return int(self.server.games.hints.in_flight)
