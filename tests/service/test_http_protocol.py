@@ -56,7 +56,8 @@ def read_answers(sock: socket.socket) -> list[tuple[int, bytes]]:
 def test_the_listener_speaks_httptools_bounded(server: LiveServer) -> None:
     http_server = server.server.http  # the running uvicorn's protocol, as created from its config
     assert isinstance(http_server, HttpServer) and http_server._server is not None
-    assert http_server._server.config.http_protocol_class is BoundedHttpToolsProtocol
+    protocol_class = http_server._server.config.http_protocol_class  # the connection guard around the bounded one
+    assert getattr(protocol_class, "inner_class", None) is BoundedHttpToolsProtocol
 
 
 def test_a_head_under_the_bound_is_served_and_one_over_it_refused(server: LiveServer) -> None:
@@ -126,7 +127,9 @@ def test_pipelined_heads_cut_anywhere_are_all_served(server: LiveServer, sizes: 
 
 
 def test_the_tls_listener_keeps_the_bound() -> None:
-    """Over HTTPS the protocol only adds the client certificate to the scope (tests/service/test_tls.py)."""
-    from service.tls import rest_protocol_class
+    """Over HTTPS the same protocol serves; the connection guard adds the client certificate to the scope
+    (tests/service/test_tls.py)."""
+    from service.http_connections import Connections, Limits
 
-    assert issubclass(rest_protocol_class(), BoundedHttpToolsProtocol)
+    protocol_class = Connections(Limits(), tls=True).protocol_class(BoundedHttpToolsProtocol)
+    assert getattr(protocol_class, "inner_class", None) is BoundedHttpToolsProtocol
