@@ -277,7 +277,7 @@ def connection_options(settings: Settings) -> list[tuple[str, int]]:
 
     return [
         ("grpc.max_allowed_incoming_connections", settings.grpc_max_connections),
-        ("grpc.http2.max_concurrent_streams", settings.grpc_max_streams),
+        ("grpc.max_concurrent_streams", settings.grpc_max_streams),
         ("grpc.server_handshake_timeout_ms", ms(settings.grpc_handshake_timeout)),
         ("grpc.http2.min_ping_interval_without_data_ms", ms(settings.grpc_min_ping_interval)),
         ("grpc.keepalive_permit_without_calls", 1 if settings.grpc_pings_without_calls else 0),
