@@ -119,6 +119,7 @@ class Connections:
         if oldest is None:
             return False
         self.evicted += 1
+        log.warning("REST connections at the cap (%d): closing the one waiting longest", self.limits.max_connections)
         oldest.close()
         return True
 

@@ -9,6 +9,8 @@ checked is many times what the service needs, and one today's code (before the l
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
 import selectors
 import socket
 import time
@@ -21,7 +23,10 @@ import grpc
 import pytest
 import redis_support
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from http_support import LiveServer, live_server
 from service_harness import ServiceProcess, start_process
+
+from service.http_connections import FD_RESERVE, OncePerInterval, fd_budget
 
 FD_LIMIT = 1024
 DEADLINE = 3  # --http-head-timeout and --http-body-timeout here
@@ -73,11 +78,24 @@ def health(address: str) -> int:
 def open_connections(port: int, count: int) -> list[socket.socket]:
     opened = []
     for _ in range(count):
-        try:
+        with contextlib.suppress(OSError):  # the listen queue full for a moment: a connection the attacker lacks
             opened.append(socket.create_connection(("127.0.0.1", port), timeout=10))
-        except OSError:
-            pass  # the listen queue full for a moment: a connection the attacker did not get
     return opened
+
+
+def read_answer(sock: socket.socket) -> bytes:
+    """One whole answer (head and content-length bytes of body) from a kept-alive connection: its status line."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        data += sock.recv(1 << 16) or b"EOF"
+        assert not data.endswith(b"EOF"), data
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next(
+        int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+    )
+    while len(body) < length:
+        body += sock.recv(1 << 16)
+    return head.split(b"\r\n")[0]
 
 
 def wait_closed(socks: list[socket.socket], within: float, trickle: bool = False) -> tuple[int, int]:
@@ -181,7 +199,7 @@ async def _watch_first_update(
     ) -> str:
         try:
             await asyncio.wait_for(call.read(), wait)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return "WAITING"
         except grpc.aio.AioRpcError as exc:
             return str(exc.code().name)
@@ -243,3 +261,92 @@ def test_thousands_of_streams_are_refused_past_the_cap_and_memory_stays_bounded(
     assert growth < RSS_GROWTH_BOUND_MIB, f"RSS {before:.0f} -> {held['rss']:.0f} MiB"
     print(f"RSS {before:.0f} -> {held['rss']:.0f} MiB, {dict(outcomes)}")
     assert health(process.address) == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_malformed_requests_are_logged_once_a_minute(service: tuple[ServiceProcess, int]) -> None:
+    """uvicorn warns of every request it cannot parse: 300 of them make one line, not 300."""
+    process, http_port = service
+    before = process.log.read_bytes().count(b"Invalid HTTP request")
+    for sock in open_connections(http_port, 300):
+        with sock:
+            sock.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+            sock.recv(1024)  # the 400, then the server closes
+    assert process.log.read_bytes().count(b"Invalid HTTP request") - before <= 1  # today: 300
+
+
+# ------------------------------------------------------------------------------------------- in one process
+
+
+@pytest.fixture
+def small(redis_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    """A server whose REST listener holds 4 connections at most, with the deadlines short."""
+    with live_server(
+        redis_url, tmp_path / "keys", http_max_connections=4, http_head_timeout=DEADLINE, http_body_timeout=DEADLINE
+    ) as live:
+        yield live
+
+
+def test_when_every_connection_is_busy_a_new_one_is_refused_503(small: LiveServer) -> None:
+    """Four requests whose bodies are still coming fill the cap: nobody idle can be closed to make room, so a fifth
+    connection is answered 503 at once; once the four are cut off (body deadline), calls are served again."""
+    busy = open_connections(small.http_port, 4)
+    for sock in busy:
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\ncontent-length: 99\r\n\r\n{"
+        )
+    time.sleep(0.5)  # the four heads read (generous: a read takes well under a millisecond)
+    try:
+        with socket.create_connection(("127.0.0.1", small.http_port), timeout=10) as extra:
+            extra.sendall(b"GET /v1/variants HTTP/1.1\r\nhost: t\r\n\r\n")
+            assert extra.recv(1024).startswith(b"HTTP/1.1 503")
+        assert wait_closed(busy, within=DEADLINE + 30)[0] == 4
+    finally:
+        for sock in busy:
+            sock.close()
+    assert rest_status(small.http_port) == 200
+    connections = small.server.http.connections
+    deadline = time.monotonic() + 10  # the last client's close reaches the server a moment later
+    while connections.open and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert (connections.refused, connections.open) == (1, 0)
+
+
+def test_keep_alive_connections_are_served_and_the_oldest_idle_makes_room(small: LiveServer) -> None:
+    """Requests on a kept-alive connection are served one after another; at the cap, a new connection closes the
+    one idle longest, not one with a request in progress."""
+    with socket.create_connection(("127.0.0.1", small.http_port), timeout=10) as kept:
+        for _ in range(3):
+            kept.sendall(b"GET /v1/variants HTTP/1.1\r\nhost: t\r\n\r\n")
+            assert read_answer(kept) == b"HTTP/1.1 200 OK"
+        idle = open_connections(small.http_port, 3)  # the cap: 4 (kept is the oldest waiting for a head)
+        try:
+            assert rest_status(small.http_port) == 200  # a fifth: the oldest waiting one (kept) makes room
+            assert kept.recv(1024) == b""  # closed by the server
+            assert small.server.http.connections.evicted >= 1
+        finally:
+            for sock in idle:
+                sock.close()
+
+
+# ------------------------------------------------------------------------------------------- sizing
+
+
+def test_the_caps_fit_under_the_descriptor_limit() -> None:
+    roomy = fd_budget(65536, 4096, 2048)
+    assert (roomy.http_connections, roomy.grpc_connections, roomy.lowered) == (4096, 2048, False)
+    tight = fd_budget(1024, 4096, 2048)
+    assert tight.lowered and tight.http_connections + tight.grpc_connections + tight.backlog + FD_RESERVE <= 1024
+    assert tight.http_connections == 2 * tight.grpc_connections  # shared in proportion
+
+
+def test_a_log_line_repeated_in_a_flood_is_let_through_once_per_interval() -> None:
+    throttle = OncePerInterval(interval=3600)
+
+    def record(msg: str) -> logging.LogRecord:
+        return logging.LogRecord("x", logging.WARNING, __file__, 1, msg, None, None)
+
+    assert [throttle.filter(record("flood")) for _ in range(1000)].count(True) == 1
+    assert throttle.filter(record("another message"))
+    throttle.interval = 0
+    again = record("flood")
+    assert throttle.filter(again) and getattr(again, "suppressed", None) == 999
