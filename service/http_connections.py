@@ -299,6 +299,10 @@ class OncePerInterval:
         self._last: dict[tuple[str, object], tuple[float, int]] = {}
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and record.name != __name__:
+            return True  # an error (a traceback of ours) is never hidden
+        if len(self._last) > 1000:  # messages written preformatted: keep the table small
+            self._last.clear()
         key = (record.name, record.msg)
         now = time.monotonic()
         seen = self._last.get(key)

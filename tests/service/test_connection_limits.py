@@ -45,6 +45,7 @@ def service(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         "PATIENCE_HTTP_BODY_TIMEOUT": str(DEADLINE),
         "PATIENCE_GRPC_MAX_STREAMS": str(MAX_STREAMS),
         "PATIENCE_GRPC_MAX_CALLS": str(MAX_CALLS),
+        "PATIENCE_GRPC_HANDSHAKE_TIMEOUT": str(DEADLINE),
     }
     process = start_process(redis_url, tmp, "--http-listen", f"127.0.0.1:{http_port}", env=env, fd_limit=FD_LIMIT)
     try:
@@ -157,6 +158,26 @@ def test_idle_connections_leave_room_for_everyone_else(service: tuple[ServicePro
     assert rest_status(http_port) == 200
     assert log_lines(process) - lines < 20  # today: ~3,700 lines a second of accept() tracebacks
     assert process.proc.poll() is None
+
+
+def test_idle_grpc_connections_are_closed_past_the_cap_and_after_the_handshake_timeout(
+    service: tuple[ServiceProcess, int],
+) -> None:
+    """400 TCP connections to the gRPC port that never start HTTP/2 (the cap here: 256): REST is still served,
+    and the server closes every one, the excess at once and the rest at the handshake deadline; gRPC serves again.
+    (While the cap is full gRPC closes new connections too: docs/security.md.)"""
+    process, http_port = service
+    port = int(process.address.rsplit(":", 1)[1])
+    idle = open_connections(port, 400)
+    try:
+        assert len(idle) >= 390
+        assert rest_status(http_port) == 200
+        closed, _ = wait_closed(idle, within=DEADLINE + 30)
+        assert closed == len(idle)  # today: none (gRPC's handshake timeout is 120 s)
+    finally:
+        for sock in idle:
+            sock.close()
+    assert health(process.address) == health_pb2.HealthCheckResponse.SERVING
 
 
 def test_slow_heads_and_slow_bodies_are_cut_off(service: tuple[ServiceProcess, int]) -> None:
