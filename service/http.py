@@ -39,6 +39,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service import errors
 from service.calls import REST, Calls, failure, http_answer, request_id_of
@@ -49,7 +50,6 @@ from service.logs import request_id
 from . import tls
 from .http_connections import Connections, Limits, accept_backlog
 from .http_openapi import load_comments, openapi_document
-from .http_protocol import BoundedHttpToolsProtocol
 from .http_routes import Router, routes_for_services
 from .http_transcode import TranscodeError, build_request, response_json, status_json
 
@@ -442,9 +442,10 @@ class HttpServer:
             timeout_keep_alive=self.keepalive_timeout,
             backlog=self.backlog,
             ws="none",  # the service has no WebSocket route: an upgrade request is an ordinary request
-            # httptools, bounded as h11 was (service.http_protocol), inside the connection cap and the head and body
-            # deadlines (service.http_connections), which over TLS also add the client certificate to the scope.
-            http=self.connections.protocol_class(BoundedHttpToolsProtocol),
+            # uvicorn's httptools protocol (what http="httptools" names) inside the connection cap, the head's bound
+            # and the head and body deadlines (service.http_connections), which over TLS also add the client
+            # certificate to the scope.
+            http=self.connections.protocol_class(HttpToolsProtocol),
         )
         config.load()
         if self.ssl_context is not None:

@@ -4,11 +4,16 @@ Why code of ours: uvicorn 0.55 arms its only timer (``timeout_keep_alive``) afte
 connection that never sends one, or sends its head or its body a few bytes at a time, stays open for ever; and its
 ``limit_concurrency`` answers 503 only once a request head is complete, so idle connections still use up the
 process's file descriptors until nobody (gRPC included) can connect. uvicorn's ``Config(http=...)`` takes the HTTP
-protocol as any callable that returns an :class:`asyncio.Protocol`: :meth:`Connections.protocol_class` returns
-one whose protocol *wraps* uvicorn's (composition, no subclass, no private attribute). It sees every connection
+protocol as a class: :meth:`Connections.protocol_class` returns one of ours (made for the listener) whose
+protocol *wraps* uvicorn's (composition, no subclass of uvicorn's, no private attribute). It sees every connection
 and every byte, and learns from the ASGI application (wrapped by :meth:`Connections.app`) when a request's body
 has been read and when its answer is sent. The two find each other through a context variable that the wrapper
 sets while uvicorn parses the bytes: asyncio copies the context into the task uvicorn starts for the request.
+
+It also bounds a request head to :data:`MAX_HEAD_BYTES`, as h11 did: uvicorn's httptools protocol (chosen over h11
+for its C parser: h11 cost a REST call about 130 µs of CPU more, docs/service-benchmark.md) has no such bound. A
+head over it gets uvicorn's answer to a request it cannot parse (400) and the connection is closed, whether it
+came whole or is still arriving.
 
 Per connection, one timer at a time:
 
@@ -36,9 +41,21 @@ from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from service import metrics
+
 log = logging.getLogger(__name__)
 
+#: The largest request head (request line and headers) accepted: what h11 allowed (``h11_max_incomplete_event_size``);
+#: httptools has no such bound and would buffer one endless header.
+MAX_HEAD_BYTES = 64 * 1024
+#: The refusal's text: uvicorn's for any request it cannot parse.
+INVALID_REQUEST = "Invalid HTTP request received."
+
 _HEAD_END = b"\r\n\r\n"
+_HEAD_TOO_LARGE = (
+    b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\n"
+    b"content-length: %d\r\nconnection: close\r\n\r\n%s" % (len(INVALID_REQUEST), INVALID_REQUEST.encode())
+)
 _REFUSED = (
     b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n"
     b"content-length: 20\r\nconnection: close\r\n\r\nToo many connections"
@@ -63,7 +80,7 @@ class Limits:
 
 
 class Connections:
-    """The open connections of one listener, and the counts ``/metrics`` and the tests read."""
+    """The open connections of one listener, and what it closed itself (also in ``/metrics``)."""
 
     def __init__(self, limits: Limits, *, tls: bool = False) -> None:
         self.limits = limits
@@ -119,6 +136,7 @@ class Connections:
         if oldest is None:
             return False
         self.evicted += 1
+        metrics.http_connection_closed("evicted")
         log.warning("REST connections at the cap (%d): closing the one waiting longest", self.limits.max_connections)
         oldest.close()
         return True
@@ -150,11 +168,13 @@ class _Guard(asyncio.Protocol):
         if not connections._make_room():
             self.refused = True
             connections.refused += 1
+            metrics.http_connection_closed("refused")
             log.warning("REST connection refused: %d open, all busy", connections.open)
             transport.write(_REFUSED)
             transport.close()
             return
         connections.open += 1
+        metrics.observe_http_connections(1)
         if connections.tls:
             self.tls_extension = _client_certificate(transport)
         self.inner.connection_made(transport)
@@ -163,8 +183,8 @@ class _Guard(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.refused:
             return
-        if self.state == _WAITING:
-            self._scan_head(data)
+        if self.state == _WAITING and not self._scan_head(data):
+            return
         token = _current.set(self)
         try:
             self.inner.data_received(data)
@@ -178,6 +198,7 @@ class _Guard(asyncio.Protocol):
         if self.refused:
             return
         self.connections.open -= 1
+        metrics.observe_http_connections(-1)
         self.connections.waiting.pop(self, None)
         self._cancel_timer()
         self.inner.connection_lost(exc)
@@ -220,13 +241,26 @@ class _Guard(asyncio.Protocol):
         self.connections.waiting[self] = None
         self._arm(self.connections.limits.head_timeout)
 
-    def _scan_head(self, data: bytes) -> None:
-        """Find the blank line that ends a head in the bytes as they come (split anywhere between reads)."""
-        self.head_bytes += len(data)
-        if _HEAD_END in self.tail + data[:3] or _HEAD_END in data:
+    def _scan_head(self, data: bytes) -> bool:
+        """Find the blank line that ends a head in the bytes as they come (split anywhere between reads), and
+        measure the head: False when it is over :data:`MAX_HEAD_BYTES` (then refused, 400, and closed)."""
+        end = (self.tail + data[:3]).find(_HEAD_END)
+        if end >= 0:
+            end += 4 - len(self.tail)  # where the head ends in data
+        else:
+            end = data.find(_HEAD_END)
+            end = end + 4 if end >= 0 else -1
+        self.head_bytes += len(data) if end < 0 else end
+        if self.head_bytes > MAX_HEAD_BYTES:
+            log.warning("request head over %d bytes", MAX_HEAD_BYTES)
+            metrics.http_connection_closed("head_too_large")
+            self.close(answer=_HEAD_TOO_LARGE)
+            return False
+        if end >= 0:
             self._head_received()
         else:
-            self.tail = data[-3:]
+            self.tail = (self.tail + data)[-3:]
+        return True
 
     def _head_received(self) -> None:
         self.state = _READING
@@ -246,9 +280,12 @@ class _Guard(asyncio.Protocol):
         self.timer = None
         self.connections.timed_out += 1
         if self.state == _WAITING and self.head_bytes == 0:
+            metrics.http_connection_closed("idle")
             self.close()  # nothing sent since the connection opened or the last answer: nothing to say
             return
-        log.warning("REST connection closed: its request's %s came too slowly", _PARTS[self.state])
+        part = _PARTS[self.state]
+        metrics.http_connection_closed(f"{part}_timeout")
+        log.warning("REST connection closed: its request's %s came too slowly", part)
         self.close(answer=_TIMED_OUT if self.state == _WAITING else None)
 
     def close(self, *, answer: bytes | None = None) -> None:
@@ -266,7 +303,7 @@ class _Guard(asyncio.Protocol):
             transport.abort()
 
 
-_PARTS = {_WAITING: "head", _READING: "body", _WORKING: "answer"}
+_PARTS = {_WAITING: "head", _READING: "body"}
 
 
 def _has_body(scope: Scope) -> bool:

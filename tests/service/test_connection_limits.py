@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
+import prometheus_client
 import pytest
 import redis_support
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -307,9 +308,17 @@ def small(redis_url: str, tmp_path: Path) -> Iterator[LiveServer]:
         yield live
 
 
+def closed_count(reason: str) -> float:
+    """``patience_http_connections_closed_total{reason}`` in this process (the in-thread server's)."""
+    return (
+        prometheus_client.REGISTRY.get_sample_value("patience_http_connections_closed_total", {"reason": reason}) or 0
+    )
+
+
 def test_when_every_connection_is_busy_a_new_one_is_refused_503(small: LiveServer) -> None:
     """Four requests whose bodies are still coming fill the cap: nobody idle can be closed to make room, so a fifth
     connection is answered 503 at once; once the four are cut off (body deadline), calls are served again."""
+    before = {reason: closed_count(reason) for reason in ("refused", "body_timeout")}
     busy = open_connections(small.http_port, 4)
     for sock in busy:
         sock.sendall(
@@ -330,6 +339,10 @@ def test_when_every_connection_is_busy_a_new_one_is_refused_503(small: LiveServe
     while connections.open and time.monotonic() < deadline:
         time.sleep(0.05)
     assert (connections.refused, connections.open) == (1, 0)
+    assert {reason: closed_count(reason) - count for reason, count in before.items()} == {
+        "refused": 1,
+        "body_timeout": 4,
+    }
 
 
 def test_keep_alive_connections_are_served_and_the_oldest_idle_makes_room(small: LiveServer) -> None:
