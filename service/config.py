@@ -307,7 +307,7 @@ _SPECS: tuple[Spec, ...] = (
     Spec(
         "grpc_max_connections",
         "--grpc-max-connections",
-        "gRPC connections open at once per process (every gRPC port together); more are closed as they come. "
+        "gRPC connections open at once per gRPC port (the operator port has its own); more are closed as they come. "
         "Lowered at start to fit the file-descriptor limit",
         values.positive(int),
         "N",

@@ -405,16 +405,17 @@ def accept_backlog(limit: int) -> int:
     return max(64, min(2048, limit // 8))
 
 
-def fd_budget(limit: int, http_connections: int, grpc_connections: int) -> FdBudget:
+def fd_budget(limit: int, http_connections: int, grpc_connections: int, grpc_ports: int = 1) -> FdBudget:
     """Caps that fit under ``limit`` descriptors: the reserve and one accept batch kept free, the rest shared by
-    REST and gRPC in proportion to their configured caps (lowered, never raised)."""
+    REST and gRPC in proportion to their configured caps (lowered, never raised). gRPC's cap holds per port."""
     backlog = accept_backlog(limit)
     room = max(2, limit - FD_RESERVE - backlog)
-    wanted = http_connections + grpc_connections
+    grpc_all = grpc_connections * grpc_ports
+    wanted = http_connections + grpc_all
     if wanted <= room:
         return FdBudget(limit, http_connections, grpc_connections, backlog, lowered=False)
-    http = max(1, room * http_connections // wanted)
-    return FdBudget(limit, http, max(1, room - http), backlog, lowered=True)
+    http = room * http_connections // wanted
+    return FdBudget(limit, http, max(1, (room - http) // grpc_ports), backlog, lowered=True)
 
 
 def raise_fd_limit() -> int:

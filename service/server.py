@@ -291,8 +291,9 @@ def fit_to_fd_limit(settings: Settings) -> Settings:
     """Raise the descriptor limit as far as the process may, and lower the connection caps to fit under it, so the
     process refuses connections before ``accept`` fails for everyone (service.http_connections.fd_budget)."""
     limit = raise_fd_limit()
+    grpc_ports = 2 if settings.operator_listen else 1  # gRPC's connection cap holds per port
     budget = fd_budget(
-        limit, settings.http_max_connections if settings.http_listen else 0, settings.grpc_max_connections
+        limit, settings.http_max_connections if settings.http_listen else 0, settings.grpc_max_connections, grpc_ports
     )
     fields = {
         "fd_limit": limit,

@@ -371,6 +371,8 @@ def test_the_caps_fit_under_the_descriptor_limit() -> None:
     tight = fd_budget(1024, 4096, 2048)
     assert tight.lowered and tight.http_connections + tight.grpc_connections + tight.backlog + FD_RESERVE <= 1024
     assert tight.http_connections == 2 * tight.grpc_connections  # shared in proportion
+    two_ports = fd_budget(1024, 4096, 2048, grpc_ports=2)  # the operator port has a cap of its own
+    assert two_ports.http_connections + 2 * two_ports.grpc_connections + two_ports.backlog + FD_RESERVE <= 1024
 
 
 def test_a_log_line_repeated_in_a_flood_is_let_through_once_per_interval() -> None:
