@@ -250,14 +250,18 @@ def test_one_connection_carries_at_most_max_streams(service: tuple[ServiceProces
             await asyncio.gather(*(channel.close() for channel in channels))
 
     outcomes = asyncio.run(attack())
-    assert outcomes == Counter({"OK": MAX_STREAMS, "WAITING": 50})  # today: 150 OK
+    # At most MAX_STREAMS served; the rest wait in the client (or, when the client took a slot the server had not
+    # counted free yet, are reset: UNAVAILABLE, REFUSED_STREAM).
+    assert outcomes["OK"] <= MAX_STREAMS and outcomes["WAITING"] >= 50, outcomes  # today: 150 OK
+    assert set(outcomes) <= {"OK", "WAITING", "UNAVAILABLE"}, outcomes
 
 
 def test_thousands_of_streams_are_refused_past_the_cap_and_memory_stays_bounded(
     service: tuple[ServiceProcess, int],
 ) -> None:
-    """5,000 Watch streams on 4 connections: at most --grpc-max-calls are served, the rest refused at once
-    (RESOURCE_EXHAUSTED), the RSS grows by less than RSS_GROWTH_BOUND_MIB, and the service answers afterwards."""
+    """5,000 Watch streams on 4 connections: at most --grpc-max-calls are served, the rest refused
+    (RESOURCE_EXHAUSTED) or held back by the stream cap, the RSS grows by less than RSS_GROWTH_BOUND_MIB, and the
+    service answers afterwards."""
     process, _ = service
     pid = process.proc.pid
     before = rss_mib(pid)
@@ -266,7 +270,7 @@ def test_thousands_of_streams_are_refused_past_the_cap_and_memory_stays_bounded(
     async def attack() -> Counter[str]:
         channels = _channels(process.address, 4)
         try:
-            outcomes, calls = await _watch_first_update(channels, 5000, wait=30)
+            outcomes, calls = await _watch_first_update(channels, 5000, wait=10)
             held["rss"] = rss_mib(pid)  # while the accepted streams are still open
             for call in calls:
                 call.cancel()
@@ -276,9 +280,11 @@ def test_thousands_of_streams_are_refused_past_the_cap_and_memory_stays_bounded(
 
     outcomes = asyncio.run(attack())
     assert 0 < outcomes["OK"] <= MAX_CALLS, outcomes  # today: 5,000 OK
-    # Refused at once: by the call cap, or (UNAVAILABLE, RST_STREAM REFUSED_STREAM) by the stream cap when the
-    # client reused a slot before the server had counted the refused call out; none left waiting.
-    assert outcomes["RESOURCE_EXHAUSTED"] > 0 and set(outcomes) <= {"OK", "RESOURCE_EXHAUSTED", "UNAVAILABLE"}, outcomes
+    # The rest refused at once by the call cap, or (UNAVAILABLE, RST_STREAM REFUSED_STREAM) by the stream cap when
+    # the client reused a slot before the server had counted the refused call out, or left waiting in the client
+    # behind a connection whose every stream is held.
+    assert outcomes["RESOURCE_EXHAUSTED"] > 0, outcomes
+    assert set(outcomes) <= {"OK", "RESOURCE_EXHAUSTED", "UNAVAILABLE", "WAITING"}, outcomes
     growth = held["rss"] - before
     assert growth < RSS_GROWTH_BOUND_MIB, f"RSS {before:.0f} -> {held['rss']:.0f} MiB"
     print(f"RSS {before:.0f} -> {held['rss']:.0f} MiB, {dict(outcomes)}")
