@@ -498,6 +498,7 @@ async def start_http(
         max_connections=int(getattr(settings, "http_max_connections", defaults.max_connections)),
         head_timeout=float(getattr(settings, "http_head_timeout", defaults.head_timeout)),
         body_timeout=float(getattr(settings, "http_body_timeout", defaults.body_timeout)),
+        max_body_bytes=limit,
     )
     server = HttpServer(
         app,

@@ -77,6 +77,9 @@ class Limits:
     max_connections: int = 4096
     head_timeout: float = 10.0
     body_timeout: float = 30.0
+    #: The largest body the application reads (``--max-message-bytes``): while a request is in progress, its
+    #: connection may bring at most this and one more head (the next request's, pipelined).
+    max_body_bytes: int = 1 << 20
 
 
 class Connections:
@@ -128,7 +131,7 @@ class Connections:
 
         return tracked
 
-    def _make_room(self) -> bool:
+    def make_room(self) -> bool:
         """At the cap: close the connection waiting longest for a head; False when every one is busy."""
         if self.open < self.limits.max_connections:
             return True
@@ -154,6 +157,7 @@ class _Guard(asyncio.Protocol):
         self.refused = False
         self.state = _WAITING
         self.head_bytes = 0
+        self.request_bytes = 0  # received since the head of the request in progress ended
         self.tail = b""
         self.requests = 0
         self.timer: asyncio.TimerHandle | None = None
@@ -165,7 +169,7 @@ class _Guard(asyncio.Protocol):
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
         connections = self.connections
-        if not connections._make_room():
+        if not connections.make_room():
             self.refused = True
             connections.refused += 1
             metrics.http_connection_closed("refused")
@@ -183,7 +187,10 @@ class _Guard(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         if self.refused:
             return
-        if self.state == _WAITING and not self._scan_head(data):
+        if self.state == _WAITING:
+            if not self._scan_head(data):
+                return
+        elif not self._count_request(len(data)):
             return
         token = _current.set(self)
         try:
@@ -237,7 +244,7 @@ class _Guard(asyncio.Protocol):
     # ---------------------------------------------------------------------------- the deadlines
 
     def _wait_for_head(self) -> None:
-        self.state, self.head_bytes, self.tail = _WAITING, 0, b""
+        self.state, self.head_bytes, self.request_bytes, self.tail = _WAITING, 0, 0, b""
         self.connections.waiting[self] = None
         self._arm(self.connections.limits.head_timeout)
 
@@ -251,6 +258,7 @@ class _Guard(asyncio.Protocol):
             end = data.find(_HEAD_END)
             end = end + 4 if end >= 0 else -1
         self.head_bytes += len(data) if end < 0 else end
+        self.request_bytes = len(data) - end if end >= 0 else 0
         if self.head_bytes > MAX_HEAD_BYTES:
             log.warning("request head over %d bytes", MAX_HEAD_BYTES)
             metrics.http_connection_closed("head_too_large")
@@ -261,6 +269,18 @@ class _Guard(asyncio.Protocol):
         else:
             self.tail = (self.tail + data)[-3:]
         return True
+
+    def _count_request(self, size: int) -> bool:
+        """Bound what arrives while a request is in progress: its body and the next head. httptools buffers a head
+        it is given whole, and uvicorn keeps feeding it a pipelined one until that head is complete; False when
+        past the bound (the connection is then closed)."""
+        self.request_bytes += size
+        if self.request_bytes <= self.connections.limits.max_body_bytes + MAX_HEAD_BYTES:
+            return True
+        log.warning("REST connection closed: more than a body and a head while its request was served")
+        metrics.http_connection_closed("too_much_data")
+        self.close()
+        return False
 
     def _head_received(self) -> None:
         self.state = _READING

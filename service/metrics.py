@@ -188,7 +188,8 @@ def observe_http_connections(delta: int) -> None:
 
 def http_connection_closed(reason: str) -> None:
     """``reason``: refused (503 at the cap, all busy), evicted (closed to make room), idle (no request within the
-    head timeout), head_timeout, body_timeout, head_too_large."""
+    head timeout), head_timeout, body_timeout, head_too_large, too_much_data (more than a body and a head while a
+    request was served)."""
     HTTP_CONNECTIONS_CLOSED.labels(reason).inc()
 
 

@@ -309,7 +309,12 @@ def test_malformed_requests_are_logged_once_a_minute(service: tuple[ServiceProce
 def small(redis_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     """A server whose REST listener holds 4 connections at most, with the deadlines short."""
     with live_server(
-        redis_url, tmp_path / "keys", http_max_connections=4, http_head_timeout=DEADLINE, http_body_timeout=DEADLINE
+        redis_url,
+        tmp_path / "keys",
+        http_max_connections=4,
+        http_head_timeout=DEADLINE,
+        http_body_timeout=DEADLINE,
+        winnable_wait=5.0,  # a winnable deal from an empty pool: a call that stays in progress this long
     ) as live:
         yield live
 
@@ -366,6 +371,28 @@ def test_keep_alive_connections_are_served_and_the_oldest_idle_makes_room(small:
         finally:
             for sock in idle:
                 sock.close()
+
+
+def test_a_call_in_progress_cannot_bring_an_endless_next_head(small: LiveServer) -> None:
+    """While a call is served (a winnable deal waiting on an empty pool), a pipelined head that never ends is cut
+    off past a body and a head (--max-message-bytes + 64 kB), not buffered until the answer."""
+    before = closed_count("too_much_data")
+    body = b'{"variant": "picture-gallery", "options": {"deals": "3"}, "winnable": true}'
+    with socket.create_connection(("127.0.0.1", small.http_port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /v1/games HTTP/1.1\r\nhost: t\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s"
+            % (len(body), body)
+        )
+        sock.sendall(b"GET /v1/variants HTTP/1.1\r\nhost: t\r\nx-endless: ")
+        sent, cut_off = 0, False
+        try:
+            while sent < 64 << 20:
+                sock.sendall(b"a" * 65536)
+                sent += 65536
+        except (BrokenPipeError, ConnectionResetError):
+            cut_off = True
+    assert cut_off and sent < 16 << 20, sent  # without the bound: 64 MiB taken in while the call waits
+    assert closed_count("too_much_data") - before == 1
 
 
 # ------------------------------------------------------------------------------------------- sizing
