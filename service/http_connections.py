@@ -374,7 +374,8 @@ class OncePerInterval:
 
 #: The loggers whose warnings a client can cause at will: uvicorn's (malformed requests) and this module's.
 THROTTLED_LOGGERS = ("uvicorn.error", __name__)
-_throttle = OncePerInterval()
+#: The filter on those loggers (one for the process).
+LOG_THROTTLE = OncePerInterval()
 
 #: asyncio's message when accept() fails for want of descriptors or memory: it logs it, with a traceback, once
 #: per connection still queued (up to the listen backlog) every second while the shortage lasts.
@@ -383,11 +384,11 @@ ACCEPT_FAILED = "socket.accept() out of system resource"
 
 def throttle_logs(loop: asyncio.AbstractEventLoop, interval: float = 60.0) -> None:
     """Throttle the warnings clients can cause, and asyncio's accept failures, to one line per ``interval``."""
-    _throttle.interval = interval
+    LOG_THROTTLE.interval = interval
     for name in THROTTLED_LOGGERS:
         logger = logging.getLogger(name)
-        if _throttle not in logger.filters:
-            logger.addFilter(_throttle)
+        if LOG_THROTTLE not in logger.filters:
+            logger.addFilter(LOG_THROTTLE)
     previous = loop.get_exception_handler()
 
     def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

@@ -27,6 +27,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from http_support import LiveServer, live_server
 from service_harness import ServiceProcess, start_process
 
+from service import http_connections
 from service.http_connections import FD_RESERVE, OncePerInterval, fd_budget
 
 FD_LIMIT = 1024
@@ -419,3 +420,28 @@ def test_a_log_line_repeated_in_a_flood_is_let_through_once_per_interval() -> No
     throttle.interval = 0
     again = record("flood")
     assert throttle.filter(again) and getattr(again, "suppressed", None) == 999
+
+
+def test_accept_failures_are_logged_once_a_minute_and_other_loop_errors_as_before(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """asyncio reports a failed accept() once per queued connection, every second, with a traceback: a line a
+    minute instead. Any other error the loop reports still reaches its usual handler."""
+    loop = asyncio.new_event_loop()
+    others: list[str] = []
+    loop.set_exception_handler(lambda _loop, context: others.append(context["message"]))
+    try:
+        http_connections.throttle_logs(loop)
+        with caplog.at_level(logging.WARNING):
+            for _ in range(2048):
+                loop.call_exception_handler(
+                    {"message": http_connections.ACCEPT_FAILED, "exception": OSError(24, "Too many open files")}
+                )
+            loop.call_exception_handler({"message": "something else"})
+    finally:
+        for name in http_connections.THROTTLED_LOGGERS:
+            logging.getLogger(name).removeFilter(http_connections.LOG_THROTTLE)
+        loop.close()
+    accept_lines = [r for r in caplog.records if "cannot accept a connection" in r.getMessage()]
+    assert len(accept_lines) == 1 and accept_lines[0].exc_info is None
+    assert others == ["something else"]
