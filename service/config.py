@@ -47,6 +47,19 @@ class Settings:
     log_format: str = "json"
     http_listen: str | None = None
     cors_origins: tuple[str, ...] = ()
+    http_max_connections: int = 4096
+    http_head_timeout: float = 10.0
+    http_body_timeout: float = 30.0
+    http_keepalive_timeout: int = 5
+    grpc_max_connections: int = 2048
+    grpc_max_streams: int = 100
+    grpc_max_calls: int = 2000
+    grpc_handshake_timeout: float = 10.0
+    grpc_min_ping_interval: float = 30.0
+    grpc_pings_without_calls: bool = True
+    grpc_max_ping_strikes: int = 2
+    grpc_max_connection_age: float = 1800.0
+    grpc_max_connection_age_grace: float = 60.0
     metrics_listen: str | None = None
     workers: int = 1
     rate_limits: bool = True
@@ -262,6 +275,100 @@ _SPECS: tuple[Spec, ...] = (
         "web origins allowed to call the REST API from a browser (comma-separated, or *); unset: same origin only",
         values.origins,
         "ORIGINS",
+    ),
+    Spec(
+        "http_max_connections",
+        "--http-max-connections",
+        "REST connections open at once per process; past it a new one closes the one waiting longest for a "
+        "request, or is answered 503 when all are busy. Lowered at start to fit the file-descriptor limit",
+        values.positive(int),
+        "N",
+    ),
+    Spec(
+        "http_head_timeout",
+        "--http-head-timeout",
+        "seconds a REST request's head (request line and headers) may take to arrive, from the connection's start "
+        "or the previous answer; then the connection is closed",
+        values.positive(float),
+        "SECONDS",
+    ),
+    Spec(
+        "http_body_timeout",
+        "--http-body-timeout",
+        "seconds a REST request's body may take to arrive after its head; then the connection is closed",
+        values.positive(float),
+        "SECONDS",
+    ),
+    Spec(
+        "http_keepalive_timeout",
+        "--http-keepalive-timeout",
+        "seconds an idle REST keep-alive connection stays open after an answer",
+        values.positive(int),
+        "SECONDS",
+    ),
+    Spec(
+        "grpc_max_connections",
+        "--grpc-max-connections",
+        "gRPC connections open at once per gRPC port (the operator port has its own); more are closed as they come. "
+        "Lowered at start to fit the file-descriptor limit",
+        values.positive(int),
+        "N",
+    ),
+    Spec(
+        "grpc_max_streams",
+        "--grpc-max-streams",
+        "concurrent gRPC calls one connection may carry (HTTP/2 MAX_CONCURRENT_STREAMS); more wait in the client",
+        values.positive(int),
+        "N",
+    ),
+    Spec(
+        "grpc_max_calls",
+        "--grpc-max-calls",
+        "concurrent gRPC calls per process over all connections; more are refused (RESOURCE_EXHAUSTED)",
+        values.positive(int),
+        "N",
+    ),
+    Spec(
+        "grpc_handshake_timeout",
+        "--grpc-handshake-timeout",
+        "seconds a new gRPC connection has to finish its TLS and HTTP/2 handshake; then it is closed",
+        values.positive(float),
+        "SECONDS",
+    ),
+    Spec(
+        "grpc_min_ping_interval",
+        "--grpc-min-ping-interval",
+        "shortest interval between a client's keepalive pings when it sends no data; faster pings are strikes",
+        values.positive(float),
+        "SECONDS",
+    ),
+    Spec(
+        "grpc_pings_without_calls",
+        "--grpc-pings-without-calls",
+        "accept keepalive pings on a connection with no call in flight (at --grpc-min-ping-interval at most)",
+        values.boolean,
+        "BOOL",
+    ),
+    Spec(
+        "grpc_max_ping_strikes",
+        "--grpc-max-ping-strikes",
+        "pings that break the rules above before the connection is closed (GOAWAY ENHANCE_YOUR_CALM)",
+        values.positive(int),
+        "N",
+    ),
+    Spec(
+        "grpc_max_connection_age",
+        "--grpc-max-connection-age",
+        "seconds after which a gRPC connection is asked to go away (clients reconnect, to any replica)",
+        values.positive(float),
+        "SECONDS",
+    ),
+    Spec(
+        "grpc_max_connection_age_grace",
+        "--grpc-max-connection-age-grace",
+        "seconds the calls in flight on such a connection get to finish before it is closed",
+        values.positive(float),
+        "SECONDS",
     ),
     Spec(
         "metrics_listen",

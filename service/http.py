@@ -39,6 +39,7 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service import errors
 from service.calls import REST, Calls, failure, http_answer, request_id_of
@@ -47,8 +48,8 @@ from service.games import GameService
 from service.logs import request_id
 
 from . import tls
+from .http_connections import Connections, Limits, accept_backlog
 from .http_openapi import load_comments, openapi_document
-from .http_protocol import BoundedHttpToolsProtocol
 from .http_routes import Router, routes_for_services
 from .http_transcode import TranscodeError, build_request, response_json, status_json
 
@@ -410,8 +411,14 @@ class HttpServer:
         grace: float = 5.0,
         reuse_port: bool = False,
         ssl_context: ssl.SSLContext | None = None,
+        limits: Limits | None = None,
+        keepalive_timeout: int = 5,
+        backlog: int = 2048,
     ) -> None:
         self.app = app
+        self.connections = Connections(limits or Limits(), tls=ssl_context is not None)
+        self.keepalive_timeout = keepalive_timeout
+        self.backlog = backlog
         self.reuse_port = reuse_port
         self.ssl_context = ssl_context
         self.listen = listen
@@ -425,15 +432,20 @@ class HttpServer:
         self._socket = _bind(self.listen, reuse_port=self.reuse_port)
         self.port = int(self._socket.getsockname()[1])
         config = uvicorn.Config(
-            self.app,
+            self.connections.app(self.app),
             lifespan="off",
             log_config=None,
             access_log=False,
             server_header=False,
             proxy_headers=False,
             timeout_graceful_shutdown=max(int(self.grace), 1),
-            # httptools, bounded as h11 was (service.http_protocol); TLS adds the client certificate to the scope.
-            http=tls.rest_protocol_class() if self.ssl_context is not None else BoundedHttpToolsProtocol,
+            timeout_keep_alive=self.keepalive_timeout,
+            backlog=self.backlog,
+            ws="none",  # the service has no WebSocket route: an upgrade request is an ordinary request
+            # uvicorn's httptools protocol (what http="httptools" names) inside the connection cap, the head's bound
+            # and the head and body deadlines (service.http_connections), which over TLS also add the client
+            # certificate to the scope.
+            http=self.connections.protocol_class(HttpToolsProtocol),
         )
         config.load()
         if self.ssl_context is not None:
@@ -481,7 +493,31 @@ async def start_http(
     )
     reuse_port = int(getattr(settings, "workers", 1) or 1) > 1
     context = tls.rest_ssl_context(tls_files) if tls_files is not None else None
-    return await HttpServer(app, listen, grace=grace, reuse_port=reuse_port, ssl_context=context).start()
+    defaults = Limits()
+    limits = Limits(
+        max_connections=int(getattr(settings, "http_max_connections", defaults.max_connections)),
+        head_timeout=float(getattr(settings, "http_head_timeout", defaults.head_timeout)),
+        body_timeout=float(getattr(settings, "http_body_timeout", defaults.body_timeout)),
+        max_body_bytes=limit,
+    )
+    server = HttpServer(
+        app,
+        listen,
+        grace=grace,
+        reuse_port=reuse_port,
+        ssl_context=context,
+        limits=limits,
+        keepalive_timeout=int(getattr(settings, "http_keepalive_timeout", 5)),
+        backlog=accept_backlog(_fd_limit()),
+    )
+    return await server.start()
+
+
+def _fd_limit() -> int:
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    return soft if soft != resource.RLIM_INFINITY else 1 << 20
 
 
 __all__: Sequence[str] = (

@@ -95,6 +95,13 @@ HINTS_SHARED = Counter(
     "patience_hints_shared_total",
     "Hints answered by a computation already running for the same game and version (computed once, for all).",
 )
+# The REST listener's connections (service.http_connections): how many are open, and those it closed itself.
+HTTP_CONNECTIONS = Gauge("patience_http_connections", "REST connections open now.", multiprocess_mode="livesum")
+HTTP_CONNECTIONS_CLOSED = Counter(
+    "patience_http_connections_closed_total",
+    "REST connections the server closed or refused itself, by why.",
+    ["reason"],
+)
 #: CPU seconds of one hint: a few milliseconds (the sultans) to a few seconds (the CPU cap, --hint-cpu-seconds).
 HINT_CPU_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 HINT_CPU_SECONDS = Histogram(
@@ -191,6 +198,17 @@ def observe_hint(variant: str, reason_code: str, cpu_seconds: float) -> None:
     """One hint the solver computed: its game, its reason_code, the CPU its process spent on it."""
     HINT_CPU_SECONDS.labels(variant).observe(cpu_seconds)
     HINTS_COMPUTED.labels(reason_code).inc()
+
+
+def observe_http_connections(delta: int) -> None:
+    HTTP_CONNECTIONS.inc(delta)
+
+
+def http_connection_closed(reason: str) -> None:
+    """``reason``: refused (503 at the cap, all busy), evicted (closed to make room), idle (no request within the
+    head timeout), head_timeout, body_timeout, head_too_large, too_much_data (more than a body and a head while a
+    request was served)."""
+    HTTP_CONNECTIONS_CLOSED.labels(reason).inc()
 
 
 def multiprocess_dir() -> str | None:

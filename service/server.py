@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import gc
 import logging
 import signal
@@ -30,6 +31,7 @@ from service.config import Settings
 from service.games import GameService
 from service.hints import HintPool
 from service.hints import derive_key as derive_hint_key
+from service.http_connections import fd_budget, raise_fd_limit, throttle_logs
 from service.keys import load_service_keys
 from service.operations import Operations
 from service.servicer import PatienceServicer
@@ -221,8 +223,11 @@ async def create_server(
         ("grpc.max_receive_message_length", settings.max_message_bytes),
         ("grpc.max_send_message_length", max(settings.max_message_bytes, 4 << 20)),
         ("grpc.so_reuseport", 1 if reuse_port else 0),
+        *connection_options(settings),
     ]
-    server = grpc.aio.server(interceptors=list(interceptors) or None, options=options)
+    server = grpc.aio.server(
+        interceptors=list(interceptors) or None, options=options, maximum_concurrent_rpcs=settings.grpc_max_calls
+    )
     health = health_aio.HealthServicer()
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
@@ -264,6 +269,50 @@ async def create_server(
     return built, port
 
 
+def connection_options(settings: Settings) -> list[tuple[str, int]]:
+    """The gRPC server's bounds on connections, streams and pings (grpc core's channel arguments): how many
+    connections and streams a client may hold, how long a handshake may take, how often a client may ping, and how
+    long a connection lives before clients are asked to reconnect (docs/security.md)."""
+
+    def ms(seconds: float) -> int:
+        return max(1, round(seconds * 1000))
+
+    return [
+        ("grpc.max_allowed_incoming_connections", settings.grpc_max_connections),
+        ("grpc.max_concurrent_streams", settings.grpc_max_streams),
+        ("grpc.server_handshake_timeout_ms", ms(settings.grpc_handshake_timeout)),
+        ("grpc.http2.min_ping_interval_without_data_ms", ms(settings.grpc_min_ping_interval)),
+        ("grpc.keepalive_permit_without_calls", 1 if settings.grpc_pings_without_calls else 0),
+        ("grpc.http2.max_ping_strikes", settings.grpc_max_ping_strikes),
+        ("grpc.max_connection_age_ms", ms(settings.grpc_max_connection_age)),
+        ("grpc.max_connection_age_grace_ms", ms(settings.grpc_max_connection_age_grace)),
+    ]
+
+
+def fit_to_fd_limit(settings: Settings) -> Settings:
+    """Raise the descriptor limit as far as the process may, and lower the connection caps to fit under it, so the
+    process refuses connections before ``accept`` fails for everyone (service.http_connections.fd_budget)."""
+    limit = raise_fd_limit()
+    grpc_ports = 2 if settings.operator_listen else 1  # gRPC's connection cap holds per port
+    budget = fd_budget(
+        limit, settings.http_max_connections if settings.http_listen else 0, settings.grpc_max_connections, grpc_ports
+    )
+    fields = {
+        "fd_limit": limit,
+        "http_max_connections": budget.http_connections,
+        "grpc_max_connections": budget.grpc_connections,
+    }
+    if budget.lowered:
+        log.warning("connection caps lowered to fit the file-descriptor limit", extra=fields)
+    else:
+        log.info("file-descriptor limit", extra=fields)
+    return dataclasses.replace(
+        settings,
+        http_max_connections=max(1, budget.http_connections),
+        grpc_max_connections=budget.grpc_connections,
+    )
+
+
 # A call allocates a few hundred short-lived objects, nearly all freed by reference counting; the cyclic
 # collector still ran every ~45 calls and, now and then, walked every object built at startup (modules, protobuf
 # descriptors, the engine's tables: ~55,000): about 9 µs a call. Startup's objects are moved out of its reach
@@ -282,6 +331,8 @@ def settle_garbage_collector() -> None:
 async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
     """Run until SIGTERM or SIGINT, then stop gracefully; the exit status."""
     logs.configure(settings.log_level, settings.log_format)
+    throttle_logs(asyncio.get_running_loop())
+    settings = fit_to_fd_limit(settings)
     server, port = await create_server(settings, reuse_port=reuse_port)
     await server.start()
     settle_garbage_collector()

@@ -22,7 +22,6 @@ when a client CA is configured. REST can ask for a certificate without requiring
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import ssl
@@ -199,7 +198,8 @@ def rest_ssl_context(files: CertificateFiles) -> ssl.SSLContext:
 
 
 def scope_has_client_certificate(scope: Any) -> bool:
-    """True when the REST connection carried a verified client certificate (see :func:`rest_protocol_class`)."""
+    """True when the REST connection carried a verified client certificate (service.http_connections adds it to the
+    scope as ASGI's TLS extension, which uvicorn itself does not fill in)."""
     return bool(scope.get("extensions", {}).get("tls", {}).get("client_cert_chain"))
 
 
@@ -211,31 +211,3 @@ def client_certificate_required(rpc: str) -> ServiceError:
         f"{rpc} needs a client certificate signed by the operators' CA (gRPC: call it on the operator port)",
         {"rpc": rpc},
     )
-
-
-def rest_protocol_class() -> type[asyncio.Protocol]:
-    """The REST listener's HTTP protocol (service.http_protocol), telling the app about a verified client
-    certificate through the ASGI TLS extension (``scope["extensions"]["tls"]["client_cert_chain"]``), which uvicorn
-    itself does not fill in.
-
-    Only connections that presented a certificate pay for it (one wrapper per connection, none per request)."""
-    from service.http_protocol import BoundedHttpToolsProtocol
-
-    class ClientCertificateProtocol(BoundedHttpToolsProtocol):
-        def connection_made(self, transport: Any) -> None:
-            super().connection_made(transport)
-            ssl_object = transport.get_extra_info("ssl_object")
-            der = ssl_object.getpeercert(binary_form=True) if ssl_object is not None else None
-            if not der:
-                return
-            # CERT_OPTIONAL: a certificate that reached here was verified against the client CA in the handshake.
-            tls = {"client_cert_chain": [ssl.DER_cert_to_PEM_cert(der)], "client_cert_error": None}
-            app: Any = self.app
-
-            async def with_tls(scope: dict[str, Any], receive: Any, send: Any) -> None:
-                scope = {**scope, "extensions": {**(scope.get("extensions") or {}), "tls": tls}}
-                await app(scope, receive, send)
-
-            self.app = with_tls
-
-    return ClientCertificateProtocol

@@ -281,8 +281,20 @@ class ServiceProcess:
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
 
-def start_process(redis_url: str, tmp: Path, *extra: str, env: dict[str, str] | None = None) -> ServiceProcess:
-    """Start ``python -m service`` on a free port and wait until its health check says SERVING."""
+def _limit_fds(limit: int) -> Callable[[], None]:
+    def apply() -> None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
+
+    return apply
+
+
+def start_process(
+    redis_url: str, tmp: Path, *extra: str, env: dict[str, str] | None = None, fd_limit: int | None = None
+) -> ServiceProcess:
+    """Start ``python -m service`` on a free port and wait until its health check says SERVING; with ``fd_limit``,
+    that many file descriptors at most (soft and hard limit: the service cannot raise it)."""
     import redis_support
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
@@ -303,7 +315,13 @@ def start_process(redis_url: str, tmp: Path, *extra: str, env: dict[str, str] | 
     with log.open("wb") as out:
         # A group of its own: ``kill`` stops whatever the service started, whatever happened to the service.
         proc = subprocess.Popen(
-            args, cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+            args,
+            cwd=ROOT,
+            env=environ,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=None if fd_limit is None else _limit_fds(fd_limit),
         )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

@@ -1,4 +1,5 @@
-"""The REST listener's HTTP protocol (service.http_protocol): httptools, with h11's bound on a request head.
+"""The REST listener's HTTP protocol: uvicorn's httptools inside service.http_connections, with h11's bound on a
+request head.
 
 Driven over raw sockets against a live server, since the bound is about bytes as they arrive: a head under the
 bound is served, one over it is refused (400, connection closed) whether it arrives in one piece or dribbles in,
@@ -8,6 +9,7 @@ and the count starts again with every request of a keep-alive connection.
 from __future__ import annotations
 
 import socket
+import ssl
 import time
 from collections.abc import Iterator
 
@@ -15,9 +17,11 @@ import pytest
 from http_support import LiveServer, live_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from starlette.applications import Starlette
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service.http import HttpServer
-from service.http_protocol import INVALID_REQUEST, MAX_HEAD_BYTES, BoundedHttpToolsProtocol
+from service.http_connections import INVALID_REQUEST, MAX_HEAD_BYTES
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +60,9 @@ def read_answers(sock: socket.socket) -> list[tuple[int, bytes]]:
 def test_the_listener_speaks_httptools_bounded(server: LiveServer) -> None:
     http_server = server.server.http  # the running uvicorn's protocol, as created from its config
     assert isinstance(http_server, HttpServer) and http_server._server is not None
-    assert http_server._server.config.http_protocol_class is BoundedHttpToolsProtocol
+    protocol_class = http_server._server.config.http_protocol_class  # the connection guard around httptools
+    assert getattr(protocol_class, "inner_class", None) is HttpToolsProtocol
+    assert not issubclass(protocol_class, HttpToolsProtocol)  # composition: uvicorn's class is not subclassed
 
 
 def test_a_head_under_the_bound_is_served_and_one_over_it_refused(server: LiveServer) -> None:
@@ -126,7 +132,6 @@ def test_pipelined_heads_cut_anywhere_are_all_served(server: LiveServer, sizes: 
 
 
 def test_the_tls_listener_keeps_the_bound() -> None:
-    """Over HTTPS the protocol only adds the client certificate to the scope (tests/service/test_tls.py)."""
-    from service.tls import rest_protocol_class
-
-    assert issubclass(rest_protocol_class(), BoundedHttpToolsProtocol)
+    """Over HTTPS the same guard serves; it also adds the client certificate to the scope (test_tls.py)."""
+    server = HttpServer(Starlette(), "127.0.0.1:0", ssl_context=ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER))
+    assert server.connections.tls and server.connections.limits.max_connections > 0
