@@ -101,6 +101,11 @@ def _main(argv: Sequence[str] | None) -> int:
         if settings.workers > 1:
             from service import workers  # the deployment helper's: forks before any gRPC import
 
+            if settings.generate_keys:  # once, here: workers generating at once would race (and differ)
+                from service.keys import load_service_keys
+
+                load_service_keys(settings)
+
             return int(workers.run(settings, serve_one))
         return serve_one(settings)
 
