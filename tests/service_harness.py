@@ -281,13 +281,11 @@ class ServiceProcess:
                 os.killpg(self.proc.pid, signal.SIGKILL)
 
 
-def _limit_fds(limit: int) -> Callable[[], None]:
-    def apply() -> None:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
-
-    return apply
+def _with_fd_limit(limit: int, args: list[str]) -> list[str]:
+    """``args`` run under a descriptor limit (soft and hard) set by a shell that then becomes the command: not a
+    ``preexec_fn``, which makes Python fork() where it would vfork(), and gRPC's fork handlers then abort the child
+    of a test process whose other threads are in gRPC."""
+    return ["/bin/sh", "-c", 'ulimit -n "$0" && exec "$@"', str(limit), *args]
 
 
 def start_process(
@@ -312,6 +310,8 @@ def start_process(
         "PYTHONUNBUFFERED": "1",
     }
     args = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url, *extra]
+    if fd_limit is not None:
+        args = _with_fd_limit(fd_limit, args)
     with log.open("wb") as out:
         # A group of its own: ``kill`` stops whatever the service started, whatever happened to the service.
         proc = subprocess.Popen(
@@ -321,7 +321,6 @@ def start_process(
             stdout=out,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=None if fd_limit is None else _limit_fds(fd_limit),
         )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
