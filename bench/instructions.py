@@ -165,7 +165,7 @@ def main() -> None:
     redis_port, port = processes.free_port(), processes.free_port()
     procs: list[subprocess.Popen[bytes]] = []
     try:
-        from service import dev_certificates
+        from service.security import dev_certificates
 
         dev_certificates.main(["--out", str(tmp / "tls")])
         listen = ["--port", str(redis_port)]

@@ -35,7 +35,7 @@ from processes import cpu_seconds, free_port, machine, start_service, stop, wait
 
 from engine.catalogue import get_game
 from engine.solver.search import solve
-from service.config import Settings
+from service.settings.config import Settings
 
 VARIANT = "royal-retinue"
 SEED = (1).to_bytes(32, "big")

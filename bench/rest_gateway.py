@@ -1,4 +1,4 @@
-"""The REST gateway on its own: CPU per call of ``service.http``'s ``/v1/`` path around a fixed answer, against the
+"""The REST gateway on its own: CPU per call of ``service.rest.app``'s ``/v1/`` path around a fixed answer, against the
 bare Starlette handler of bench/rest_bench.py, both driven in-process through ASGI (no network, no uvicorn, no
 use case, no Redis): what the REST layer itself adds to a call.
 
@@ -54,7 +54,7 @@ def answer() -> Any:
 
 
 def gateway_app() -> Any:
-    from service.http import create_app
+    from service.rest.app import create_app
 
     reply = answer()
 
@@ -69,8 +69,8 @@ def bare_app() -> Any:
     from starlette.responses import Response
     from starlette.routing import Route
 
-    from service.http import encode_json
-    from service.json_mapping import to_dict
+    from service.rest.app import encode_json
+    from service.rest.json_mapping import to_dict
 
     body = encode_json(to_dict(answer()))
 

@@ -67,8 +67,8 @@ async def memory_per_game(redis_url: str) -> dict[str, int]:
     """MEMORY USAGE over a game's keys, fresh and after 200 moves of a Freecell Solver solution."""
     import redis.asyncio as aioredis
 
-    from service.config import Settings
     from service.server import create_server
+    from service.settings.config import Settings
 
     fixture = next((ROOT / "tests" / "data" / "fcs").glob("royal-retinue-*.txt"))
     seed = bytes.fromhex(fixture.stem.rpartition("-")[2])

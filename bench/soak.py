@@ -311,7 +311,7 @@ async def check_store(url: str, games: dict[str, float], tally: Tally) -> dict[s
     """Every game read from the store: its version against what was acknowledged, its log replayed."""
     from engine import get_game
     from engine.encoding import encode_state
-    from service.config import Settings
+    from service.settings.config import Settings
     from service.store import NotFound, StoreError, open_store
 
     store = open_store(url, idle_seconds=3600, key_prefix=Settings().store_prefix)  # the service's default

@@ -30,8 +30,8 @@ from http_support import fcs_fixtures, live_server  # noqa: E402
 from web_support import DESKTOP, PHONE, Table, launch  # noqa: E402
 
 from engine.catalogue import get_game  # noqa: E402
+from service.solving.winnable import Budget, pool_name, prove  # noqa: E402
 from service.store import open_store  # noqa: E402
-from service.winnable import Budget, pool_name, prove  # noqa: E402
 
 IMAGE: dict[str, Any] = {"type": "png"}
 EXT = "png"

@@ -2,7 +2,7 @@
 
 For every configuration (``engine.catalogue.configurations()``), --seeds seeds (``sha256("winnable-<i>")``, so
 every run tries the same deals; the filler itself draws secure random ones) go through exactly what the filler
-does with each (``service.winnable.prove``: deal, solve within the budget, replay the line through the
+does with each (``service.solving.winnable.prove``: deal, solve within the budget, replay the line through the
 verifier), with the filler's default budget unless --max-states / --max-seconds say otherwise. The CPU time of
 the whole attempt (deal, solve, verify) is read with ``time.process_time``: one worker is one core busy.
 
@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.solver import Outcome
-from service.winnable import Budget, pool_name, prove, selected_games
+from service.solving.winnable import Budget, pool_name, prove, selected_games
 
 
 def bench_pool(name: str, game: Any, seeds: int, budget: Budget) -> dict[str, Any]:

@@ -20,8 +20,8 @@ import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from service import lifetime
-from service.config import Settings, load
+from service.process import lifetime
+from service.settings.config import Settings, load
 
 
 @contextlib.contextmanager
@@ -51,7 +51,7 @@ def local_redis(directory: Path, maxmemory: str = "256mb") -> Iterator[str]:
         "--maxmemory-policy", "noeviction",
         "--logfile", str(directory / "redis.log"),
     ]  # fmt: skip
-    # The local Redis stops with the service, even a killed one (service.lifetime).
+    # The local Redis stops with the service, even a killed one (service.process.lifetime).
     proc = subprocess.Popen(
         args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=lifetime.preexec_die_with_parent
     )
@@ -79,7 +79,7 @@ def serve_one(settings: Settings, *, reuse_port: bool = False) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from service.keys import KeyConfigError
+    from service.security.keys import KeyConfigError
 
     try:
         return _main(argv)
@@ -95,14 +95,14 @@ def _main(argv: Sequence[str] | None) -> int:
             directory = settings.local_redis_dir or Path.cwd() / "var" / "redis"
             url = stack.enter_context(local_redis(directory, settings.local_redis_maxmemory))
             settings = dataclasses.replace(settings, redis_url=url)
-        from service.filler.embedded import embedded_filler  # imports no gRPC
+        from service.solving.filler.embedded import embedded_filler  # imports no gRPC
 
         stack.enter_context(embedded_filler(settings))  # one per host: started here, before the workers fork
         if settings.workers > 1:
-            from service import workers  # the deployment helper's: forks before any gRPC import
+            from service.process import workers  # forks before any gRPC import
 
             if settings.generate_keys:  # once, here: workers generating at once would race (and differ)
-                from service.keys import load_service_keys
+                from service.security.keys import load_service_keys
 
                 load_service_keys(settings)
 

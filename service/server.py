@@ -26,18 +26,20 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection, reflection_pb2
 from patience.v1 import patience_pb2
 
-from service import http, logs, metrics, tls
-from service.config import Settings
 from service.games import GameService
-from service.hints import HintPool
-from service.hints import derive_key as derive_hint_key
-from service.http_connections import fd_budget, raise_fd_limit, throttle_logs
-from service.keys import load_service_keys
-from service.operations import Operations
-from service.servicer import PatienceServicer
-from service.signing import KeyRing
+from service.grpc.operations import Operations
+from service.grpc.servicer import PatienceServicer
+from service.observe import logs, metrics
+from service.rest import app as http
+from service.rest.connections import fd_budget, raise_fd_limit, throttle_logs
+from service.security import tls
+from service.security.keys import load_service_keys
+from service.security.signing import KeyRing
+from service.security.tickets import TicketMinter
+from service.settings.config import Settings
+from service.solving.hints import HintPool
+from service.solving.hints import derive_key as derive_hint_key
 from service.store import GameStore, StoreError, open_store
-from service.tickets import TicketMinter
 
 log = logging.getLogger(__name__)
 
@@ -157,7 +159,7 @@ def service_handler(service: ServiceDescriptor, servicer: object) -> grpc.Generi
 
 
 def load_crypto(settings: Settings) -> tuple[KeyRing | None, TicketMinter | None]:
-    """The certificate key ring and the deal-ticket minter (service.keys), or (None, None) without keys."""
+    """The certificate key ring and the deal-ticket minter (service.security.keys), or (None, None) without keys."""
     return load_service_keys(settings)
 
 
@@ -174,7 +176,7 @@ async def create_server(
 ) -> tuple[Server, int]:
     """Build the server bound to ``settings.listen`` (port 0: a free one); start it with ``await server.start()``.
 
-    With a TLS certificate every port speaks TLS only (``service.tls``); a client CA adds the operator port."""
+    With a TLS certificate every port speaks TLS only (``service.security.tls``); a client CA adds the operator port."""
     problem = settings.tls_problem()
     if problem:
         raise ValueError(problem)
@@ -199,7 +201,7 @@ async def create_server(
     key_ring, tickets = crypto if crypto is not None else load_crypto(settings)
     limiter = None
     if settings.rate_limits and settings.redis_url:
-        from service.ratelimit import RateLimiter
+        from service.security.ratelimit import RateLimiter
 
         limiter = RateLimiter(
             settings.redis_url,
@@ -291,7 +293,7 @@ def connection_options(settings: Settings) -> list[tuple[str, int]]:
 
 def fit_to_fd_limit(settings: Settings) -> Settings:
     """Raise the descriptor limit as far as the process may, and lower the connection caps to fit under it, so the
-    process refuses connections before ``accept`` fails for everyone (service.http_connections.fd_budget)."""
+    process refuses connections before ``accept`` fails for everyone (service.rest.connections.fd_budget)."""
     limit = raise_fd_limit()
     grpc_ports = 2 if settings.operator_listen else 1  # gRPC's connection cap holds per port
     budget = fd_budget(

@@ -57,7 +57,7 @@ class ServiceThread:
     """``create_server`` + ``start`` on an event loop of its own; ``stop`` ends both."""
 
     def __init__(self, redis_url: str, keys_dir: Path, *, port: int = 0, seeds: Seeds | None = None) -> None:
-        from service.config import Settings
+        from service.settings.config import Settings
 
         self.settings = Settings(
             listen=f"127.0.0.1:{port}",

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.config import Settings
 from service.server import create_server
+from service.settings.config import Settings
 
 OPERATOR_KEY = "test-operator-key-0123456789"
 FCS_DIR = Path(__file__).parent / "data" / "fcs"
@@ -56,7 +56,7 @@ class LiveServer:
     def occupy_hints(self, gate: Path) -> Any:
         """Give the server's hint pool one job that lasts until ``gate`` exists (so a hint waits, or is refused
         as HINTS_BUSY); returns its concurrent future. The job runs in a pool process, as a hint does, for a
-        client of its own (each job another: one address holds one place in the pool, service.hint_queue)."""
+        client of its own (each job another: one address holds one place in the pool, service.solving.hint_queue)."""
         assert self.loop is not None
         self._occupiers = getattr(self, "_occupiers", 0) + 1
         job = self.server.games.hints.run(wait_for_file, str(gate), client=f"occupier-{self._occupiers}")

@@ -33,8 +33,8 @@ from engine.game import Game
 from engine.state import State
 from engine.verify import replay
 from engine.view import hidden_cards
-from service.config import Settings
-from service.errors import error_info
+from service.games.errors import error_info
+from service.settings.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 OPERATOR_KEY = "test-operator-key-0123456789"

@@ -31,7 +31,7 @@ from engine.game import Game, format_option
 from engine.moves import PileKind, split_moves
 from engine.state import State
 from engine.verify import replay
-from service.signing import KeyRing
+from service.security.signing import KeyRing
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "certificate-vectors"

@@ -23,7 +23,7 @@ PROMETHEUS_RULE_FILE = HERE.parent / "k8s" / "monitoring" / "prometheusrule.yaml
 #: Service-level objectives of ApplyMove over 30 days (docs/operations.md).
 AVAILABILITY_OBJECTIVE = 0.999  # answered without a server-side error
 LATENCY_OBJECTIVE = 0.99  # answered within LATENCY_THRESHOLD seconds, as the server timed it
-LATENCY_THRESHOLD = "0.05"  # a bucket bound of service/metrics.py's LATENCY_BUCKETS, written as Prometheus does
+LATENCY_THRESHOLD = "0.05"  # a bucket bound of service/observe/metrics.py's LATENCY_BUCKETS, written as Prometheus does
 
 #: Status codes that spend the error budget: the server's fault. A refused move (FAILED_PRECONDITION,
 #: INVALID_ARGUMENT, ABORTED for a stale version), a missing game or a bad token is the service working.

@@ -19,7 +19,7 @@ first 16 hex digits of SHA-256 of the raw 32-byte public key.
 This module is the format's one implementation, in the pure core that both the
 service and the Python client install: the contents and their canonical bytes,
 reading, and verification against public keys (:func:`verify_certificate`).
-Signing stays with the service (``service.signing.KeyRing``), the only holder
+Signing stays with the service (``service.security.signing.KeyRing``), the only holder
 of a private key.
 """
 
@@ -230,7 +230,7 @@ def _refuse(reason: CertificateReason, message: str, **kw: Any) -> Verification:
 
 
 class KeySource(Protocol):
-    """Public keys by key id, as a signer's key ring holds them (``service.signing.KeyRing``)."""
+    """Public keys by key id, as a signer's key ring holds them (``service.security.signing.KeyRing``)."""
 
     def public_key(self, key_id: str) -> Ed25519PublicKey | None: ...
 

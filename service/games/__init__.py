@@ -2,8 +2,8 @@
 
 :class:`GameService` has one async method per RPC, named as the RPC in snake_case, taking the RPC's request
 message and the caller's :class:`Credentials` and returning the response message; refusals are
-:class:`~service.errors.ServiceError`, each built in ``service.errors``. Transports only read credentials and
-map errors (``service.calls``).
+:class:`~service.games.errors.ServiceError`, each built in ``service.games.errors``. Transports only read
+credentials and map errors (``service.observe.calls``).
 
 One module per group of RPCs, each use case a few steps over the adapters (``steps``: the store, the engine,
 the key ring, the ticket minter, the rate limiter, the replica's caches):
@@ -11,7 +11,7 @@ the key ring, the ticket minter, the rate limiter, the replica's caches):
 - ``dealing``: ListVariants, PrepareGame, NewGame;
 - ``playing``: GetGame, ApplyMove, UndoMove, LegalMoves, Resign;
 - ``autoplaying``: AutoPlay;
-- ``hinting``: Hint (the solver itself runs in the hint pool, ``service.hints``);
+- ``hinting``: Hint (the solver itself runs in the hint pool, ``service.solving.hints``);
 - ``solutions``: SubmitSolution;
 - ``minting``: MintDeal;
 - ``certifying``: VerifyCertificate, GetSigningKeys.
@@ -31,7 +31,7 @@ from service.games.minting import Minting
 from service.games.playing import Playing
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
 from service.games.solutions import Solutions
-from service.tokens import MIX_LABEL, mix_seed, new_game_id, new_token, token_hash
+from service.security.tokens import MIX_LABEL, mix_seed, new_game_id, new_token, token_hash
 
 
 class GameService(Dealing, Playing, AutoPlaying, Hinting, Solutions, Minting, Certifying):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from patience.v1 import patience_pb2 as pb
 
 from engine.solver import autoplay
-from service import convert
+from service.games import convert
 from service.games.ports import Credentials
 from service.games.steps import Steps
 

@@ -13,13 +13,13 @@ from engine.catalogue import variants
 from engine.deal import MAX_DEAL_NUMBER, SEED_BYTES, public_deal_seed
 from engine.encoding import encode_state
 from engine.game import Game
-from service import convert, errors, metrics
-from service.games import messages
+from service.games import convert, errors, messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms, unavailable
+from service.observe import metrics
+from service.security.tokens import mix_seed, new_game_id, new_token, token_hash
+from service.solving.winnable import Entry, pool_name
 from service.store import AlreadyExists, Dealt, NewGameRecord, StoreUnavailable
-from service.tokens import mix_seed, new_game_id, new_token, token_hash
-from service.winnable import Entry, pool_name
 
 #: NewGame fields a winnable deal excludes (the seed is the pool's). Fields this version of the API lacks are
 #: skipped, so a field added to the request is refused as soon as it is named here.

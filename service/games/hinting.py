@@ -1,4 +1,4 @@
-"""Hint: a move the player can make now, from the solver, in the hint pool (``service.hints``)."""
+"""Hint: a move the player can make now, from the solver, in the hint pool (``service.solving.hints``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from patience.v1 import patience_pb2 as pb
 from engine.errors import PatienceError
 from engine.moves import Move
 from engine.view import player_view
-from service import convert, errors
+from service.games import convert, errors
 from service.games.ports import Credentials
 from service.games.steps import Steps, refusal
 from service.store import StoreError

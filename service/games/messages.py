@@ -15,7 +15,7 @@ from engine.deal import ALGORITHM
 from engine.game import Game, Status
 from engine.verify import Replay
 from engine.view import hidden_cards
-from service import convert
+from service.games import convert
 from service.store import GameRecord, StoreStatus
 
 #: The statuses of a game that is over (its seed may be revealed).

@@ -6,8 +6,7 @@ import hashlib
 
 from patience.v1 import patience_pb2 as pb
 
-from service import convert, errors
-from service.games import messages
+from service.games import convert, errors, messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms
 

@@ -12,8 +12,7 @@ from engine.errors import PatienceError
 from engine.movelog import CorruptLog
 from engine.moves import Move
 from engine.verify import Outcome
-from service import convert, errors
-from service.games import messages
+from service.games import convert, errors, messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, parse_options, refusal
 from service.store import NothingToUndo, StoreError, StoreStatus

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 if TYPE_CHECKING:
     from patience.certificates import CertificateContents, Verification
 
-    from service.tickets import Ticket
+    from service.security.tickets import Ticket
 
 
 class Credentials(NamedTuple):
     """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key``, and who calls: the
-    peer, or the end user a front end names (service.ratelimit). A named tuple: built on every call, and five
+    peer, or the end user a front end names (service.security.ratelimit). A named tuple: built on every call, and five
     times cheaper than a frozen dataclass."""
 
     game_token: str | None = None
@@ -26,7 +26,7 @@ class Credentials(NamedTuple):
 
 
 class KeyRing(Protocol):
-    """Certificate signing (service.signing.KeyRing)."""
+    """Certificate signing (service.security.signing.KeyRing)."""
 
     def sign(self, contents: CertificateContents) -> bytes: ...
     def verify(self, encoded: bytes | str, *, replay: bool = False) -> Verification: ...
@@ -34,7 +34,7 @@ class KeyRing(Protocol):
 
 
 class Tickets(Protocol):
-    """Deal tickets (service.tickets.TicketMinter)."""
+    """Deal tickets (service.security.tickets.TicketMinter)."""
 
     def mint(
         self, variant: str, options: Mapping[str, str], *, expires_at: int, label: str = ""
@@ -44,7 +44,7 @@ class Tickets(Protocol):
 
 
 class Limiter(Protocol):
-    """Rate limits per client (service.ratelimit.RateLimiter)."""
+    """Rate limits per client (service.security.ratelimit.RateLimiter)."""
 
     def client(self, peer: str, address: str | None, key: str | None) -> str: ...
     async def check(self, rpc: str, client: str) -> None: ...

@@ -24,14 +24,15 @@ from engine.moves import Move, split_moves
 from engine.state import State
 from engine.verify import Replay, replay
 from engine.view import player_view
-from service import convert, errors
-from service.caches import Certificates, RecentGames, Templates
-from service.config import Settings
-from service.errors import ServiceError
-from service.games import messages
+from service.games import convert, errors, messages
+from service.games.caches import Certificates, RecentGames, Templates
+from service.games.errors import ServiceError
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
-from service.hints import HintPool
-from service.ratelimit import client_address
+from service.security.ratelimit import client_address
+from service.security.tickets import Ticket, TicketError, TicketReason
+from service.security.tokens import token_hash
+from service.settings.config import Settings
+from service.solving.hints import HintPool
 from service.store import (
     GameClosed,
     GameExpired,
@@ -45,8 +46,6 @@ from service.store import (
     UndoBase,
     VersionConflict,
 )
-from service.tickets import Ticket, TicketError, TicketReason
-from service.tokens import token_hash
 
 log = logging.getLogger("service.games")
 

@@ -9,8 +9,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.asyncio.connection import parse_url
 
-from service.redispipe import PipelinedRedis
 from service.store.redis_store import RedisGameStore
+from service.store.redispipe import PipelinedRedis
 
 CLUSTER_SCHEMES = ("redis+cluster", "rediss+cluster")
 

@@ -343,7 +343,7 @@ class GameStore(ABC):
 
     @abstractmethod
     async def push_winnable(self, pool: str, entry: bytes) -> int:
-        """Append a proven entry (service.winnable.Entry, packed) to ``pool``; the pool's length after it."""
+        """Append a proven entry (service.solving.winnable.Entry, packed) to ``pool``; the pool's length after it."""
 
     @abstractmethod
     async def pop_winnable(self, pool: str) -> bytes | None:

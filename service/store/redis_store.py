@@ -11,7 +11,7 @@ client; nothing else differs)::
     <prefix>:{<id>}:m   string  the move log, packed (about 2.3 bytes a move: engine.movelog), appended to
     <prefix>:{<id>}:c   list    checkpoints of a game being played: every CHECKPOINT_EVERY moves, the move
                                 count, the log's length then and the encoded state ("mc,offset,state")
-    <prefix>:win:{<pool>}  list  a winnable pool (service.winnable): entries of a seed and its winning line
+    <prefix>:win:{<pool>}  list  a winnable pool (service.solving.winnable): entries of a seed and its winning line
 
 A game dealt as winnable keeps its winning line (packed) in the hash's ``wl`` field: read with the game, shown
 only once it is over.
@@ -43,7 +43,6 @@ from redis.exceptions import RedisError
 
 from engine import movelog
 from engine.moves import Move
-from service.redispipe import PipelinedRedis
 from service.store import durability, scripts
 from service.store.failures import unavailable
 from service.store.interface import (
@@ -62,6 +61,7 @@ from service.store.interface import (
     VersionConflict,
     dealt_of,
 )
+from service.store.redispipe import PipelinedRedis
 
 GAME_ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 MAX_SMALL_FIELD = 64  # bytes; longer hash values would turn the hash into a hashtable
@@ -134,7 +134,7 @@ class RedisGameStore(GameStore):
         if not key_prefix or any(c in key_prefix for c in "{} "):
             raise ValueError(f"bad key prefix {key_prefix!r}")
         self.client = client
-        # The scripts go through ``pipe`` when there is one (a single Redis: see service/redispipe.py), else
+        # The scripts go through ``pipe`` when there is one (a single Redis: see service/store/redispipe.py), else
         # through redis-py; either way they are the same scripts, called by SHA-1 and loaded when missing.
         self.pipe = pipe
         self.idle_ms = max(1, round(idle_seconds * 1000))
@@ -362,7 +362,7 @@ class RedisGameStore(GameStore):
         return seed if isinstance(seed, bytes) and seed else None  # the client never decodes replies
 
     def pool_key(self, pool: str) -> str:
-        """A winnable pool's list (service.winnable): its own hash tag, so a pool is one cluster slot."""
+        """A winnable pool's list (service.solving.winnable): its own hash tag, so a pool is one cluster slot."""
         if not pool or any(c in pool for c in "{} "):
             raise ValueError(f"bad pool name {pool!r:.80}")
         return f"{self.key_prefix}:win:{{{pool}}}"

@@ -26,7 +26,7 @@ from patience_client.certificates import (
 )
 
 from engine.verify import verify
-from service.signing import KeyRing
+from service.security.signing import KeyRing
 
 SEED = seed_for(100)
 

@@ -1,6 +1,6 @@
 """Winnable deals from the clients: the Python library (sync and asyncio) and patience-cli (``new --winnable``,
 ``play --winnable``), against a real service whose pools a real filler fills (the one ``python -m service``
-starts beside itself, ``service.filler.embedded``)."""
+starts beside itself, ``service.solving.filler.embedded``)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from test_client_play import spawn
 
 from engine.catalogue import get_game
 from engine.verify import Outcome, replay
-from service.filler.embedded import embedded_filler
+from service.solving.filler.embedded import embedded_filler
 
 __all__ = ["service"]
 

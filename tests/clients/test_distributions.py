@@ -26,7 +26,7 @@ from patience.certificates import CertificateContents, CertificateReason
 from patience_client.certificates import keys_to_json
 
 from engine.verify import verify
-from service.signing import KeyRing
+from service.security.signing import KeyRing
 
 pytestmark = pytest.mark.slow
 
@@ -200,7 +200,7 @@ def test_the_service_installs_after_them_with_every_module(fresh: Fresh) -> None
     assert "patience-service" in fresh.installed()
     assert "--redis-url" in run(fresh.bin / "patience-filler", "--help", cwd=fresh.venv).stdout  # its command
     shipped = fresh.python(
-        "import importlib.resources, service.server, service.http\n"
+        "import importlib.resources, service.server, service.rest.app\n"
         "root = importlib.resources.files('service')\n"
         "print('\\n'.join(sorted(str(p.relative_to(root)) for p in root.rglob('*.py'))))"
     )

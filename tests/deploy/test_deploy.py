@@ -145,7 +145,7 @@ def test_dockerfile_is_multistage_nonroot_with_grpc_healthcheck() -> None:
     assert users and users[-1].split(":")[0] not in {"root", "0"}, "the runtime stage runs as a non-root user"
     build_runs = " ".join(rest for word, rest in instructions[: len(instructions) - len(runtime)] if word == "RUN")
     assert "proto/generate.py" in build_runs, "the build stage compiles the proto"
-    assert healthcheck_command()[:3] == ["python", "-m", "service.healthcheck"]
+    assert healthcheck_command()[:3] == ["python", "-m", "service.grpc.healthcheck"]
     assert entry_command()[:3] == ["python", "-m", "service"]
     assert not any(word == "RUN" and "pip install" in rest for word, rest in runtime), "no build tools at run time"
 
@@ -176,14 +176,14 @@ def test_yamllint_passes() -> None:
 
 
 def known_settings() -> set[str]:
-    from service import config
+    from service.settings import config
 
     return {spec.env for spec in config.specs()}
 
 
 def assert_known(names: set[str], where: str) -> None:
     unknown = {n for n in names if n.startswith("PATIENCE_")} - known_settings()
-    assert not unknown, f"{where} sets variables that service/config.py does not read: {sorted(unknown)}"
+    assert not unknown, f"{where} sets variables that service/settings/config.py does not read: {sorted(unknown)}"
 
 
 def test_image_env_names_real_settings() -> None:
@@ -207,7 +207,7 @@ def test_compose_two_replicas_over_persistent_redis() -> None:
     command = " ".join(redis["command"])
     assert "--appendonly yes" in command, "Redis keeps an append-only file"
     assert "redis-data:/data" in redis["volumes"]
-    assert "python -m service.keys generate --out /etc/patience/keys" in " ".join(keys["entrypoint"])
+    assert "python -m service.security.keys generate --out /etc/patience/keys" in " ".join(keys["entrypoint"])
     assert_known(set(server["environment"]), "deploy/compose.yaml")
     assert server["environment"]["PATIENCE_REDIS_URL"].startswith("redis://redis:")
 
@@ -347,13 +347,13 @@ def test_external_redis_overlay_takes_the_url_from_a_secret_and_drops_the_statef
     ],
 )
 def test_healthcheck_probes_loopback_for_a_wildcard_listen_address(listen: str, probed: str) -> None:
-    from service.healthcheck import probe_address
+    from service.grpc.healthcheck import probe_address
 
     assert probe_address(listen) == probed
 
 
 def test_healthcheck_fails_without_a_port() -> None:
-    from service.healthcheck import probe_address
+    from service.grpc.healthcheck import probe_address
 
     with pytest.raises(ValueError, match="no port"):
         probe_address("0.0.0.0")
@@ -366,7 +366,7 @@ def test_compose_runs_the_filler_apart_from_the_replicas() -> None:
     services = compose()["services"]
     server, filler = services["patience"], services["filler"]
     assert server["environment"]["PATIENCE_WINNABLE_FILLER"] == "off", "the replicas start no filler of their own"
-    assert filler["entrypoint"] == ["python", "-m", "service.filler"]
+    assert filler["entrypoint"] == ["python", "-m", "service.solving.filler"]
     assert filler["depends_on"]["redis"]["condition"] == "service_healthy"
     assert filler["healthcheck"] == {"disable": True}, "the image's gRPC health check does not fit a filler"
     assert_known(set(filler["environment"]), "deploy/compose.yaml (filler)")
@@ -386,7 +386,7 @@ def test_kubernetes_runs_the_filler_as_its_own_deployment() -> None:
     )
     assert server_labels["app.kubernetes.io/component"] == "server"
     [container] = pod["spec"]["containers"]
-    assert container["command"] == ["python", "-m", "service.filler"]
+    assert container["command"] == ["python", "-m", "service.solving.filler"]
     assert container["envFrom"] == [{"configMapRef": {"name": "patience"}}]
     assert container["resources"]["requests"]["cpu"] == container["resources"]["limits"]["cpu"] == "1"
     assert pod["spec"]["securityContext"]["runAsNonRoot"] is True

@@ -20,7 +20,7 @@ import yaml
 from http_support import live_server
 from test_deploy import K8S, ROOT, assert_known, by_kind, render, run, tool
 
-from service.config import load
+from service.settings.config import load
 
 TLS_OVERLAY = K8S / "overlays" / "tls"
 COMPOSE_TLS = ROOT / "deploy" / "compose.tls.yaml"
@@ -44,7 +44,7 @@ def test_the_tls_overlay_mounts_the_secret_read_only_and_names_real_settings() -
         assert env[name].startswith(mount["mountPath"] + "/"), name
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
         assert "grpc" not in main[probe], f"{probe}: the kubelet's gRPC probe cannot speak TLS"
-        assert main[probe]["exec"]["command"][:3] == ["python", "-m", "service.healthcheck"]
+        assert main[probe]["exec"]["command"][:3] == ["python", "-m", "service.grpc.healthcheck"]
     assert any(p["name"] == "metrics" for p in main["ports"]), "/metrics stays, plain, on its own port"
 
 
@@ -73,7 +73,7 @@ def run_probe(command: list[str], env: dict[str, str]) -> subprocess.CompletedPr
 
 
 def test_the_overlay_probes_pass_against_a_tls_server(redis_db: str, tmp_path: Path) -> None:
-    from service import dev_certificates
+    from service.security import dev_certificates
 
     objects = by_kind(render(TLS_OVERLAY))
     _, main = container(objects)
@@ -135,7 +135,7 @@ def test_compose_tls_job_makes_files_the_replicas_serve(redis_db: str, tmp_path:
         operator_listen=settings.operator_listen,
     ) as server:
         probe = run_probe(
-            ["python", "-m", "service.healthcheck"],
+            ["python", "-m", "service.grpc.healthcheck"],
             {"PATIENCE_LISTEN": f"0.0.0.0:{server.grpc_port}", "PATIENCE_TLS_CERT_FILE": str(settings.tls_cert_file)},
         )
         assert probe.returncode == 0, probe.stderr

@@ -4,7 +4,7 @@
   deploy/monitoring/generate.py writes (one source), and hold the same groups;
 - `promtool check rules` passes on both, and `promtool test rules` runs the alerts' unit tests;
 - every metric that an alert, a recording rule or a dashboard query names is exported by the service (read from
-  service/metrics.py's registry, not from a list kept here) or recorded by a rule, and every label a selector
+  service/observe/metrics.py's registry, not from a list kept here) or recorded by a rule, and every label a selector
   or a grouping names is one of that metric's labels;
 - the health gauges behind the Redis and readiness alerts follow a real Redis going away and SIGTERM.
 """
@@ -30,7 +30,7 @@ import yaml
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from service_harness import ServerThread, settings_for
 
-from service import metrics
+from service.observe import metrics
 
 ROOT = Path(__file__).resolve().parents[2]
 MONITORING = ROOT / "deploy" / "monitoring"
@@ -124,7 +124,7 @@ def exported() -> dict[str, set[str]]:
     """Every series name the service's registry can export, with its label names.
 
     Read from the registry that /metrics serves: the families and their types from ``collect()``, the label
-    names from the metric objects registered in it (``service.metrics`` and the process collector).
+    names from the metric objects registered in it (``service.observe.metrics`` and the process collector).
     """
     importlib.import_module("service.server")  # registers whatever the server imports
     labels: dict[str, set[str]] = {}

@@ -1,4 +1,4 @@
-"""service.calls: one wrapper for both transports -- the same request id, access line, metrics and error
+"""service.observe.calls: one wrapper for both transports -- the same request id, access line, metrics and error
 answer whether a call comes over gRPC or REST -- and its mapping of errors to statuses."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from prometheus_client import REGISTRY
 
-from service import errors
-from service.calls import failure, http_answer
-from service.errors import Code, ServiceError
+from service.games import errors
+from service.games.errors import Code, ServiceError
+from service.observe.calls import failure, http_answer
 
 
 class Lines(logging.Handler):
@@ -100,13 +100,13 @@ def test_a_refusal_is_answered_as_it_is_and_a_bug_as_internal_with_its_traceback
     refusal = errors.game_not_found("g1")
     assert failure(refusal, "GetGame") is refusal
     assert not caplog.records
-    with caplog.at_level(logging.ERROR, logger="service.calls"):
+    with caplog.at_level(logging.ERROR, logger="service.observe.calls"):
         try:
             raise RuntimeError("a bug")
         except RuntimeError as exc:
             bug = failure(exc, "ApplyMove")
     assert (bug.code, bug.reason, bug.message) == (Code.INTERNAL, "INTERNAL", "internal error")
-    logged = [r for r in caplog.records if r.name == "service.calls"]
+    logged = [r for r in caplog.records if r.name == "service.observe.calls"]
     assert len(logged) == 1 and logged[0].exc_info is not None and "ApplyMove" in logged[0].getMessage()
     assert "a bug" not in bug.message, "a bug's details stay in the log"
 
@@ -130,7 +130,7 @@ def test_http_statuses_of_errors() -> None:
 
 
 def test_a_service_error_takes_only_a_listed_reason_code() -> None:
-    """service.errors.REASONS is the whole list (docs/api.md, the web client's messages): another reason, or one
+    """service.games.errors.REASONS is the whole list (docs/api.md, the web client's messages): another reason, or one
     spelt another way, is a bug caught where the error is made."""
     assert ServiceError(Code.NOT_FOUND, "GAME_NOT_FOUND", "x").reason == "GAME_NOT_FOUND"
     assert ServiceError(Code.FAILED_PRECONDITION, "DOES_NOT_FIT", "x").reason == "DOES_NOT_FIT"  # the engine's

@@ -17,7 +17,7 @@ from patience.certificates import DEALT, CertificateContents, canonical_json, ve
 from patience_client.certificates import verify_certificate as client_verify
 from test_certificates import won_contents
 
-from service.signing import KeyRing
+from service.security.signing import KeyRing
 
 RING = KeyRing(Ed25519PrivateKey.from_private_bytes(bytes(range(32))))
 PUBLIC = {RING.active_key_id: RING.public_keys()[0][1]}

@@ -11,7 +11,7 @@ import redis
 from patience.v1 import patience_pb2 as pb
 from service_harness import Client, FixedSeeds, ServerThread, bearer, settings_for
 
-from service.signing import KeyRing
+from service.security.signing import KeyRing
 
 FIXTURE = sorted((Path(__file__).parents[1] / "data" / "fcs").glob("cats-tail-*.txt"))[0]
 SEED = bytes.fromhex(FIXTURE.stem.rpartition("-")[2])

@@ -28,8 +28,8 @@ from engine.catalogue import VARIANT_IDS
 from engine.deal import shuffled_deck
 from engine.encoding import decode_state, encode_state, state_hash
 from engine.verify import replay
-from service.signing import KeyRing
-from service.tokens import mix_seed as service_mix
+from service.security.signing import KeyRing
+from service.security.tokens import mix_seed as service_mix
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "docs" / "certificate-vectors"

@@ -26,7 +26,7 @@ from patience.certificates import (
 from engine import get_game
 from engine.encoding import state_hash
 from engine.verify import replay
-from service.signing import KeyRing
+from service.security.signing import KeyRing
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = bytes(32)

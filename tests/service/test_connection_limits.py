@@ -27,8 +27,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from http_support import LiveServer, live_server
 from service_harness import ServiceProcess, start_process
 
-from service import http_connections
-from service.http_connections import FD_RESERVE, OncePerInterval, fd_budget
+from service.rest import connections as http_connections
+from service.rest.connections import FD_RESERVE, OncePerInterval, fd_budget
 
 FD_LIMIT = 1024
 DEADLINE = 3  # --http-head-timeout and --http-body-timeout here

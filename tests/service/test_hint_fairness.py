@@ -2,7 +2,7 @@
 and a real Redis.
 
 The calls come from distinct addresses as a trusted front end names them (``x-client-address`` with
-``x-front-end-key``: service.ratelimit). Three addresses hammer the pool while a victim asks now and then: the
+``x-front-end-key``: service.security.ratelimit). Three addresses hammer the pool while a victim asks now and then: the
 victim is never refused and waits for one running hint at most; an address holds one hint in the pool at a time
 (HINTS_IN_PROGRESS beyond); hints asked at once for one game at one version are computed once.
 """
@@ -28,7 +28,7 @@ from patience.v1 import patience_pb2 as pb
 from prometheus_client import REGISTRY
 from service_harness import Client, ServerThread, bearer, refusal, settings_for
 
-from service.errors import error_info
+from service.games.errors import error_info
 
 FRONT_END_KEY = "front-end-key-for-fairness-0123"
 ATTACKERS = ("198.51.100.1", "198.51.100.2", "198.51.100.3")

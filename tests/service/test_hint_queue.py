@@ -1,4 +1,4 @@
-"""The hint pool's fair queue (service.hint_queue) on its own, on a real event loop: who is admitted, who goes
+"""The hint pool's fair queue (service.solving.hint_queue) on its own, on a real event loop: who is admitted, who goes
 next, and that a caller who stops waiting gives its place back."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import asyncio
 
 import pytest
 
-from service.errors import ServiceError
-from service.hint_queue import FairQueue, Ticket
+from service.games.errors import ServiceError
+from service.solving.hint_queue import FairQueue, Ticket
 
 
 def test_admission_refuses_a_full_pool_and_an_address_over_its_share() -> None:

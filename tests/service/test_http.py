@@ -32,9 +32,9 @@ from engine.deal import canonical_deck
 from engine.moves import Move
 from engine.view import hidden_cards
 from service.games import MIX_LABEL
-from service.http import SERVICES, openapi_for, rpc_attribute
-from service.http_routes import RouteError, Router, compile_template, routes_for_services
-from service.http_transcode import HTTP_STATUS, TranscodeError, build_request
+from service.rest.app import SERVICES, openapi_for, rpc_attribute
+from service.rest.routes import RouteError, Router, compile_template, routes_for_services
+from service.rest.transcode import HTTP_STATUS, TranscodeError, build_request
 
 SEED = bytes(range(32))
 
@@ -130,7 +130,7 @@ def test_templates_with_patterns_nested_fields_verbs_and_body_fields() -> None:
     req = build_request(found.route, found.path_params, [("force", "1"), ("book.pages", "3")], b"")
     assert req.force and req.book.pages == 3
     cls = message_factory.GetMessageClass(service.methods_by_name["Get"].output_type)
-    from service.http_transcode import response_json
+    from service.rest.transcode import response_json
 
     assert response_json(found.route, cls(book={"name": "b", "pages": 2})) == {"name": "b", "pages": 2, "tags": []}
 
@@ -195,7 +195,7 @@ def test_http_status_follows_googles_mapping() -> None:
     expected |= {"DEADLINE_EXCEEDED": 504, "INTERNAL": 500}
     for name, status in expected.items():
         assert HTTP_STATUS[getattr(code_pb2, name)] == status
-    from service.errors import Code
+    from service.games.errors import Code
 
     for code in Code:  # the service's own table agrees
         assert HTTP_STATUS[getattr(code_pb2, code.name)] == code.http_status, code
@@ -214,7 +214,7 @@ def _refs(node: Any) -> Iterator[str]:
 
 
 def test_openapi_document_is_generated_from_the_proto() -> None:
-    from service.http import RestGateway
+    from service.rest.app import RestGateway
 
     async def never(*_: Any) -> Any:
         raise AssertionError
@@ -694,7 +694,7 @@ def test_listener_socket_gets_tcp_nodelay_connections() -> None:
     """asyncio sets TCP_NODELAY on accepted connections only for IPPROTO_TCP sockets (else ~40 ms a keep-alive call)."""
     import socket
 
-    from service.http import _bind
+    from service.rest.app import _bind
 
     sock = _bind("127.0.0.1:0")
     try:
@@ -747,7 +747,7 @@ def test_an_unexpected_failure_is_a_generic_500() -> None:
     """A bug behind the transport answers 500 INTERNAL without its details (they go to the log)."""
     import asyncio
 
-    from service.http import create_app
+    from service.rest.app import create_app
 
     async def broken(*_: Any) -> Any:
         raise RuntimeError("secret detail: redis://user:pass@host")
@@ -806,7 +806,7 @@ def test_cors_is_off_by_default_and_follows_the_listed_origins(redis_url: str, c
 
 
 def test_cors_origins_setting_is_checked() -> None:
-    from service.config import load
+    from service.settings.config import load
 
     assert load(["--cors-origins", "https://a.example, http://localhost:8080/"], {}).cors_origins == (
         "https://a.example",
@@ -861,7 +861,7 @@ def test_a_deeply_nested_certificate_is_invalid_argument(client: httpx.Client, s
 def test_the_certificate_library_never_raises_on_deep_input() -> None:
     from patience.certificates import verify_certificate
 
-    from service.signing import KeyRing
+    from service.security.signing import KeyRing
 
     checked = verify_certificate(DEEP, KeyRing.generate())
     assert not checked.valid and checked.reason == "MALFORMED"

@@ -1,4 +1,4 @@
-"""The REST listener's HTTP protocol: uvicorn's httptools inside service.http_connections, with h11's bound on a
+"""The REST listener's HTTP protocol: uvicorn's httptools inside service.rest.connections, with h11's bound on a
 request head.
 
 Driven over raw sockets against a live server, since the bound is about bytes as they arrive: a head under the
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from starlette.applications import Starlette
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from service.http import HttpServer
-from service.http_connections import INVALID_REQUEST, MAX_HEAD_BYTES
+from service.rest.app import HttpServer
+from service.rest.connections import INVALID_REQUEST, MAX_HEAD_BYTES
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""The REST router's kept matches (service.http_routes.Router): any sequence of calls answers as a router that keeps
+"""The REST router's kept matches (service.rest.routes.Router): any sequence of calls answers as a router that keeps
 nothing, whatever repeats, whatever the bound on what is kept."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.http import SERVICES
-from service.http_routes import RouteMatch, Router, routes_for_services
+from service.rest.app import SERVICES
+from service.rest.routes import RouteMatch, Router, routes_for_services
 
 ROUTES = routes_for_services(SERVICES)
 SEGMENT = st.text(alphabet="abcXYZ019-_.%2F ", min_size=0, max_size=6)

@@ -1,4 +1,4 @@
-"""service.json_mapping gives exactly protobuf's JSON mapping (json_format.MessageToDict with every field without
+"""service.rest.json_mapping gives exactly protobuf's JSON mapping (json_format.MessageToDict with every field without
 presence) for messages of every type of the API, generated field by field."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from patience.v1 import patience_pb2 as pb
 from proto_support import messages
 
-from service import json_mapping
-from service.http import encode_json
-from service.json_mapping import to_dict
+from service.rest import json_mapping
+from service.rest.app import encode_json
+from service.rest.json_mapping import to_dict
 
 TYPES = sorted(pb.DESCRIPTOR.message_types_by_name)
 

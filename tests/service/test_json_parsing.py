@@ -1,4 +1,4 @@
-"""service.json_parsing reads JSON exactly as protobuf's json_format.ParseDict does, for every message type of the
+"""service.rest.json_parsing reads JSON exactly as protobuf's json_format.ParseDict does, for every message type of the
 API: the same message from good input, the same exception with the same text from bad input; and the REST layer
 turns each refusal into the same stable error (INVALID_JSON with ParseDict's text) as before."""
 
@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from patience.v1 import patience_pb2 as pb
 from proto_support import messages
 
-from service import http_transcode
-from service.json_parsing import parse
+from service.rest import transcode as http_transcode
+from service.rest.json_parsing import parse
 
 TYPES = sorted(pb.DESCRIPTOR.message_types_by_name)
 REQUESTS = sorted({m.input_type.name for s in pb.DESCRIPTOR.services_by_name.values() for m in s.methods})
@@ -207,8 +207,8 @@ def test_the_rest_layer_refuses_as_before(name: str, data: st.DataObject) -> Non
 def test_a_refused_lone_surrogate_is_a_400_not_a_crash() -> None:
     """json_format quotes the refused value; a lone surrogate in it is written as an escape, so that the refusal
     can be encoded at all (before, the answer raised UnicodeEncodeError: a 500)."""
-    from service import errors
-    from service.http import _service_error
+    from service.games import errors
+    from service.rest.app import _service_error
 
     with pytest.raises(http_transcode.TranscodeError) as refused:
         http_transcode._parse(pb.ApplyMoveRequest, {"expectedVersion": "\ud800 1", "text": "s"}, "body")

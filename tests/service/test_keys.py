@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
 from patience.certificates import CertificateContents, key_id_of, raw_public_key
 
-from service.keys import (
+from service.security.keys import (
     ENV_RETIRED_PUBLIC_KEYS,
     ENV_RETIRED_TICKET_KEYS,
     ENV_SIGNING_KEY,
@@ -31,8 +31,8 @@ from service.keys import (
     load_service_keys,
     rotate_keys,
 )
-from service.signing import KeyRing
-from service.tickets import TicketMinter, ticket_key_id
+from service.security.signing import KeyRing
+from service.security.tickets import TicketMinter, ticket_key_id
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = bytes(32)
@@ -56,7 +56,7 @@ def contents() -> CertificateContents:
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "service.keys", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
+        [sys.executable, "-m", "service.security.keys", *args], capture_output=True, text=True, cwd=ROOT, timeout=60
     )
 
 
@@ -118,7 +118,7 @@ def test_load_service_keys_reads_the_settings(tmp_path: Path) -> None:
 
 
 def test_an_explicit_directory_without_keys_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(KeyConfigError, match=r"python -m service.keys generate"):
+    with pytest.raises(KeyConfigError, match=r"python -m service.security.keys generate"):
         load_keys(tmp_path, env={})
 
 

@@ -1,4 +1,4 @@
-"""No process of the service outlives the one that started it (service/lifetime.py): a SIGKILLed service leaves
+"""No process of the service outlives the one that started it (service/process/lifetime.py): a SIGKILLed service leaves
 no worker serving and no local Redis running; and the suite's own check finds a process a test leaves behind."""
 
 from __future__ import annotations

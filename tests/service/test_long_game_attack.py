@@ -22,7 +22,7 @@ from service_harness import bearer, start_process
 
 from engine.catalogue import get_game
 from engine.solver.search import solve
-from service.config import Settings
+from service.settings.config import Settings
 
 VARIANT = "royal-retinue"
 SEED = (1).to_bytes(32, "big")

@@ -28,8 +28,8 @@ from engine.solver import autoplay
 from engine.state import State
 from engine.verify import replay
 from engine.view import player_view
-from service.convert import view_message
-from service.signing import KeyRing
+from service.games.convert import view_message
+from service.security.signing import KeyRing
 from service.store.scripts import CHECKPOINT_EVERY
 
 KEY_RING = KeyRing.generate()

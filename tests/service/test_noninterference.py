@@ -37,9 +37,9 @@ from engine.catalogue import get_game, variants
 from engine.game import Game
 from engine.state import State
 from engine.view import hidden_cards
-from service.errors import error_info
-from service.http import SERVICES
-from service.http_routes import HttpRoute, routes_for_services
+from service.games.errors import error_info
+from service.rest.app import SERVICES
+from service.rest.routes import HttpRoute, routes_for_services
 
 SERVICE = pb.DESCRIPTOR.services_by_name["PatienceService"]
 HIDDEN_VARIANTS = [v.id for v in variants() if hidden_cards(get_game(v.id), get_game(v.id).deal(bytes(32)))]

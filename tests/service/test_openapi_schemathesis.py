@@ -60,7 +60,7 @@ def _operations() -> list[tuple[str, GenerationMode]]:
 
     Negative cases only for operations that take input (there is nothing to break in a bare GET).
     """
-    from service.http import RestGateway, openapi_for
+    from service.rest.app import RestGateway, openapi_for
 
     async def unused(*_: Any) -> Any:
         raise AssertionError

@@ -32,8 +32,8 @@ from patience.v1 import patience_pb2_grpc as pb_grpc
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.config import Settings
-from service.errors import error_info
+from service.games.errors import error_info
+from service.settings.config import Settings
 
 SERVICE = "patience.v1.PatienceService"
 
@@ -109,7 +109,7 @@ def sample(name: str, **labels: str) -> float:
 
 
 def test_metrics_count_real_rpcs_by_method_code_and_game_event(redis_db: str) -> None:
-    from service import metrics
+    from service.observe import metrics
     from service.server import create_server
 
     rpc = {"grpc_service": SERVICE}
@@ -333,7 +333,7 @@ def test_two_workers_serve_one_port_from_two_processes(redis_db: str, tmp_path: 
 
 
 def test_generated_request_ids_are_unique_and_a_forked_worker_draws_its_own() -> None:
-    from service import logs
+    from service.observe import logs
 
     ids = {logs.new_request_id() for _ in range(10_000)}
     assert len(ids) == 10_000 and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
@@ -364,7 +364,9 @@ def test_each_worker_has_its_own_hint_pool_and_they_agree(redis_db: str, tmp_pat
     """--workers 2: a hint from either worker is the same (one key, derived from the shared ticket key), counted
     once; each worker runs the solver in processes of its own, which stop with it."""
     keys = tmp_path / "keys"
-    subprocess.run([sys.executable, "-m", "service.keys", "generate", "--out", str(keys)], check=True, cwd=tmp_path)
+    subprocess.run(
+        [sys.executable, "-m", "service.security.keys", "generate", "--out", str(keys)], check=True, cwd=tmp_path
+    )
     with server_process(
         redis_db, tmp_path, "--workers", "2", "--keys-dir", str(keys), "--hint-states", "200"
     ) as server:
@@ -460,7 +462,7 @@ def test_workers_share_one_embedded_filler(redis_db: str, tmp_path: Path) -> Non
         while True:
             children = [int(p) for p in Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children")
                         .read_text().split()]  # fmt: skip
-            fillers = [p for p in children if b"service.filler" in Path(f"/proc/{p}/cmdline").read_bytes()]
+            fillers = [p for p in children if b"service.solving.filler" in Path(f"/proc/{p}/cmdline").read_bytes()]
             workers = [p for p in children if p not in fillers]
             if len(workers) == 2 or time.monotonic() > deadline:
                 break

@@ -23,8 +23,8 @@ from patience.v1 import patience_pb2 as pb
 from prometheus_client import REGISTRY
 from service_harness import Client, ServerThread, bearer, refusal, settings_for
 
-from service.config import Settings, load
-from service.ratelimit import RateLimiter, address_key, peer_address
+from service.security.ratelimit import RateLimiter, address_key, peer_address
+from service.settings.config import Settings, load
 
 FRONT_END_KEY = "front-end-key-0123456789"
 

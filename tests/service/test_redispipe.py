@@ -1,4 +1,4 @@
-"""The store's pipelined Redis connection (service/redispipe.py) against real redis-server processes: replies
+"""The store's pipelined Redis connection (service/store/redispipe.py) against real redis-server processes: replies
 reach their callers under concurrency and cancellation, errors are redis-py's, credentials and db numbers are
 honoured, a Unix socket works, a frozen Redis times out and a thawed one is used again, and the store picks the
 pipe only where it can speak for redis-py."""
@@ -19,8 +19,8 @@ import redis
 import redis.exceptions
 import redis_support
 
-from service.redispipe import PipelinedRedis, pack_command
 from service.store import RedisGameStore, StoreUnavailable, open_store
+from service.store.redispipe import PipelinedRedis, pack_command
 
 T = TypeVar("T")
 

@@ -34,9 +34,9 @@ from engine.encoding import state_hash
 from engine.errors import MoveError
 from engine.moves import Move
 from engine.view import player_view
-from service.convert import view_message
 from service.games import MIX_LABEL
-from service.signing import KeyRing
+from service.games.convert import view_message
+from service.security.signing import KeyRing
 
 SEED = bytes.fromhex("5eed" * 16)
 KEY_RING = KeyRing.generate()
@@ -293,7 +293,7 @@ def test_legal_moves_are_the_engines(client: Client, seeds: FixedSeeds) -> None:
         assert [m.text for m in reply.moves] == [m.text() for m in engine_game.legal_moves(engine_game.deal(SEED))]
         assert reply.version == 1
         for m in reply.moves:  # the structured form says the same as the text
-            from service.convert import move_from_message
+            from service.games.convert import move_from_message
 
             assert move_from_message(m.move).text() == m.text
 

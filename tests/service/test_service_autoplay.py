@@ -18,8 +18,8 @@ from service_harness import Client, FixedSeeds, ServerThread, bearer, refusal, s
 from engine.catalogue import get_game
 from engine.solver import autoplay, solve
 from engine.view import player_view
-from service.convert import view_message
-from service.signing import KeyRing
+from service.games.convert import view_message
+from service.security.signing import KeyRing
 
 KEY_RING = KeyRing.generate()
 

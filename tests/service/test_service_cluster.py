@@ -10,7 +10,7 @@ from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from service_harness import Client, FixedSeeds, bearer, running, settings_for
 
-from service.signing import KeyRing
+from service.security.signing import KeyRing
 
 FCS = Path(__file__).resolve().parents[1] / "data" / "fcs"
 

@@ -1,4 +1,4 @@
-"""The View written straight in protobuf's wire format (service/convert.py: ``view_bytes``) is the message built
+"""The View written straight in protobuf's wire format (service/games/convert.py: ``view_bytes``) is the message built
 field by field, for random positions of every game and for hand-made edge cases (hidden and empty slots, long
 piles whose length needs two varint bytes, a visible stock, large counts)."""
 
@@ -15,7 +15,7 @@ from engine import VARIANT_IDS, get_game
 from engine.cards import NO_CARD
 from engine.game import Status
 from engine.view import HIDDEN, View, player_view
-from service import convert
+from service.games import convert
 
 
 def same(view: View) -> None:
@@ -112,8 +112,8 @@ def reference_game(service: object, record: object, game: object, state: object)
 def test_game_messages_match_the_field_by_field_message() -> None:
     from dataclasses import replace
 
-    from service.config import Settings
     from service.games import GameService
+    from service.settings.config import Settings
     from service.store import GameRecord
 
     service = GameService(Settings(), store=None)  # type: ignore[arg-type]
@@ -168,8 +168,8 @@ def test_a_stored_position_is_decoded_unless_it_is_the_one_this_replica_wrote() 
     from dataclasses import replace
 
     from engine.encoding import decode_state, encode_state
-    from service.config import Settings
     from service.games import GameService
+    from service.settings.config import Settings
     from service.store import GameRecord
 
     service = GameService(Settings(), store=None)  # type: ignore[arg-type]

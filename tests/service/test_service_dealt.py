@@ -17,9 +17,9 @@ from service_harness import Client, FixedSeeds, ServerThread, bearer, operator, 
 
 from engine.catalogue import get_game
 from engine.view import player_view
-from service.convert import view_message
-from service.signing import KeyRing
-from service.tickets import TicketMinter
+from service.games.convert import view_message
+from service.security.signing import KeyRing
+from service.security.tickets import TicketMinter
 
 SEED = bytes.fromhex("5eed" * 16)  # a sultan-36 deal the test solver wins quickly
 KEY_RING = KeyRing.generate()

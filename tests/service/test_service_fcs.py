@@ -9,7 +9,7 @@ import pytest
 from patience.v1 import patience_pb2 as pb
 from service_harness import Client, FixedSeeds, ServerThread, bearer, settings_for
 
-from service.signing import KeyRing
+from service.security.signing import KeyRing
 
 FIXTURES = sorted((Path(__file__).parents[1] / "data" / "fcs").glob("*.txt"))
 KEY_RING = KeyRing.generate()

@@ -30,9 +30,9 @@ from engine.encoding import encode_state
 from engine.moves import Move
 from engine.solver import autoplay, solve
 from engine.view import player_view
-from service import hint_worker
-from service.convert import view_bytes
-from service.signing import KeyRing
+from service.games.convert import view_bytes
+from service.security.signing import KeyRing
+from service.solving import hint_worker
 
 KEY_RING = KeyRing.generate()
 CODES = ("WINNING_LINE", "WINS_IN_GUESSES", "SAFE_MOVE", "BEST_SCORE", "NO_MOVE")

@@ -18,7 +18,7 @@ from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from service_harness import ROOT, refusal, running, settings_for
 
-from service.config import Settings, load, specs
+from service.settings.config import Settings, load, specs
 
 SERVICE = "patience.v1.PatienceService"
 
@@ -129,7 +129,7 @@ def test_configuration_doc_names_every_setting() -> None:
     for spec in specs():
         assert f"`{spec.flag}" in doc, spec.flag
         assert f"`{spec.env}`" in doc, spec.env
-    from service import keys
+    from service.security import keys
 
     read_by_keys = {value for name, value in vars(keys).items() if name.startswith("ENV_")}
     for env in read_by_keys:
@@ -226,7 +226,7 @@ def test_without_a_redis_url_python_m_service_runs_its_own_redis(tmp_path: Path)
         assert (redis_dir / "redis.sock").exists()
         children = [int(p) for p in Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()]
         commands = [Path(f"/proc/{p}/cmdline").read_bytes().split(b"\0") for p in children]
-        assert sum(1 for c in commands if b"service.filler" in c) == 1, commands
+        assert sum(1 for c in commands if b"service.solving.filler" in c) == 1, commands
     finally:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 0

@@ -16,9 +16,9 @@ from service_harness import Client, ServerThread, bearer, operator, refusal, run
 
 from engine.catalogue import get_game
 from engine.view import player_view
-from service.convert import view_message
-from service.signing import KeyRing
-from service.tickets import TicketMinter
+from service.games.convert import view_message
+from service.security.signing import KeyRing
+from service.security.tickets import TicketMinter
 
 KEY_RING = KeyRing.generate()
 MINTER = TicketMinter.generate()

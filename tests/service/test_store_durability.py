@@ -17,7 +17,7 @@ import redis
 import redis_support
 
 from engine.moves import Move
-from service.config import load as load_settings
+from service.settings.config import load as load_settings
 from service.store import NewGameRecord, NotReplicated, RedisGameStore, durability, open_store
 
 T = TypeVar("T")

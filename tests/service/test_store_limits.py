@@ -138,7 +138,7 @@ def test_a_game_nobody_has_moved_expires_soon(where: str, redis_db: str, request
 
 
 def test_fresh_timeout_is_a_setting_with_an_hour_by_default() -> None:
-    from service.config import Settings, load
+    from service.settings.config import Settings, load
 
     assert Settings().fresh_timeout == 3600
     assert load(["--fresh-timeout", "120"], {}).fresh_timeout == 120

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from service.tickets import TICKET_TYPE, Ticket, TicketError, TicketMinter, ticket_key_id
+from service.security.tickets import TICKET_TYPE, Ticket, TicketError, TicketMinter, ticket_key_id
 
 KEY = bytes(range(32))
 NOW = 1_764_000_000

@@ -28,8 +28,8 @@ from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from tls_support import Authority, Pair, RecordingProxy, client_context, served_certificate, write_pair
 
-from service.config import Settings
-from service.errors import error_info
+from service.games.errors import error_info
+from service.settings.config import Settings
 
 
 @dataclass
@@ -177,7 +177,7 @@ def test_a_file_missing_for_a_moment_keeps_the_old_certificate_serving(
 
 
 def test_a_server_with_unusable_tls_files_does_not_start(redis_db: str, tmp_path: Path, files: TlsFiles) -> None:
-    from service.tls import TlsError
+    from service.security.tls import TlsError
 
     other = files.ca.server_pair()
     files.key.write_bytes(other.key)  # a key of another certificate
@@ -352,7 +352,7 @@ def test_the_same_calls_over_plain_text_show_the_token(redis_db: str, tmp_path: 
 def healthcheck(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_")}
     return subprocess.run(
-        [sys.executable, "-m", "service.healthcheck", "--timeout", "5"],
+        [sys.executable, "-m", "service.grpc.healthcheck", "--timeout", "5"],
         env={**clean, **env},
         capture_output=True,
         text=True,
@@ -378,7 +378,7 @@ def test_the_container_health_check_follows_the_server_into_tls(tls_server: Live
 
 
 def test_development_certificates_serve_players_and_operators(redis_db: str, tmp_path: Path) -> None:
-    from service import dev_certificates
+    from service.security import dev_certificates
 
     out = tmp_path / "tls"
     assert dev_certificates.main(["--out", str(out)]) == 0

@@ -1,8 +1,9 @@
 """Whatever order a rotation writes, deletes or rewrites the files in, the server's TLS material stays a matching
 pair, and it is the pair on disk whenever the files on disk match (hypothesis drives the sequences).
 
-``service.tls.CertificateFiles`` is checked directly here (every handshake asks it, tests/service/test_tls.py checks
-the handshakes themselves). Files are replaced by rename, as the docs ask rotations to do.
+``service.security.tls.CertificateFiles`` is checked directly here (every handshake asks it,
+tests/service/test_tls.py checks the handshakes themselves). Files are replaced by rename, as the docs ask rotations
+to do.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tls_support import Authority, Pair, replace_file
 
-from service.tls import CertificateFiles
+from service.security.tls import CertificateFiles
 
 CA = Authority("rotation CA")
 PAIRS: list[Pair] = [CA.server_pair() for _ in range(3)]

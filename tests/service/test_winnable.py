@@ -1,5 +1,5 @@
 """Winnable deals end to end: the pools in a real Redis (and a Redis Cluster), the filler (in this process and as
-``python -m service.filler``), NewGame ``winnable`` over gRPC and REST on a real server, the solution hidden
+``python -m service.solving.filler``), NewGame ``winnable`` over gRPC and REST on a real server, the solution hidden
 until the game ends and checkable after it."""
 
 from __future__ import annotations
@@ -32,11 +32,11 @@ from engine import movelog
 from engine.catalogue import configurations, get_game
 from engine.game import Game
 from engine.verify import Outcome, replay
-from service.errors import error_info
-from service.filler.embedded import filler_environment
-from service.filler.work import Filler
+from service.games.errors import error_info
+from service.solving.filler.embedded import filler_environment
+from service.solving.filler.work import Filler
+from service.solving.winnable import Budget, Entry, all_games, choose_pool, pool_name, prove, selected_games
 from service.store import RedisGameStore, open_store
-from service.winnable import Budget, Entry, all_games, choose_pool, pool_name, prove, selected_games
 
 T = TypeVar("T")
 #: Configurations the solver wins nearly always within a small budget: the filler tests fill these for real.
@@ -254,7 +254,7 @@ def filler_process(
 ) -> subprocess.Popen[bytes]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_")}
     environ.update(env or {}, PYTHONUNBUFFERED="1")
-    args = [sys.executable, "-m", "service.filler", "--redis-url", redis_url, "--log-format", "text", *extra]
+    args = [sys.executable, "-m", "service.solving.filler", "--redis-url", redis_url, "--log-format", "text", *extra]
     with (tmp / "filler.log").open("wb") as out:
         return subprocess.Popen(args, cwd=ROOT, env=environ, stdout=out, stderr=subprocess.STDOUT)
 
@@ -332,7 +332,7 @@ def test_the_embedded_filler_gets_the_services_settings() -> None:
 
 @pytest.fixture
 def server(redis_db: str) -> Iterator[ServerThread]:
-    from service.signing import KeyRing
+    from service.security.signing import KeyRing
 
     srv = ServerThread(
         settings_for(redis_db, winnable_wait=0.3, http_listen="127.0.0.1:0"), crypto=(KeyRing.generate(), None)
@@ -506,7 +506,7 @@ FRONT_END_KEY = "front-end-key-for-winnable-0123"
 
 
 def as_user(address: str) -> tuple[tuple[str, str], ...]:
-    """The metadata of a call a trusted front end makes for the end user at ``address`` (service.ratelimit)."""
+    """The metadata of a call a trusted front end makes for the end user at ``address`` (service.security.ratelimit)."""
     return (("x-client-address", address), ("x-front-end-key", FRONT_END_KEY))
 
 

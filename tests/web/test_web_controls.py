@@ -26,8 +26,8 @@ from engine.cards import TEXT
 from engine.catalogue import get_game
 from engine.solver.safe import autoplay
 from engine.verify import Outcome, replay
+from service.solving.winnable import Budget, pool_name, prove
 from service.store import open_store
-from service.winnable import Budget, pool_name, prove
 
 AXE = Path(__file__).resolve().parents[2] / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 SEED = hashlib.sha256(b"web0").digest()

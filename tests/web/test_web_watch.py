@@ -21,8 +21,8 @@ from web_support import DESKTOP, PHONE, Table
 
 from engine.catalogue import get_game
 from engine.verify import Outcome, replay
+from service.solving.winnable import Budget, Entry, pool_name, prove
 from service.store import open_store
-from service.winnable import Budget, Entry, pool_name, prove
 
 AXE = Path(__file__).resolve().parents[2] / "tools" / "node_modules" / "axe-core" / "axe.min.js"
 PREFIX = "webwatch"

@@ -1,0 +1,210 @@
+"""The gRPC side of ``service.observe.calls``: one wrapper around the services' method handlers for request ids, metrics
+and the access line.
+
+This is what server interceptors would do, done where it costs least. grpc.aio runs each interceptor as a
+chain of coroutines on every call before it even finds the handler, and each wraps the behaviour once more;
+here the server's generic handlers are wrapped once (``Operations``), the wrapped method handler is cached per
+method, and a call pays one extra coroutine frame. On ``ApplyMove`` that is about 0.1 M instructions a call less
+than the two interceptors it replaced (docs/service-benchmark.md).
+
+Per call, besides what ``service.observe.calls`` does for both transports: the request id goes back in the trailing
+metadata (``service.games.errors.abort`` appends it to the trailers of the rich error statuses, which replace the
+trailers set here), and a request that does not decode is refused INVALID_ARGUMENT ``UNDECODABLE_REQUEST``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Any
+
+import grpc
+
+from service.games import errors
+from service.observe.calls import Calls, request_id_of
+from service.observe.logs import REQUEST_ID_HEADER, access_log
+
+log = logging.getLogger(__name__)
+_NAME_BY_VALUE = {code.value[0]: code.name for code in grpc.StatusCode}
+
+
+def status_name(context: Any, default: str) -> str:
+    """The name of the status code set on a server context ("NOT_FOUND"), or ``default`` when none is set."""
+    code = context.code()
+    if code is None:
+        return default
+    if isinstance(code, grpc.StatusCode):
+        return str(code.name)
+    return str(_NAME_BY_VALUE.get(code, default))  # some grpc versions keep the bare integer
+
+
+def _ending(context: Any, error: BaseException) -> str:
+    if isinstance(error, asyncio.CancelledError | GeneratorExit):
+        return "CANCELLED"
+    return status_name(context, "UNKNOWN")  # abort() set it; an unhandled exception leaves it unset
+
+
+class _Method(Calls):
+    """One gRPC method's calls."""
+
+    __slots__ = ()
+
+    def begin_call(self, context: Any) -> tuple[float, str, str]:
+        """Everything the access line needs from the call is read here, while the call is alive: once a client
+        has cancelled, grpc.aio frees the core call under the context, and ``context.peer()`` then reads freed
+        memory (a segmentation fault, found by a client that opens and cancels streams)."""
+        rid = request_id_of(context.invocation_metadata())
+        start = self.begin(rid)[0]  # each call runs in its own task: the request id stays inside the call
+        context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
+        peer = context.peer() if access_log.isEnabledFor(logging.INFO) else ""
+        return start, rid, peer
+
+    def end_call(self, began: tuple[float, str, str], code: str, response: Any) -> None:
+        """Takes no context: the call may be over (see ``begin_call``)."""
+        start, rid, peer = began
+        self.end(start, rid, code, response, peer)
+
+
+class Undecodable:
+    """What a request that is not a valid message of its type decodes to: the handler refuses it with
+    INVALID_ARGUMENT instead of grpc answering UNKNOWN and logging a traceback at error level."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def _lenient(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+
+    def parse(raw: bytes) -> Any:
+        try:
+            return deserialize(raw)
+        except Exception as exc:  # DecodeError, or anything a generated parser raises on hostile bytes
+            return Undecodable(str(exc)[:200] or type(exc).__name__)
+
+    return parse
+
+
+#: When each method last logged an undecodable request, and how many it has not logged since.
+_UNDECODABLE: dict[str, tuple[float, int]] = {}
+_UNDECODABLE_EVERY = 60.0  # seconds: a client sending garbage in a loop must not flood the log
+
+
+async def _refuse_undecodable(m: _Method, request: Undecodable, context: Any) -> None:
+    """A warning line without a traceback -- one a minute per method, with the count of those not logged (the
+    access line of each call says INVALID_ARGUMENT anyway) -- and INVALID_ARGUMENT ``UNDECODABLE_REQUEST``."""
+    now = time.monotonic()
+    last, unlogged = _UNDECODABLE.get(m.full, (-_UNDECODABLE_EVERY, 0))
+    if now - last >= _UNDECODABLE_EVERY:
+        _UNDECODABLE[m.full] = (now, 0)
+        extra = {"method": m.full, "error": request.error, "not_logged_since": unlogged}
+        log.warning("undecodable request", extra=extra)
+    else:
+        _UNDECODABLE[m.full] = (last, unlogged + 1)
+    await errors.abort(context, errors.undecodable_request(m.name))
+
+
+def _unary_response(m: _Method, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    async def handle(request: Any, context: Any) -> Any:
+        began = m.begin_call(context)
+        try:
+            if request.__class__ is Undecodable:
+                await _refuse_undecodable(m, request, context)
+            response = await behavior(request, context)
+        except BaseException as e:
+            m.end_call(began, _ending(context, e), None)
+            raise
+        code = status_name(context, "OK")
+        m.end_call(began, code, response if code == "OK" else None)
+        return response
+
+    return handle
+
+
+def _streaming_response(m: _Method, behavior: Callable[..., AsyncIterator[Any]]) -> Callable[..., Any]:
+    async def handle(request: Any, context: Any) -> AsyncIterator[Any]:
+        began = m.begin_call(context)
+        try:
+            if request.__class__ is Undecodable:
+                await _refuse_undecodable(m, request, context)
+            async for item in behavior(request, context):
+                yield item
+        except BaseException as e:
+            m.end_call(began, _ending(context, e), None)
+            raise
+        m.end_call(began, status_name(context, "OK"), None)
+
+    return handle
+
+
+def _checked_stream(m: _Method, behavior: Callable[..., Any]) -> Callable[..., Any]:
+    """A request-streaming behaviour whose requests are read through a filter that refuses an undecodable one."""
+
+    def call(requests: Any, context: Any) -> Any:
+        async def checked() -> AsyncIterator[Any]:
+            async for request in requests:
+                if request.__class__ is Undecodable:
+                    await _refuse_undecodable(m, request, context)
+                yield request
+
+        return behavior(checked(), context)
+
+    if inspect.isasyncgenfunction(behavior):
+
+        async def stream(requests: Any, context: Any) -> AsyncIterator[Any]:
+            async for item in call(requests, context):
+                yield item
+
+        return stream
+
+    async def unary(requests: Any, context: Any) -> Any:
+        return await call(requests, context)
+
+    return unary
+
+
+def _wrap(m: _Method, h: grpc.RpcMethodHandler[Any, Any]) -> grpc.RpcMethodHandler[Any, Any]:
+    ser = {"request_deserializer": _lenient(h.request_deserializer), "response_serializer": h.response_serializer}
+    if h.unary_unary is not None:
+        return grpc.unary_unary_rpc_method_handler(_unary_response(m, h.unary_unary), **ser)
+    if h.stream_unary is not None:
+        return grpc.stream_unary_rpc_method_handler(_unary_response(m, _checked_stream(m, h.stream_unary)), **ser)
+    # A streaming handler is an async generator, or a coroutine that writes with context.write().
+    b: Any = h.unary_stream
+    if b is not None:
+        wrapped = _streaming_response(m, b) if inspect.isasyncgenfunction(b) else _unary_response(m, b)
+        return grpc.unary_stream_rpc_method_handler(wrapped, **ser)
+    b = _checked_stream(m, h.stream_stream)  # type: ignore[arg-type]
+    wrapped = _streaming_response(m, b) if inspect.isasyncgenfunction(b) else _unary_response(m, b)
+    return grpc.stream_stream_rpc_method_handler(wrapped, **ser)
+
+
+class Operations(grpc.GenericRpcHandler):
+    """The server's one generic handler: finds the method among ``handlers`` and wraps it (once per method)."""
+
+    def __init__(self, handlers: Sequence[grpc.GenericRpcHandler] = ()) -> None:
+        self._handlers = list(handlers)
+        self._wrapped: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
+
+    def add(self, handlers: Sequence[grpc.GenericRpcHandler]) -> None:
+        self._handlers.extend(handlers)
+        self._wrapped.clear()
+
+    def service(self, handler_call_details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler[Any, Any] | None:
+        method = handler_call_details.method
+        wrapped = self._wrapped.get(method)
+        if wrapped is not None:
+            return wrapped
+        for generic in self._handlers:
+            handler = generic.service(handler_call_details)
+            if handler is not None:
+                # Only methods that exist are cached: unknown names from clients must not grow the dict.
+                wrapped = self._wrapped[method] = _wrap(_Method(method), handler)
+                return wrapped
+        return None

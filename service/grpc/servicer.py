@@ -1,0 +1,112 @@
+"""The gRPC transport: metadata in, ``GameService`` call, message out, errors as rich statuses
+(``service.observe.calls``).
+
+Nothing here decides anything about games; every method is the same three
+steps, so a new RPC is one line in ``_RPCS``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import grpc
+from patience.v1 import patience_pb2_grpc
+
+from service.games import Credentials, GameService
+from service.games.errors import abort
+from service.observe.calls import failure
+from service.security import tls
+from service.security.ratelimit import CLIENT_ADDRESS, FRONT_END_KEY
+
+#: The use cases that count calls per client address (service.security.ratelimit).
+LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate", "hint"})
+
+
+AUTHORIZATION = "authorization"
+OPERATOR_KEY = "x-operator-key"
+_BEARER = "bearer "
+
+
+def credentials_from(metadata: Any, peer: str = "") -> Credentials:
+    """``authorization: Bearer <token>``, ``x-operator-key`` and a front end's ``x-client-address`` and
+    ``x-front-end-key`` from the call's metadata; ``peer`` is the caller's address (gRPC's peer string)."""
+    token: str | None = None
+    operator: str | None = None
+    address: str | None = None
+    front_end: str | None = None
+    for key, value in metadata or ():
+        if isinstance(value, bytes):
+            continue
+        if key == AUTHORIZATION and value[: len(_BEARER)].lower() == _BEARER:
+            token = value[len(_BEARER) :].strip() or None
+        elif key == OPERATOR_KEY:
+            operator = value.strip() or None
+        elif key == CLIENT_ADDRESS:
+            address = value.strip()
+        elif key == FRONT_END_KEY:
+            front_end = value.strip() or None
+    return Credentials(token, operator, peer, address, front_end)
+
+
+def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
+    limited = name in LIMITED  # only these read the peer (rate limits): not a cost on every move
+
+    async def method(self: PatienceServicer, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        call = getattr(self.games, name)
+        try:
+            # Read while the call is alive (the peer of a cancelled call is freed memory: see operations.py).
+            peer = context.peer() if limited else ""
+            return await call(request, credentials_from(context.invocation_metadata(), peer))
+        except Exception as exc:  # a refusal, or a bug (logged): as a rich status either way (service.observe.calls)
+            await abort(context, failure(exc, name))
+
+    method.__name__ = name
+    return method
+
+
+_RPCS = {
+    "ListVariants": "list_variants",
+    "PrepareGame": "prepare_game",
+    "NewGame": "new_game",
+    "GetGame": "get_game",
+    "ApplyMove": "apply_move",
+    "UndoMove": "undo_move",
+    "LegalMoves": "legal_moves",
+    "Hint": "hint",
+    "AutoPlay": "auto_play",
+    "Resign": "resign",
+    "SubmitSolution": "submit_solution",
+    "MintDeal": "mint_deal",
+    "VerifyCertificate": "verify_certificate",
+    "GetSigningKeys": "get_signing_keys",
+}
+
+
+class PatienceServicer(patience_pb2_grpc.PatienceServiceServicer):  # type: ignore[misc]  # generated, untyped
+    """``patience.v1.PatienceService`` over a :class:`GameService`."""
+
+    def __init__(self, games: GameService, *, operator_needs_client_certificate: bool = False) -> None:
+        self.games = games
+        if operator_needs_client_certificate:  # only these methods pay for the check, and only when it is on
+            for name in tls.OPERATOR_RPCS:
+                setattr(self, name, _needs_client_certificate(name, getattr(self, name)))
+
+
+def _needs_client_certificate(
+    name: str, method: Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]
+) -> Callable[[Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
+    """Mutual TLS for an operator call: served only over a connection whose client certificate grpc verified
+    (the operator port's); on the players' port it is refused before the use case runs."""
+
+    async def guarded(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+        if not tls.has_client_certificate(context.auth_context()):
+            await abort(context, tls.client_certificate_required(name))
+        return await method(request, context)
+
+    guarded.__name__ = name
+    return guarded
+
+
+for _rpc_name, _method in _RPCS.items():
+    setattr(PatienceServicer, _rpc_name, _rpc(_method))

@@ -1,0 +1,62 @@
+"""What a hint process runs: the engine's hint on an encoded position (``service.solving.hints`` sends the work here).
+
+Kept apart from the service so that a pool process imports the engine and nothing else (no gRPC, no Redis): a
+process of the pool is started with ``spawn``, since forking a process that runs gRPC is not safe.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import NamedTuple
+
+from engine.encoding import decode_state
+from engine.solver import hint
+from engine.solver.hint import SAMPLES
+
+
+class HintAnswer(NamedTuple):
+    """The engine's :class:`~engine.solver.Hint` in plain values (what crosses the process boundary)."""
+
+    move: str  # explicit text, "" when no move is left
+    reason: str
+    code: str
+    wins: int
+    tried: int
+    moves_to_end: int
+    variant: str = ""  # the game's id, and the CPU seconds the hint took in its process: for the metrics
+    cpu_seconds: float = 0.0
+
+
+def compute(state: bytes, seed: bytes, states: int, cpu_seconds: float) -> HintAnswer:
+    """The hint for the encoded position ``state``: ``states`` positions in all (one search when every card is
+    face up; else ``SAMPLES`` guesses of the hidden cards, ``states // SAMPLES`` each), ``cpu_seconds`` of CPU at
+    most. Only the player's view is read in a game with hidden cards (engine.solver.hint)."""
+    started = time.thread_time()
+    game, position = decode_state(state)
+    found = hint(
+        game,
+        position,
+        seed=seed,
+        samples=SAMPLES,
+        sample_states=max(1, states // SAMPLES),
+        full_states=states,
+        max_seconds=cpu_seconds,
+    )
+    cpu = time.thread_time() - started
+    return HintAnswer(
+        found.text(), found.reason, found.code.value, found.wins, found.tried, found.moves_to_end, game.id, cpu
+    )
+
+
+def watch_parent(parent: int, interval: float = 1.0) -> None:
+    """The pool's initializer: end this process once its server process is gone (killed, or stopped before the
+    pool could be shut down), so that no solver outlives the server it served."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(interval)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
