@@ -27,6 +27,12 @@ import pytest
 import redis_support  # tests/ is on sys.path (pytest's rootdir-relative import of conftest)
 from hypothesis import Phase, settings
 
+# Before anything imports gRPC (nothing above does): a test process serves and calls gRPC on threads while it
+# also forks children (pexpect's terminals, a Popen with a preexec_fn); gRPC's fork handlers then aborted such a
+# child now and then ("epoll_wait error: Bad file descriptor") before it could exec. No child of a test uses gRPC
+# before its exec.
+os.environ["GRPC_ENABLE_FORK_SUPPORT"] = "false"
+
 # Set before any test starts a process: they inherit it, and so do their children.
 os.environ[process_support.OWNER] = str(os.getpid())
 

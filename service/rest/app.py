@@ -54,7 +54,7 @@ from service.security import tls
 log = logging.getLogger(__name__)
 
 #: Where the web client lives in a source checkout (and in the container image, which copies the tree).
-WEB_DIR = Path(__file__).resolve().parent.parent / "clients" / "web"
+WEB_DIR = Path(__file__).resolve().parents[2] / "clients" / "web"
 #: The headers that become call metadata, as gRPC clients send them.
 FORWARDED_HEADERS = ("authorization", "x-operator-key", "x-request-id", "x-client-address", "x-front-end-key")
 #: The HTTP client's address travels to the use cases under this name, which no client can send: gRPC refuses

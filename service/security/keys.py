@@ -87,7 +87,7 @@ SIGNING_FILE = "signing-key.pem"
 SIGNING_PUBLIC_FILE = "signing-key.pub.pem"
 TICKET_FILE = "ticket-key"
 RETIRED_DIR = "retired"
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class KeyConfigError(ValueError):
