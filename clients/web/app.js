@@ -98,6 +98,9 @@ async function openFromUrl() {
 
 async function main() {
   detect();
+  document.body.dataset.cards = store.setting('cards') === 'large' ? 'large' : 'fit';
+  $('opt-big').checked = document.body.dataset.cards === 'large';
+  $('opt-autodrop').checked = store.setting('autodrop') === 'on';
   translate();
   document.title = t('brand');
   $('btn-lang').lang = lang() === 'ru' ? 'en' : 'ru';
@@ -150,6 +153,12 @@ async function main() {
   $('btn-stats').addEventListener('click', openStats);
   $('btn-cert').addEventListener('click', openCertificates);
   $('btn-lang').addEventListener('click', switchLanguage);
+  $('opt-big').addEventListener('change', () => {
+    document.body.dataset.cards = $('opt-big').checked ? 'large' : 'fit';
+    store.keepSetting('cards', document.body.dataset.cards);
+    if (state.game) fit(table);
+  });
+  $('opt-autodrop').addEventListener('change', () => store.keepSetting('autodrop', $('opt-autodrop').checked ? 'on' : 'off'));
   $('variant').addEventListener('change', () => fillOptions());
   for (const id of ['winnable', 'deal-number']) $(id).addEventListener('input', showLink);
   $('new-game-form').addEventListener('submit', deal);

@@ -168,3 +168,20 @@ export function countEnd(g, { won, seconds, moves }) {
   if (record) keepGame(g.gameId, { counted: true });
   return { entry, best };
 }
+
+/** A player's setting (``cards``: fit or large; ``autodrop``: on or off), kept as patience.NAME; null when unset. */
+export function setting(name) {
+  try {
+    return localStorage.getItem(`patience.${name}`);
+  } catch (err) {
+    return null;
+  }
+}
+
+export function keepSetting(name, value) {
+  try {
+    localStorage.setItem(`patience.${name}`, String(value));
+  } catch (err) {
+    // No room: the setting lasts this visit only.
+  }
+}
