@@ -174,11 +174,16 @@ export function reasonText(reason) {
   return entry ? entry[lang() === 'ru' ? 1 : 0] : '';
 }
 
-/** A sentence for people: the explanation by reason, then what the server said about the cards. */
+/**
+ * A sentence for people, in the page's language: the explanation by reason code. The server's own words are
+ * English: they follow (with their cards written as the table shows them) on an English page only; a Russian page
+ * never shows them (a code it does not know reads «Не получилось.»).
+ */
 export function explain(error) {
   const general = reasonText(error.reason);
   const specific = prettyCards(error.message || '');
-  if (!general) return specific || (lang() === 'ru' ? 'Не получилось.' : 'That did not work.');
+  if (lang() === 'ru') return general || 'Не получилось.';
+  if (!general) return specific || 'That did not work.';
   if (!specific || specific.toLowerCase() === general.toLowerCase()) return general;
   return `${general} (${specific})`;
 }

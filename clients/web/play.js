@@ -126,6 +126,27 @@ export async function autoPlay() {
   }
 }
 
+const MOVE = /^(r?\d+|w|c\d+|f\d+)-(r\d*|f\d*|k|\d+)(?:\/(\d+))?$/;
+
+/** A move as a player reads it: the card it takes and where it goes ("2♣ → 10♥", "7♥ → column 4"), or ''. */
+export function moveWords(text) {
+  const m = MOVE.exec(text);
+  if (!m || !state.game) return '';
+  const [, source, target, count] = m;
+  const from = pileCards(source);
+  if (!from.length) return '';
+  const card = from[isColumn(source) && count ? Math.max(0, from.length - Number(count)) : from.length - 1];
+  if (!card || card === '??') return '';
+  let where = '';
+  if (isColumn(target)) {
+    const onto = pileCards(target);
+    where = onto.length && onto[onto.length - 1] !== '??' ? cardLabel(onto[onto.length - 1]) : t('pile.column', { n: target });
+  } else if (target[0] === 'f') where = target.length > 1 ? t('pile.foundation', { n: target.slice(1) }) : t('group.foundations');
+  else if (target[0] === 'r') where = target.length > 1 ? t('pile.cell', { n: target.slice(1) }) : t('group.reserve');
+  else if (target === 'k') where = t('group.king-row');
+  return `${cardLabel(card)} → ${where}`;
+}
+
 export async function refused(err, text = '') {
   if (!(err instanceof ApiError)) throw err;
   if (err.reason === 'STALE_VERSION') {
@@ -135,7 +156,8 @@ export async function refused(err, text = '') {
   }
   document.body.dataset.lastReason = err.reason;
   document.body.dataset.refusals = String(Number(document.body.dataset.refusals || 0) + 1);
-  say(`${text ? `“${text}”: ` : ''}${explain(err)}`, 'refused');
+  const move = text ? moveWords(text) : '';
+  say(move ? t('msg.refused-move', { move, why: explain(err) }) : explain(err), 'refused');
   showSelection();
   settled();
 }

@@ -213,6 +213,7 @@ async function fillCertificate(root, cert) {
     let text = value;
     if (key.endsWith('_at') && typeof value === 'number') text = new Date(value).toISOString();
     else if (key === 'dealt' && t(`cert.dealt.${value}`) !== `cert.dealt.${value}`) text = t(`cert.dealt.${value}`);
+    else if (['played', 'result'].includes(key) && t(`cert.${key}.${value}`) !== `cert.${key}.${value}`) text = t(`cert.${key}.${value}`);
     else if (Array.isArray(value)) text = value.join(' ');
     else if (value && typeof value === 'object') text = JSON.stringify(value);
     addField(fields, label.startsWith('cert.field.') ? key : label, text);

@@ -128,7 +128,13 @@ def test_a_refused_move_is_explained(table: Table, server: LiveServer) -> None:
     table.page.wait_for_selector("body[data-refusals='1']", state="attached")
     message = table.message()
     assert table.page.get_attribute("#message", "class") == "message refused"
-    assert f"{a}-{b}/1" in message
+    # The move in the player's words: the card taken and the card it was put on (never the notation).
+    label = table.page.evaluate(
+        "async ([a, b]) => { const c = await import('/cards.js'); return [a, b].map(c.cardLabel); }",
+        [TEXT[state.columns[a - 1][-1]], TEXT[state.columns[b - 1][-1]]],
+    )
+    assert message.startswith(f"{label[0]} → {label[1]}: "), message
+    assert f"{a}-{b}/1" not in message
     reason = table.page.get_attribute("body", "data-last-reason")
     assert reason in ("DOES_NOT_FIT", "WRONG_COLOUR")
     assert "does not fit" in message or "alternating colours" in message
