@@ -17,7 +17,8 @@ import { openRules, openStats } from './menu.js';
 import { explain } from './messages.js';
 import { deal, fillOptions, fillVariants, openNewGame, requestFromUrl, showLink } from './new-game.js';
 import { hint } from './hint.js';
-import { activate, autoPlay, dealGame, deselect, playAgain, resign, select, sendHome, start, stretch, undo } from './play.js';
+import { activate, autoPlay, dealGame, deselect, playAgain, redo, resign, restart, select, sendHome, start, stretch, undo } from './play.js';
+import { syncClock } from './clock.js';
 import { openCertificates, showResult } from './result.js';
 import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from './state.js';
 import * as store from './storage.js';
@@ -112,6 +113,7 @@ async function main() {
     sendHome,
     stretch,
     undo,
+    redo,
     hint,
     autoPlay,
     pileCards,
@@ -146,6 +148,13 @@ async function main() {
   }, 1000);
   $('btn-new').addEventListener('click', openNewGame);
   $('btn-undo').addEventListener('click', undo);
+  $('btn-redo').addEventListener('click', redo);
+  $('btn-restart').addEventListener('click', () => {
+    closeMenu();
+    restart();
+  });
+  $('btn-result').addEventListener('click', () => showResult());
+  document.addEventListener('visibilitychange', syncClock);
   $('btn-resign').addEventListener('click', resign);
   $('btn-hint').addEventListener('click', hint);
   $('btn-auto').addEventListener('click', autoPlay);

@@ -6,6 +6,7 @@ import { animateFrom, snapshot } from './motion.js';
 import { showSelection } from './selection.js';
 import { $, elapsed, isOver, state, variant, variantName, view } from './state.js';
 import { drawTable } from './table.js';
+import { syncClock } from './clock.js';
 
 export function render({ animate = true } = {}) {
   const table = $('table');
@@ -51,7 +52,13 @@ export function controls() {
   status.className = `status ${g.status === 'GAME_STATUS_WON' ? 'won' : g.status === 'GAME_STATUS_STUCK' ? 'stuck' : ''}`;
   const watching = Boolean(state.watching);
   $('btn-undo').disabled = isOver() || watching || !g.allowUndo || !(g.moveCount > 0);
+  $('btn-redo').disabled = isOver() || watching || !state.redo.length;
   $('btn-resign').disabled = isOver() || watching;
+  $('btn-restart').disabled = isOver() || watching;
+  // After the end, Resign's place in the bar opens the result again (its replay, its line, its checks, its link).
+  $('btn-resign').hidden = isOver();
+  $('btn-result').hidden = !isOver();
+  syncClock();
   hintButton();
   $('btn-auto').disabled = isOver() || watching;
   $('hints').textContent = String(g.hintCount || 0);

@@ -12,6 +12,7 @@ import { pause } from './motion.js';
 import { showResult } from './result.js';
 import { homeMove, moveText, showSelection, targetsOf } from './selection.js';
 import { $, gameUrl, isColumn, isOver, parseLegal, pileCards, say, state, variant, view } from './state.js';
+import { loadClock } from './clock.js';
 import * as store from './storage.js';
 
 /** Whether the player may act on the table now: a game on, no call of theirs in flight, no line being shown. */
@@ -55,8 +56,12 @@ export async function play(text) {
     const response = await api.applyMove(state.game.gameId, state.token, state.game.version, text);
     state.game = response.game;
     state.legal = [];
+    // Redo plays the last move undone; any other move forgets the moves undone.
+    if (state.redo.length && state.redo[state.redo.length - 1] === text) state.redo.pop();
+    else state.redo = [];
     render();
     say('');
+    if (!isOver() && !canFinish() && store.setting('autodrop') === 'on') await autoDrop();
     if (canFinish()) await finish();
     else await afterChange();
   } catch (err) {
@@ -104,6 +109,26 @@ async function finish() {
   await afterChange();
 }
 
+/**
+ * Auto-drop (More → Send safe cards home after every move; off unless the player switches it on): after a move
+ * of the player's, AutoPlay sends home every card that can safely go (it can never spoil a win), as PySol's
+ * auto-drop does. The cards slide home like any move; Undo takes them back one by one.
+ */
+async function autoDrop() {
+  try {
+    const response = await api.autoPlay(state.game.gameId, state.token, state.game.version);
+    const n = (response.applied || []).length;
+    if (!n) return;
+    state.game = response.game;
+    state.redo = [];
+    await pause();
+    render();
+    document.body.dataset.autoDropped = String(Number(document.body.dataset.autoDropped || 0) + n);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+  }
+}
+
 /** The Auto-play button (and A): every safe move to the foundations, in one call, animated as one change. */
 export async function autoPlay() {
   if (!idle()) return;
@@ -113,6 +138,7 @@ export async function autoPlay() {
     const response = await api.autoPlay(state.game.gameId, state.token, state.game.version);
     state.game = response.game;
     state.legal = [];
+    state.redo = [];
     render();
     const n = (response.applied || []).length;
     say(n ? t('msg.auto-done', { n }) : t('msg.auto-none'), 'info');
@@ -337,11 +363,13 @@ export async function start(game, token) {
   state.batch = [];
   state.legal = [];
   state.revealed = null;
+  state.redo = [];
   state.watching = null; // a line being watched stops: this is another game (the back button, a link)
   $('watch').hidden = true;
   document.querySelector('.actions').hidden = false;
   $('result').hidden = true;
   say('');
+  loadClock(game);
   render({ animate: false });
   await afterChange();
 }
@@ -354,10 +382,41 @@ export async function undo() {
     state.game = response.game;
     state.selection = null;
     state.legal = [];
+    if (response.undone && response.undone.text) state.redo.push(response.undone.text);
     render();
-    say(response.undone ? t('msg.took-back', { move: response.undone.text }) : '');
+    say(response.undone ? t('msg.took-back', { move: moveWords(response.undone.text) || response.undone.text }) : '');
     await afterChange();
   } catch (err) {
+    await refused(err);
+  } finally {
+    state.busy = false;
+  }
+}
+
+/** Redo (the button, Ctrl+Y or Ctrl+Shift+Z): the last move undone, played again. */
+export function redo() {
+  if (!idle() || !state.redo.length) return;
+  play(state.redo[state.redo.length - 1]);
+}
+
+/**
+ * Restart this deal: the game is resigned and its deal, its seed now revealed, dealt again from the start
+ * (NewGame with ``replaySeed``, the same options and undo setting). The statistics count a restart, not a loss.
+ */
+export async function restart() {
+  if (!idle()) return;
+  if (!window.confirm(t('msg.restart-confirm'))) return;
+  const old = state.game;
+  state.busy = true;
+  try {
+    const response = await api.resign(old.gameId, state.token, old.version);
+    const g = response.game;
+    if (store.counts(g)) store.countRestart(g);
+    state.busy = false;
+    await dealGame({ variant: g.variant, options: g.options || {}, allowUndo: Boolean(g.allowUndo), replaySeed: g.seed });
+    say(t('msg.restarted'), 'info');
+  } catch (err) {
+    state.busy = false;
     await refused(err);
   } finally {
     state.busy = false;

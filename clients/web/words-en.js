@@ -206,4 +206,9 @@ export const EN = {
   'w.card': 'card|cards',
   'w.guess': 'guess|guesses',
   'msg.refused-move': '{move}: {why}',
+  'btn.result': 'Result',
+  'result.share': 'Link to this deal, for anyone:',
+  'msg.bad-replay': 'That link’s deal is not a seed this page can read.',
+  'msg.restart-confirm': 'Start this deal again from the beginning? This game ends (its deal is revealed) and the same deal is dealt again; it counts as a restart, not a loss.',
+  'msg.restarted': 'The same deal, from the beginning.',
 };

@@ -569,7 +569,7 @@ def test_a_won_certificate_is_kept_reopened_copied_and_downloaded(
         assert page.locator("#cert-none").is_hidden()
         # Every field of the signed payload is shown.
         fields = page.inner_text("#cert-fields")
-        for name in ("Seed", "Moves", "final_state_hash", "options"):
+        for name in ("Seed", "Moves", "Final position (SHA-256)", "Options"):  # every field named for people
             assert name in fields, fields
         # After a reload the certificate is still here: reopened, checked again, copied and downloaded.
         page.reload()
