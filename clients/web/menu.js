@@ -12,7 +12,7 @@ function statsTable(kind, all, ids) {
   table.dataset.kind = kind;
   table.createCaption().textContent = t(`stats.heading.${kind}`);
   const head = table.createTHead().insertRow();
-  for (const k of ['stats.game', 'stats.played', 'stats.won', 'stats.streak', 'stats.best-streak', 'stats.best-time', 'stats.best-moves']) {
+  for (const k of ['stats.game', 'stats.played', 'stats.won', 'stats.streak', 'stats.best-streak', 'stats.best-time', 'stats.best-moves', 'stats.restarts']) {
     const th = document.createElement('th');
     th.scope = 'col';
     th.textContent = t(k);
@@ -27,7 +27,7 @@ function statsTable(kind, all, ids) {
     th.scope = 'row';
     th.textContent = variantName(state.byId.get(id));
     row.append(th);
-    for (const value of [s.played, s.won, s.streak, s.bestStreak, s.bestTime === null ? '–' : duration(s.bestTime), s.bestMoves ?? '–']) {
+    for (const value of [s.played, s.won, s.streak, s.bestStreak, s.bestTime === null ? '–' : duration(s.bestTime), s.bestMoves ?? '–', s.restarts || 0]) {
       row.insertCell().textContent = String(value);
     }
   }
@@ -41,7 +41,7 @@ export function openStats() {
   body.replaceChildren();
   for (const kind of store.KINDS) {
     const all = store.stats(kind);
-    const ids = state.variants.map((v) => v.id).filter((id) => all[id] && all[id].played);
+    const ids = state.variants.map((v) => v.id).filter((id) => all[id] && (all[id].played || all[id].restarts));
     if (ids.length) body.append(statsTable(kind, all, ids));
   }
   if (!body.children.length) {

@@ -211,4 +211,5 @@ export const EN = {
   'msg.bad-replay': 'That link’s deal is not a seed this page can read.',
   'msg.restart-confirm': 'Start this deal again from the beginning? This game ends (its deal is revealed) and the same deal is dealt again; it counts as a restart, not a loss.',
   'msg.restarted': 'The same deal, from the beginning.',
+  'stats.restarts': 'Restarts',
 };
