@@ -17,7 +17,7 @@ import { openRules, openStats } from './menu.js';
 import { explain } from './messages.js';
 import { deal, fillOptions, fillVariants, openNewGame, requestFromUrl, showLink } from './new-game.js';
 import { hint } from './hint.js';
-import { activate, autoPlay, dealGame, deselect, playAgain, redo, resign, restart, select, sendHome, start, stretch, undo } from './play.js';
+import { activate, autoPlay, dealGame, deselect, playAgain, redo, reload, resign, restart, select, sendHome, start, stretch, undo, waitForServer } from './play.js';
 import { syncClock } from './clock.js';
 import { openCertificates, showResult } from './result.js';
 import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from './state.js';
@@ -52,7 +52,8 @@ async function reopen(id) {
   try {
     const response = await api.getGame(id, record.token);
     await start(response.game, record.token);
-    if (isOver()) $('result').hidden = true;
+    // A finished game reopens on its table (its result a button away); an expired one says what happened.
+    if (isOver() && state.game.status !== 'GAME_STATUS_EXPIRED') $('result').hidden = true;
     return true;
   } catch (err) {
     if (err instanceof ApiError && ['GAME_NOT_FOUND', 'WRONG_TOKEN', 'GAME_EXPIRED'].includes(err.reason)) store.forgetGame(id);
@@ -155,6 +156,15 @@ async function main() {
   });
   $('btn-result').addEventListener('click', () => showResult());
   document.addEventListener('visibilitychange', syncClock);
+  document.addEventListener('patience:expiry', async (e) => {
+    if (!state.game || state.game.gameId !== e.detail || isOver() || state.busy) return;
+    try {
+      await reload();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.reason === 'UNREACHABLE') waitForServer();
+    }
+  });
   $('btn-resign').addEventListener('click', resign);
   $('btn-hint').addEventListener('click', hint);
   $('btn-auto').addEventListener('click', autoPlay);

@@ -59,12 +59,24 @@ export function controls() {
   $('btn-resign').hidden = isOver();
   $('btn-result').hidden = !isOver();
   syncClock();
+  watchExpiry(g);
   hintButton();
   $('btn-auto').disabled = isOver() || watching;
   $('hints').textContent = String(g.hintCount || 0);
   document.body.dataset.version = String(g.version);
   document.body.dataset.status = g.status;
   showSelection();
+}
+
+let expiry = null;
+
+/** At the time the server said the game expires if nobody moves, the page asks the server how it stands. */
+function watchExpiry(g) {
+  clearTimeout(expiry);
+  expiry = null;
+  const at = Date.parse(g.expiresAt || '');
+  if (isOver() || !Number.isFinite(at)) return;
+  expiry = setTimeout(() => document.dispatchEvent(new CustomEvent('patience:expiry', { detail: g.gameId })), Math.min(Math.max(at - Date.now() + 1000, 1000), 2 ** 31 - 1));
 }
 
 /** The Hint button: off while a hint is out, until a busy server's retry time, and when no move is left. */

@@ -175,11 +175,13 @@ export function moveWords(text) {
 
 export async function refused(err, text = '') {
   if (!(err instanceof ApiError)) throw err;
-  if (err.reason === 'STALE_VERSION') {
+  if (err.reason === 'STALE_VERSION' || err.reason === 'GAME_EXPIRED' || err.reason === 'GAME_OVER') {
+    // The game is not where this page thought: drawn again as the server has it (an expired game: its end).
     await reload();
     say(explain(err), 'refused');
     return;
   }
+  if (err.reason === 'UNREACHABLE') waitForServer();
   document.body.dataset.lastReason = err.reason;
   document.body.dataset.refusals = String(Number(document.body.dataset.refusals || 0) + 1);
   const move = text ? moveWords(text) : '';
@@ -220,6 +222,35 @@ async function refreshLegal() {
   }
   document.body.dataset.legal = String(state.legal.length);
   controls();
+}
+
+let waiting = null;
+
+/**
+ * The server could not be reached: the page asks again every few seconds, and when it answers says so and draws
+ * the game as the server has it (a move may or may not have arrived before the line went down).
+ */
+export function waitForServer() {
+  if (waiting) return;
+  document.body.dataset.server = 'gone';
+  waiting = setInterval(async () => {
+    try {
+      await api.listVariants();
+    } catch (err) {
+      return;
+    }
+    clearInterval(waiting);
+    waiting = null;
+    document.body.dataset.server = 'back';
+    if (state.game && state.token) {
+      try {
+        await reload();
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+      }
+    }
+    say(t('msg.server-back'), 'info');
+  }, 3000);
 }
 
 export async function reload() {

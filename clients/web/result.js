@@ -17,9 +17,14 @@ export async function showResult() {
   const g = state.game;
   const v = variant();
   const won = g.status === 'GAME_STATUS_WON';
-  $('result-title').textContent = t(won ? 'result.won' : g.status === 'GAME_STATUS_RESIGNED' ? 'result.resigned' : 'result.over');
+  const expired = g.status === 'GAME_STATUS_EXPIRED';
+  $('result-title').textContent = t(won ? 'result.won' : g.status === 'GAME_STATUS_RESIGNED' ? 'result.resigned' : expired ? 'result.expired' : 'result.over');
   const seconds = Math.floor(elapsed()); // the bar's clock, stopped at the end: both read the same
-  $('result-text').textContent = won ? t('result.won-text', { moves: g.moveCount, undos: g.undoCount, time: duration(seconds) }) : '';
+  $('result-text').textContent = won
+    ? t('result.won-text', { moves: g.moveCount, undos: g.undoCount, time: duration(seconds) })
+    : expired
+      ? t('result.expired-text')
+      : '';
   if (store.counts(g)) {
     const { entry, best } = store.countEnd(g, { won, seconds, moves: g.moveCount });
     $('result-stats').textContent = `${won && best ? `${t('result.new-best')} ` : ''}${t('result.stats', {

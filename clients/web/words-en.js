@@ -212,4 +212,9 @@ export const EN = {
   'msg.restart-confirm': 'Start this deal again from the beginning? This game ends (its deal is revealed) and the same deal is dealt again; it counts as a restart, not a loss.',
   'msg.restarted': 'The same deal, from the beginning.',
   'stats.restarts': 'Restarts',
+  'result.expired': 'This game expired',
+  'result.expired-text': 'Nobody moved in it for too long, so the server ended it. Its deal is revealed below: play it again, or deal a new game.',
+  'msg.server-back': 'The server is back: the table is as the server has it.',
+  'msg.retry-in': 'Try again in {n#w.second}.',
+  'w.second': 'second|seconds',
 };
