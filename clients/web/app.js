@@ -70,8 +70,7 @@ async function openFromUrl() {
       $('variant').value = request.variant;
       store.keepVariant(request.variant);
       try {
-        await dealGame(request);
-        history.replaceState({ game: state.game.gameId }, '', gameUrl(state.game.gameId));
+        await dealGame(request, { replace: true });
         return;
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;

@@ -64,6 +64,7 @@ export function controls() {
   $('btn-auto').disabled = isOver() || watching;
   $('hints').textContent = String(g.hintCount || 0);
   document.body.dataset.version = String(g.version);
+  document.body.dataset.game = g.gameId;
   document.body.dataset.status = g.status;
   showSelection();
 }

@@ -39,12 +39,15 @@ export function select(pile, pos) {
   const card = cardLabel(cards[pos]);
   const more = state.selection.count - 1;
   say(targetsOf(state.selection).size ? t(more ? 'msg.pick-run' : 'msg.pick', { card, more }) : '');
+  $('message').dataset.pick = 'true';
 }
 
+/** Let go of the selection; "pick where it goes" goes with it (a message about anything else stays). */
 export function deselect() {
   state.selection = null;
   state.batch = [];
   showSelection();
+  if ($('message').dataset.pick) say('');
 }
 
 export async function play(text) {
@@ -328,7 +331,10 @@ export function activate(node, multi = false) {
         // The second click on the same card: home if it can go, else let go of it.
         const home = homeMove(sel);
         if (home) play(home.text);
-        else deselect();
+        else {
+          deselect();
+          say(t('msg.nothing-home'), 'info');
+        }
       } else {
         select(id, pos);
       }
@@ -354,7 +360,7 @@ export function stretch(delta) {
  * NewGame (after PrepareGame when the player brings a seed), kept in the browser under its own URL. A game
  * dealt to ``watch`` the server's winning line on is kept, but never counted in the statistics.
  */
-export async function dealGame(request, { watch = false } = {}) {
+export async function dealGame(request, { watch = false, replace = false } = {}) {
   let serverCommitment = null;
   if (request.clientSeed) {
     // The server commits to its part before it sees ours: then neither side chose the deal.
@@ -367,7 +373,9 @@ export async function dealGame(request, { watch = false } = {}) {
   const record = { token: response.gameToken, variant: g.variant, firstView: g.view, serverCommitment, dealt: Date.now() };
   store.keepGame(g.gameId, watch ? { ...record, watched: true } : record);
   if (store.counts(g)) store.countDeal(g);
-  history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));
+  // A deal from a link takes the link's place in the history: Back leaves it, never to a table it does not show.
+  if (replace) history.replaceState({ game: g.gameId }, '', gameUrl(g.gameId));
+  else history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));
   await start(g, response.gameToken);
 }
 

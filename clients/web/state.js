@@ -59,6 +59,7 @@ export function parseLegal(entry) {
 
 export function say(text, kind = 'info') {
   const box = $('message');
+  delete box.dataset.pick;
   box.textContent = text;
   box.className = `message ${text ? kind : ''}`.trim();
 }

@@ -593,7 +593,7 @@ def test_a_won_certificate_is_kept_reopened_copied_and_downloaded(
         page.click("#menu > summary")
         page.click("#btn-stats")
         row = page.locator('#stats-body tr[data-variant="cats-tail"]').inner_text().split("\t")
-        assert row[2] == "1" and row[-1] == str(len(moves)), row
+        assert row[2] == "1" and row[-2] == str(len(moves)) and row[-1] == "0", row  # best moves; no restart
         # Kept with its payload written twice, another one first and the genuine one last (issue 23): refused as
         # MALFORMED, and nothing of either copy shown as what it claims.
         payload = json.loads(base64.b64decode(envelope["payload"]))
