@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
-from http_support import LiveServer
+from http_support import LiveServer, fcs_fixtures
 from web_support import DESKTOP, PHONE, Table
 
 from engine.catalogue import get_game
@@ -85,38 +85,75 @@ def test_more_stands_in_line_with_the_bars_buttons_on_a_phone(browser: Any, serv
         page.goto(f"{server.base_url}/?variant=cats-tail")
         page.wait_for_selector("body[data-ready=true]")
         boxes = page.evaluate(
-            """() => ['#btn-new', '#btn-hint', '#menu > summary'].map((s) => {
-                const r = document.querySelector(s).getBoundingClientRect();
-                return [r.top, r.bottom];
+            """() => ['#btn-resign', '#menu > summary'].map((s) => {
+                const node = document.querySelector(s);
+                const box = node.getBoundingClientRect();
+                const range = document.createRange();
+                range.selectNodeContents(node);
+                const text = range.getBoundingClientRect();
+                return [box.top, box.bottom, (text.top + text.bottom) / 2];
             })"""
         )
-        new, hint, more = boxes
-        assert abs(more[0] - hint[0]) <= 1 and abs(more[1] - hint[1]) <= 1, boxes
-        assert new[0] <= more[0] and more[1] <= new[1] + 1, boxes
+        resign, more = boxes
+        # The same box as the buttons beside it, and its word on the same line as theirs (not at its top edge).
+        assert abs(more[0] - resign[0]) <= 1 and abs(more[1] - resign[1]) <= 1, boxes
+        assert abs(more[2] - resign[2]) <= 2, boxes
     finally:
         _close(table)
 
 
+def _win(table: Table, api: httpx.Client, server: LiveServer) -> None:
+    """A known Cat's Tail win: all but the last move through the API, the last one by click in the page."""
+    seed, moves = fcs_fixtures("cats-tail")[0]
+    server.seeds.push(seed)
+    body = api.post("/v1/games", json={"variant": "cats-tail"}).json()
+    game = body["game"]
+    for text in moves[:-1]:
+        game = api.post(
+            f"/v1/games/{game['gameId']}/moves",
+            headers={"authorization": f"Bearer {body['gameToken']}"},
+            json={"expectedVersion": game["version"], "text": text},
+        ).json()["game"]
+    table.page.evaluate(
+        """([id, token]) => {
+            const games = JSON.parse(localStorage.getItem('patience.games') || '{}');
+            games[id] = { token, variant: 'cats-tail', dealt: Date.now() };
+            localStorage.setItem('patience.games', JSON.stringify(games));
+        }""",
+        [game["gameId"], body["gameToken"]],
+    )
+    table.page.goto(f"{table.base_url}/?game={game['gameId']}")
+    table.page.wait_for_selector("body[data-ready=true]")
+    table.wait_settled(len(moves))
+    table.click_move(moves[-1])
+
+
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_the_results_buttons_are_in_the_window(browser: Any, server: LiveServer, size: str) -> None:
+def test_the_win_panels_buttons_are_in_the_window(
+    browser: Any, server: LiveServer, api: httpx.Client, size: str
+) -> None:
     phone = size == "phone"
     extra: dict[str, Any] = {"has_touch": True, "is_mobile": True} if phone else {}
     table = _table(browser, server, PHONE if phone else DESKTOP, **extra)
     page = table.page
     try:
-        page.goto(f"{server.base_url}/?variant=captives&winnable=false")
-        page.wait_for_selector("body[data-ready=true]")
-        page.click("#btn-resign")
+        table.open()
+        _win(table, api, server)
+        page.wait_for_selector("#cert-status[data-valid='true']")
         page.wait_for_selector("#fair-status[data-ok]")
         view = page.viewport_size
         assert view
         for button in ("#result-close", "#result-again", "#result-new"):
             box = page.locator(button).bounding_box()
             assert box and box["y"] >= 0 and box["y"] + box["height"] <= view["height"], (button, box)
-        page.click("#result-new")  # a real click: nothing lies over it
+        page.mouse.click(*_middle(page.locator("#result-new").bounding_box()))  # nothing lies over it
         page.wait_for_selector("#new-game[open]")
     finally:
         _close(table)
+
+
+def _middle(box: Any) -> tuple[float, float]:
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
 
 def test_revealed_captives_are_not_under_their_king_slots(browser: Any, server: LiveServer) -> None:
