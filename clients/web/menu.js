@@ -1,6 +1,7 @@
 // The More menu's panels: statistics per game (kept in the browser) and the rules of the game being played.
 
 import { duration, lang, t } from './i18n.js';
+import { renderGuide } from './guide.js';
 import { renderRules } from './rules.js';
 import { $, closeMenu, state, variant, variantName } from './state.js';
 import * as store from './storage.js';
@@ -55,6 +56,10 @@ export function openStats() {
 export function openRules() {
   closeMenu();
   const v = variant() || state.byId.get($('variant').value) || state.variants[0];
+  // The game's guide first (one phone screen); the full rules one click below, folded.
+  renderGuide($('guide'), v, lang(), variantName(v));
+  $('rules-title').textContent = `${t('rules.title')}: ${variantName(v)}`;
+  $('rules-full').open = false;
   renderRules($('rules-body'), v, lang());
   $('rules').showModal();
 }

@@ -217,4 +217,5 @@ export const EN = {
   'msg.server-back': 'The server is back: the table is as the server has it.',
   'msg.retry-in': 'Try again in {n#w.second}.',
   'w.second': 'second|seconds',
+  'rules.full': 'The full rules',
 };
