@@ -398,6 +398,7 @@ def test_the_page_speaks_russian_and_switches(browser: Any, server: LiveServer) 
         # The rules, in Russian, from docs/rules.ru.md.
         page.click("#menu > summary")
         page.click("#btn-rules")
+        page.click("#rules-full > summary")  # the full rules, folded under the game's guide
         assert "Семейство 1" in page.inner_text("#rules-body")
         page.keyboard.press("Escape")
         # Switch to English: every word follows.
