@@ -10,8 +10,10 @@ export function loadClock(g) {
   const record = store.game(g.gameId) || {};
   clock.id = g.gameId;
   clock.since = null;
+  // A game this browser never timed (dealt elsewhere, or before the page kept a clock) and already moved in:
+  // the server's time from its deal, the best there is.
   if (typeof record.playMs === 'number') clock.ms = record.playMs;
-  else clock.ms = isOver() && g.moveCount > 0 ? serverElapsed(g) * 1000 : 0;
+  else clock.ms = g.moveCount > 0 ? serverElapsed(g) * 1000 : 0;
   syncClock();
 }
 
