@@ -130,7 +130,7 @@ function box(className, ...children) {
   return node;
 }
 
-const slots = (n, label = '') => Array.from({ length: n }, () => mini(label, 'slot'));
+const slots = (n, label = '') => Array.from({ length: n }, () => mini(label, 'place'));
 
 /** A small picture of the family's layout, drawn with the page's own card colours. */
 function picture(family, variantId) {
@@ -153,7 +153,7 @@ function picture(family, variantId) {
     );
   }
   if (family === 'captives') {
-    const slot = (k) => box('mini-king', k ? mini(k) : mini('K', 'slot'), mini('', 'back'));
+    const slot = (k) => box('mini-king', k ? mini(k) : mini('K', 'place'), mini('', 'back'));
     return box(
       'mini-layout column',
       box('mini-row', slot('K♠'), slot(''), slot(''), mini('', 'back'), mini('7♣')),
@@ -163,7 +163,7 @@ function picture(family, variantId) {
   return box(
     'mini-layout',
     box('mini-grid tall', ...slots(3)),
-    box('mini-square', mini('K♣'), mini('A♥'), mini('K♦'), mini('K♠'), mini('K♥', 'sultan'), mini('K♥'), mini('K♣'), mini('K♦'), mini('K♠')),
+    box('mini-square', mini('K♣'), mini('A♥'), mini('K♦'), mini('K♠'), mini('K♥', 'throne'), mini('K♥'), mini('K♣'), mini('K♦'), mini('K♠')),
     box('mini-grid tall', ...slots(3)),
     box('mini-row', mini('', 'back'), mini('9♠')),
   );
