@@ -35,6 +35,17 @@ def test_every_game_has_a_guide_one_phone_screen_high_with_the_full_rules_a_clic
             page.click("#menu > summary")
             page.click("#btn-rules")
             page.wait_for_selector("#rules[open] #guide [role=img]")
+            # Every small card of the picture lies inside the picture (none pulled out by the table's styles).
+            astray = page.locator("#guide [role=img]").evaluate(
+                """(pic) => {
+                    const p = pic.getBoundingClientRect();
+                    return [...pic.querySelectorAll('.mini')].filter((m) => {
+                        const r = m.getBoundingClientRect();
+                        return r.left < p.left || r.right > p.right || r.top < p.top || r.bottom > p.bottom;
+                    }).length;
+                }"""
+            )
+            assert astray == 0, vid
             sections = page.locator("#guide section").all_inner_texts()
             assert len(sections) == 4 and all(len(s.split("\n", 1)[-1].strip()) > 20 for s in sections), sections
             # The picture, the goal, the deal, the moves, the stock and the fold of the full rules: one screen.
