@@ -235,6 +235,30 @@ function tryWidth(table, cw, width, bottom, lanes) {
   return fits(table, width, bottom);
 }
 
+/** The card width the lanes last fitted at, per window: a move then costs two layouts, not seven. */
+const laneWidths = new Map();
+
+/** The widest cards at which the table fits with long columns in lanes, found by halves (or kept from before). */
+function laneWidth(table, width, bottom) {
+  const key = `${table.dataset.variant}|${width}x${bottom}`;
+  const last = laneWidths.get(key);
+  let lo = MIN_CW;
+  let hi = MAX_CW[table.dataset.family] || 96;
+  if (last && tryWidth(table, last, width, bottom, true)) {
+    lo = last;
+    if (last + 1 >= hi || !tryWidth(table, last + 1, width, bottom, true)) hi = last + 1;
+  }
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (tryWidth(table, mid, width, bottom, true)) lo = mid;
+    else hi = mid;
+  }
+  tryWidth(table, lo, width, bottom, true);
+  if (laneWidths.size > 20) laneWidths.clear();
+  laneWidths.set(key, lo);
+  return lo;
+}
+
 /**
  * The largest card width at which the whole table fits the window: fans compress first (down to the floor
  * where a card's corner still reads), then the cards shrink. The width is found on the model, then laid out and
@@ -250,22 +274,16 @@ export function fit(table) {
   table.style.setProperty('--gap', `${wide && width >= 900 ? 12 : 4}px`);
   // Bigger cards: as wide as the window allows, the columns as long as they are (the page scrolls down).
   const bottom = bigCards() ? 1e6 : room().bottom;
-  let cw = widest(model(table, width, bottom), width, bottom);
-  if (!tryWidth(table, cw, width, bottom, false)) {
+  const kept = model(table, width, bottom);
+  let cw = widest(kept, width, bottom);
+  // The model says no width holds every column in one lane: the lanes, at once (no measuring again).
+  let needLanes = cw <= MIN_CW && !tryWidth(table, cw, width, bottom, false);
+  if (!needLanes && !tryWidth(table, cw, width, bottom, false)) {
     // A model kept from another visit may be off (the styles or fonts changed): measure again, once.
     cw = Math.min(cw, widest(model(table, width, bottom, true), width, bottom));
     while (!tryWidth(table, cw, width, bottom, false) && cw > MIN_CW) cw -= 1;
-    if (cw <= MIN_CW && !fits(table, width, bottom)) {
-      let lo = MIN_CW;
-      let hi = MAX_CW[table.dataset.family] || 96;
-      while (hi - lo > 1) {
-        const mid = Math.floor((lo + hi) / 2);
-        if (tryWidth(table, mid, width, bottom, true)) lo = mid;
-        else hi = mid;
-      }
-      cw = lo;
-      tryWidth(table, cw, width, bottom, true);
-    }
+    needLanes = cw <= MIN_CW && !fits(table, width, bottom);
   }
+  if (needLanes) cw = laneWidth(table, width, bottom);
   table.dataset.cw = table.style.getPropertyValue('--cw');
 }
