@@ -1,6 +1,6 @@
 """Time from page load to a playable table, in Debian's headless Chromium against a live server.
 
-    .venv/bin/python bench/web_load.py [--loads 15] [--json OUT]
+    .venv/bin/python bench/web_load.py [--loads 15] [--json OUT] [--sizes 844x390,360x640] [--games royal-retinue]
 
 "Playable" is the page's own mark ``patience-ready``: the variants read, the game dealt or reopened, the table
 drawn and fitted, its legal moves fetched (app.js sets it once all of that is done). Two ways in, at 1280x800
@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 import httpx  # noqa: E402
 import redis_support  # noqa: E402
 from http_support import live_server  # noqa: E402
-from web_support import DESKTOP, PHONE, launch  # noqa: E402
+from web_support import launch  # noqa: E402
 
 #: the longest king-chain deal of the first seeds, a mid-sized Salic Law one, and a Sultan
 GAMES = ("royal-retinue", "tribunal", "sultan-52")
@@ -60,7 +60,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--loads", type=int, default=15)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--sizes", default="1280x800,390x844", help="windows, WxH comma-separated (touch under 500 px)")
+    parser.add_argument("--games", default=",".join(GAMES), help="games, comma-separated")
     args = parser.parse_args()
+    sizes = [(s, dict(zip(("width", "height"), map(int, s.split("x")), strict=True))) for s in args.sizes.split(",")]
     from playwright.sync_api import sync_playwright
 
     rows: list[dict[str, Any]] = []
@@ -72,9 +75,9 @@ def main() -> None:
         httpx.Client(base_url=server.base_url) as api,
     ):
         browser = launch(p)
-        for size, viewport in (("1280x800", DESKTOP), ("390x844", PHONE)):
-            touch = {"has_touch": True, "is_mobile": True} if viewport is PHONE else {}
-            for variant in GAMES:
+        for size, viewport in sizes:
+            touch = {"has_touch": True, "is_mobile": True} if min(viewport.values()) < 500 else {}
+            for variant in args.games.split(","):
                 server.seeds.push(hashlib.sha256(f"load {variant}".encode()).digest())
                 dealt = api.post("/v1/games", json={"variant": variant}).json()
                 gid, token = dealt["game"]["gameId"], dealt["gameToken"]

@@ -7,8 +7,9 @@ headless Chromium, plays a few moves by clicking (foundation moves first, then t
 so that the tables look like games in progress, and saves one PNG per family and size; then a hint marked on
 the table, public deal #7 on a phone, a won Cat's Tail game with its certificate checked in the browser, a
 winnable deal after the end with the server's winning line, that line being watched on a replay (paused, on a
-phone), a resigned Captives game with its deal revealed face up, the statistics kept per kind of deal, and the
-Russian page with its rules.
+phone), a resigned Captives game with its deal revealed face up, the statistics kept per kind of deal, the
+Russian page with its rules, and the tallest Royal Retinue deal on a phone held sideways, a small phone, a tablet
+and a desktop, in English and Russian.
 """
 
 from __future__ import annotations
@@ -218,7 +219,33 @@ def main(out: Path) -> None:
         russian.page.click("#menu > summary")
         russian.page.click("#btn-rules")
         russian.page.screenshot(path=str(out / f"rules-phone.{EXT}"), **IMAGE)
+        # Every kind of screen, in both languages: the tallest Royal Retinue of the first 60 public deals.
+        number = _longest_public_deal("royal-retinue")
+        for name, (width, height) in SIZES.items():
+            for lang in ("en", "ru"):
+                touch = {"has_touch": True, "is_mobile": True} if min(width, height) < 500 else {}
+                window = {"width": width, "height": height}
+                context = browser.new_context(viewport=window, reduced_motion="reduce", **touch)
+                page = context.new_page()
+                page.goto(f"{server.base_url}/?variant=royal-retinue&deal={number}&lang={lang}")
+                page.wait_for_selector("body[data-ready=true]")
+                page.screenshot(path=str(out / f"size-{name}-{lang}.{EXT}"), **IMAGE)
+                context.close()
         browser.close()
+
+
+#: The screens of docs/web.md's "Every screen": name -> window.
+SIZES = {"phone-landscape": (844, 390), "small-phone": (360, 640), "tablet": (768, 1024), "desktop": (1280, 800)}
+
+
+def _longest_public_deal(variant: str) -> int:
+    """The public deal number (of the first 60) whose deal has the longest column: the tallest table."""
+    game = get_game(variant)
+
+    def longest(n: int) -> int:
+        return max(len(c) for c in game.deal(hashlib.sha256(f"patience-public-deal|{n}".encode()).digest()).columns)
+
+    return max(range(1, 61), key=longest)
 
 
 if __name__ == "__main__":

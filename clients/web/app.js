@@ -17,7 +17,8 @@ import { openRules, openStats } from './menu.js';
 import { explain } from './messages.js';
 import { deal, fillOptions, fillVariants, openNewGame, requestFromUrl, showLink } from './new-game.js';
 import { hint } from './hint.js';
-import { activate, autoPlay, dealGame, deselect, playAgain, resign, select, sendHome, start, stretch, undo } from './play.js';
+import { activate, autoPlay, dealGame, deselect, playAgain, redo, reload, resign, restart, select, sendHome, start, stretch, undo, waitForServer } from './play.js';
+import { syncClock } from './clock.js';
 import { openCertificates, showResult } from './result.js';
 import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from './state.js';
 import * as store from './storage.js';
@@ -51,7 +52,8 @@ async function reopen(id) {
   try {
     const response = await api.getGame(id, record.token);
     await start(response.game, record.token);
-    if (isOver()) $('result').hidden = true;
+    // A finished game reopens on its table (its result a button away); an expired one says what happened.
+    if (isOver() && state.game.status !== 'GAME_STATUS_EXPIRED') $('result').hidden = true;
     return true;
   } catch (err) {
     if (err instanceof ApiError && ['GAME_NOT_FOUND', 'WRONG_TOKEN', 'GAME_EXPIRED'].includes(err.reason)) store.forgetGame(id);
@@ -68,8 +70,7 @@ async function openFromUrl() {
       $('variant').value = request.variant;
       store.keepVariant(request.variant);
       try {
-        await dealGame(request);
-        history.replaceState({ game: state.game.gameId }, '', gameUrl(state.game.gameId));
+        await dealGame(request, { replace: true });
         return;
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
@@ -98,6 +99,9 @@ async function openFromUrl() {
 
 async function main() {
   detect();
+  document.body.dataset.cards = store.setting('cards') === 'large' ? 'large' : 'fit';
+  $('opt-big').checked = document.body.dataset.cards === 'large';
+  $('opt-autodrop').checked = store.setting('autodrop') === 'on';
   translate();
   document.title = t('brand');
   $('btn-lang').lang = lang() === 'ru' ? 'en' : 'ru';
@@ -109,6 +113,7 @@ async function main() {
     sendHome,
     stretch,
     undo,
+    redo,
     hint,
     autoPlay,
     pileCards,
@@ -143,6 +148,22 @@ async function main() {
   }, 1000);
   $('btn-new').addEventListener('click', openNewGame);
   $('btn-undo').addEventListener('click', undo);
+  $('btn-redo').addEventListener('click', redo);
+  $('btn-restart').addEventListener('click', () => {
+    closeMenu();
+    restart();
+  });
+  $('btn-result').addEventListener('click', () => showResult());
+  document.addEventListener('visibilitychange', syncClock);
+  document.addEventListener('patience:expiry', async (e) => {
+    if (!state.game || state.game.gameId !== e.detail || isOver() || state.busy) return;
+    try {
+      await reload();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      if (err.reason === 'UNREACHABLE') waitForServer();
+    }
+  });
   $('btn-resign').addEventListener('click', resign);
   $('btn-hint').addEventListener('click', hint);
   $('btn-auto').addEventListener('click', autoPlay);
@@ -150,6 +171,12 @@ async function main() {
   $('btn-stats').addEventListener('click', openStats);
   $('btn-cert').addEventListener('click', openCertificates);
   $('btn-lang').addEventListener('click', switchLanguage);
+  $('opt-big').addEventListener('change', () => {
+    document.body.dataset.cards = $('opt-big').checked ? 'large' : 'fit';
+    store.keepSetting('cards', document.body.dataset.cards);
+    if (state.game) fit(table);
+  });
+  $('opt-autodrop').addEventListener('change', () => store.keepSetting('autodrop', $('opt-autodrop').checked ? 'on' : 'off'));
   $('variant').addEventListener('change', () => fillOptions());
   for (const id of ['winnable', 'deal-number']) $(id).addEventListener('input', showLink);
   $('new-game-form').addEventListener('submit', deal);

@@ -6,6 +6,7 @@ import { animateFrom, snapshot } from './motion.js';
 import { showSelection } from './selection.js';
 import { $, elapsed, isOver, state, variant, variantName, view } from './state.js';
 import { drawTable } from './table.js';
+import { syncClock } from './clock.js';
 
 export function render({ animate = true } = {}) {
   const table = $('table');
@@ -51,13 +52,32 @@ export function controls() {
   status.className = `status ${g.status === 'GAME_STATUS_WON' ? 'won' : g.status === 'GAME_STATUS_STUCK' ? 'stuck' : ''}`;
   const watching = Boolean(state.watching);
   $('btn-undo').disabled = isOver() || watching || !g.allowUndo || !(g.moveCount > 0);
+  $('btn-redo').disabled = isOver() || watching || !state.redo.length;
   $('btn-resign').disabled = isOver() || watching;
+  $('btn-restart').disabled = isOver() || watching;
+  // After the end, Resign's place in the bar opens the result again (its replay, its line, its checks, its link).
+  $('btn-resign').hidden = isOver();
+  $('btn-result').hidden = !isOver();
+  syncClock();
+  watchExpiry(g);
   hintButton();
   $('btn-auto').disabled = isOver() || watching;
   $('hints').textContent = String(g.hintCount || 0);
   document.body.dataset.version = String(g.version);
+  document.body.dataset.game = g.gameId;
   document.body.dataset.status = g.status;
   showSelection();
+}
+
+let expiry = null;
+
+/** At the time the server said the game expires if nobody moves, the page asks the server how it stands. */
+function watchExpiry(g) {
+  clearTimeout(expiry);
+  expiry = null;
+  const at = Date.parse(g.expiresAt || '');
+  if (isOver() || !Number.isFinite(at)) return;
+  expiry = setTimeout(() => document.dispatchEvent(new CustomEvent('patience:expiry', { detail: g.gameId })), Math.min(Math.max(at - Date.now() + 1000, 1000), 2 ** 31 - 1));
 }
 
 /** The Hint button: off while a hint is out, until a busy server's retry time, and when no move is left. */

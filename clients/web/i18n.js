@@ -52,13 +52,25 @@ function form(n, forms) {
   return k === 1 ? forms[0] : forms[forms.length - 1];
 }
 
-/** The text for ``key`` with {names} filled in; a key with "a|b" forms picks one by the first number given. */
+/**
+ * The text for ``key`` with {names} filled in; a key with "a|b" forms picks one by the first number given, and
+ * {name#w.word} writes the number with its word in the form the number takes (w.word's forms).
+ */
 export function t(key, vars = {}) {
   const text = STRINGS[current][key] ?? EN[key] ?? key;
   const n = vars.n ?? vars.moves ?? vars.count;
   const forms = text.split('|');
   const pick = key === 'result.won-text' ? forms[vars.undos ? 1 : 0] : form(n, forms);
-  return pick.replace(/\{(\w+)\}/g, (m, name) => (name in vars ? String(vars[name]) : m));
+  return pick.replace(/\{(\w+)(?:#([\w.-]+))?\}/g, (m, name, word) => {
+    if (!(name in vars)) return m;
+    return word ? counted(vars[name], word) : String(vars[name]);
+  });
+}
+
+/** A number and its word in the right form: counted(223, 'w.move') is "223 moves", "223 хода". */
+export function counted(n, word) {
+  const forms = (STRINGS[current][word] ?? EN[word] ?? word).split('|');
+  return `${n} ${form(n, forms)}`;
 }
 
 /** Fill every element marked data-i18n (text), data-i18n-label (aria-label) or data-i18n-title under ``root``. */

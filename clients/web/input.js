@@ -133,7 +133,11 @@ export function attachInput(table, c) {
     const typing = e.target.closest?.('input, select, textarea, dialog[open]');
     if (!typing && !e.ctrlKey && !e.metaKey && !e.altKey && (e.key === 'h' || e.key === 'H')) c.hint();
     if (!typing && !e.ctrlKey && !e.metaKey && !e.altKey && (e.key === 'a' || e.key === 'A')) c.autoPlay();
-    if ((e.ctrlKey || e.metaKey) && e.key === 'z') {
+    const ctrl = e.ctrlKey || e.metaKey;
+    if (ctrl && ((e.key === 'y' || e.key === 'Y') || (e.shiftKey && (e.key === 'z' || e.key === 'Z')))) {
+      e.preventDefault();
+      c.redo();
+    } else if (ctrl && e.key === 'z') {
       e.preventDefault();
       c.undo();
     }

@@ -1,6 +1,7 @@
 // The More menu's panels: statistics per game (kept in the browser) and the rules of the game being played.
 
 import { duration, lang, t } from './i18n.js';
+import { renderGuide } from './guide.js';
 import { renderRules } from './rules.js';
 import { $, closeMenu, state, variant, variantName } from './state.js';
 import * as store from './storage.js';
@@ -12,7 +13,7 @@ function statsTable(kind, all, ids) {
   table.dataset.kind = kind;
   table.createCaption().textContent = t(`stats.heading.${kind}`);
   const head = table.createTHead().insertRow();
-  for (const k of ['stats.game', 'stats.played', 'stats.won', 'stats.streak', 'stats.best-streak', 'stats.best-time', 'stats.best-moves']) {
+  for (const k of ['stats.game', 'stats.played', 'stats.won', 'stats.streak', 'stats.best-streak', 'stats.best-time', 'stats.best-moves', 'stats.restarts']) {
     const th = document.createElement('th');
     th.scope = 'col';
     th.textContent = t(k);
@@ -27,7 +28,7 @@ function statsTable(kind, all, ids) {
     th.scope = 'row';
     th.textContent = variantName(state.byId.get(id));
     row.append(th);
-    for (const value of [s.played, s.won, s.streak, s.bestStreak, s.bestTime === null ? '–' : duration(s.bestTime), s.bestMoves ?? '–']) {
+    for (const value of [s.played, s.won, s.streak, s.bestStreak, s.bestTime === null ? '–' : duration(s.bestTime), s.bestMoves ?? '–', s.restarts || 0]) {
       row.insertCell().textContent = String(value);
     }
   }
@@ -41,7 +42,7 @@ export function openStats() {
   body.replaceChildren();
   for (const kind of store.KINDS) {
     const all = store.stats(kind);
-    const ids = state.variants.map((v) => v.id).filter((id) => all[id] && all[id].played);
+    const ids = state.variants.map((v) => v.id).filter((id) => all[id] && (all[id].played || all[id].restarts));
     if (ids.length) body.append(statsTable(kind, all, ids));
   }
   if (!body.children.length) {
@@ -55,6 +56,10 @@ export function openStats() {
 export function openRules() {
   closeMenu();
   const v = variant() || state.byId.get($('variant').value) || state.variants[0];
+  // The game's guide first (one phone screen); the full rules one click below, folded.
+  renderGuide($('guide'), v, lang(), variantName(v));
+  $('rules-title').textContent = `${t('rules.title')}: ${variantName(v)}`;
+  $('rules-full').open = false;
   renderRules($('rules-body'), v, lang());
   $('rules').showModal();
 }

@@ -9,7 +9,7 @@
 // ("does-not-fit") and an old name of the page's (UNDO_DISABLED) onto today's.
 
 import { prettyCards } from './cards.js';
-import { lang } from './i18n.js';
+import { lang, t } from './i18n.js';
 
 /** Other spellings of the same reason, folded onto the one the page uses. */
 const ALIASES = { UNDO_DISABLED: 'UNDO_FORBIDDEN' };
@@ -148,7 +148,7 @@ const REASONS = {
   // Callers and limits.
   BAD_CLIENT_ADDRESS: ['The front end sent a bad client address.', 'Внешний сервер прислал неверный адрес клиента.'],
   UNTRUSTED_CLIENT_ADDRESS: ['The front end is not trusted to name the client.', 'Внешнему серверу не доверено называть клиента.'],
-  RATE_LIMITED: ['Too many requests at once: wait a moment and try again.', 'Слишком много запросов сразу: подождите немного и повторите.'],
+  RATE_LIMITED: ['Too many requests from here for now.', 'Отсюда пока слишком много запросов.'],
   // The server's own trouble.
   STORE_FULL: ['The server\'s storage is full right now; try again later.', 'Хранилище сервера сейчас заполнено; попробуйте позже.'],
   STORE_ERROR: ['The server\'s storage failed; try again.', 'Хранилище сервера дало сбой; попробуйте снова.'],
@@ -173,6 +173,9 @@ const REASONS = {
   NO_KEYS: ['The server published no keys to check it with.', 'Сервер не опубликовал ключей для проверки.'],
 };
 
+/** Refusals that mean "not now": said with when to try again, and without the server's words (its limits). */
+const WAIT = new Set(['RATE_LIMITED', 'HINTS_BUSY', 'WINNABLE_POOL_EMPTY', 'UNREACHABLE', 'STORE_UNAVAILABLE']);
+
 /** Every reason code this page explains (tests/web/test_web_messages.py compares it with the server's). */
 export const REASON_CODES = Object.freeze(Object.keys(REASONS));
 
@@ -182,11 +185,20 @@ export function reasonText(reason) {
   return entry ? entry[lang() === 'ru' ? 1 : 0] : '';
 }
 
-/** A sentence for people: the explanation by reason, then what the server said about the cards. */
+/**
+ * A sentence for people, in the page's language: the explanation by reason code. The server's own words are
+ * English: they follow (with their cards written as the table shows them) on an English page only; a Russian page
+ * never shows them (a code it does not know reads «Не получилось.»).
+ */
 export function explain(error) {
-  const general = reasonText(error.reason);
-  const specific = prettyCards(error.message || '');
-  if (!general) return specific || (lang() === 'ru' ? 'Не получилось.' : 'That did not work.');
+  let general = reasonText(error.reason);
+  // When to try again, from the answer's Retry-After, in words (never the raw limit the server names).
+  if (general && error.retryAfter && WAIT.has(reasonCode(error.reason))) general = `${general} ${t('msg.retry-in', { n: Math.ceil(error.retryAfter) })}`;
+  if (WAIT.has(reasonCode(error.reason))) return general;
+  // The server's own words, but never a transport's ("HTTP 0" when the server could not be reached).
+  const specific = /^HTTP \d+$/.test(error.message || '') ? '' : prettyCards(error.message || '');
+  if (lang() === 'ru') return general || 'Не получилось.';
+  if (!general) return specific || 'That did not work.';
   if (!specific || specific.toLowerCase() === general.toLowerCase()) return general;
   return `${general} (${specific})`;
 }

@@ -10,7 +10,7 @@ import { summary } from './rules.js';
 import { $, closeMenu, state } from './state.js';
 import * as store from './storage.js';
 
-const RESERVED_PARAMS = new Set(['variant', 'game', 'lang', 'undo', 'deal', 'winnable']);
+const RESERVED_PARAMS = new Set(['variant', 'game', 'lang', 'undo', 'deal', 'winnable', 'replay']);
 const MAX_DEAL_NUMBER = 2 ** 32 - 1;
 
 /** A public deal's number from text: 1 .. 2^32-1, or null when it is not one. */
@@ -170,7 +170,12 @@ export function requestFromUrl(params) {
     options[name] = value;
   }
   const request = { variant: id, options, allowUndo: params.get('undo') !== 'false' };
-  if (params.has('deal')) {
+  if (params.has('replay')) {
+    // A shared finished deal: its revealed seed (as the API wrote it), dealt again as a replay.
+    const seed = params.get('replay');
+    if (!/^[A-Za-z0-9+/=_-]{20,100}$/.test(seed)) return { error: t('msg.bad-replay') };
+    request.replaySeed = seed;
+  } else if (params.has('deal')) {
     const n = dealNumber(params.get('deal'));
     if (n === null) return { error: t('msg.bad-deal-number') };
     request.dealNumber = n;

@@ -12,6 +12,7 @@ import { pause } from './motion.js';
 import { showResult } from './result.js';
 import { homeMove, moveText, showSelection, targetsOf } from './selection.js';
 import { $, gameUrl, isColumn, isOver, parseLegal, pileCards, say, state, variant, view } from './state.js';
+import { loadClock } from './clock.js';
 import * as store from './storage.js';
 
 /** Whether the player may act on the table now: a game on, no call of theirs in flight, no line being shown. */
@@ -38,12 +39,15 @@ export function select(pile, pos) {
   const card = cardLabel(cards[pos]);
   const more = state.selection.count - 1;
   say(targetsOf(state.selection).size ? t(more ? 'msg.pick-run' : 'msg.pick', { card, more }) : '');
+  $('message').dataset.pick = 'true';
 }
 
+/** Let go of the selection; "pick where it goes" goes with it (a message about anything else stays). */
 export function deselect() {
   state.selection = null;
   state.batch = [];
   showSelection();
+  if ($('message').dataset.pick) say('');
 }
 
 export async function play(text) {
@@ -55,8 +59,12 @@ export async function play(text) {
     const response = await api.applyMove(state.game.gameId, state.token, state.game.version, text);
     state.game = response.game;
     state.legal = [];
+    // Redo plays the last move undone; any other move forgets the moves undone.
+    if (state.redo.length && state.redo[state.redo.length - 1] === text) state.redo.pop();
+    else state.redo = [];
     render();
     say('');
+    if (!isOver() && !canFinish() && store.setting('autodrop') === 'on') await autoDrop();
     if (canFinish()) await finish();
     else await afterChange();
   } catch (err) {
@@ -104,6 +112,26 @@ async function finish() {
   await afterChange();
 }
 
+/**
+ * Auto-drop (More → Send safe cards home after every move; off unless the player switches it on): after a move
+ * of the player's, AutoPlay sends home every card that can safely go (it can never spoil a win), as PySol's
+ * auto-drop does. The cards slide home like any move; Undo takes them back one by one.
+ */
+async function autoDrop() {
+  try {
+    const response = await api.autoPlay(state.game.gameId, state.token, state.game.version);
+    const n = (response.applied || []).length;
+    if (!n) return;
+    state.game = response.game;
+    state.redo = [];
+    await pause();
+    render();
+    document.body.dataset.autoDropped = String(Number(document.body.dataset.autoDropped || 0) + n);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+  }
+}
+
 /** The Auto-play button (and A): every safe move to the foundations, in one call, animated as one change. */
 export async function autoPlay() {
   if (!idle()) return;
@@ -113,6 +141,7 @@ export async function autoPlay() {
     const response = await api.autoPlay(state.game.gameId, state.token, state.game.version);
     state.game = response.game;
     state.legal = [];
+    state.redo = [];
     render();
     const n = (response.applied || []).length;
     say(n ? t('msg.auto-done', { n }) : t('msg.auto-none'), 'info');
@@ -126,16 +155,40 @@ export async function autoPlay() {
   }
 }
 
+const MOVE = /^(r?\d+|w|c\d+|f\d+)-(r\d*|f\d*|k|\d+)(?:\/(\d+))?$/;
+
+/** A move as a player reads it: the card it takes and where it goes ("2♣ → 10♥", "7♥ → column 4"), or ''. */
+export function moveWords(text) {
+  const m = MOVE.exec(text);
+  if (!m || !state.game) return '';
+  const [, source, target, count] = m;
+  const from = pileCards(source);
+  if (!from.length) return '';
+  const card = from[isColumn(source) && count ? Math.max(0, from.length - Number(count)) : from.length - 1];
+  if (!card || card === '??') return '';
+  let where = '';
+  if (isColumn(target)) {
+    const onto = pileCards(target);
+    where = onto.length && onto[onto.length - 1] !== '??' ? cardLabel(onto[onto.length - 1]) : t('pile.column', { n: target });
+  } else if (target[0] === 'f') where = target.length > 1 ? t('pile.foundation', { n: target.slice(1) }) : t('group.foundations');
+  else if (target[0] === 'r') where = target.length > 1 ? t('pile.cell', { n: target.slice(1) }) : t('group.reserve');
+  else if (target === 'k') where = t('group.king-row');
+  return `${cardLabel(card)} → ${where}`;
+}
+
 export async function refused(err, text = '') {
   if (!(err instanceof ApiError)) throw err;
-  if (err.reason === 'STALE_VERSION') {
+  if (err.reason === 'STALE_VERSION' || err.reason === 'GAME_EXPIRED' || err.reason === 'GAME_OVER') {
+    // The game is not where this page thought: drawn again as the server has it (an expired game: its end).
     await reload();
     say(explain(err), 'refused');
     return;
   }
+  if (err.reason === 'UNREACHABLE') waitForServer();
   document.body.dataset.lastReason = err.reason;
   document.body.dataset.refusals = String(Number(document.body.dataset.refusals || 0) + 1);
-  say(`${text ? `“${text}”: ` : ''}${explain(err)}`, 'refused');
+  const move = text ? moveWords(text) : '';
+  say(move ? t('msg.refused-move', { move, why: explain(err) }) : explain(err), 'refused');
   showSelection();
   settled();
 }
@@ -172,6 +225,35 @@ async function refreshLegal() {
   }
   document.body.dataset.legal = String(state.legal.length);
   controls();
+}
+
+let waiting = null;
+
+/**
+ * The server could not be reached: the page asks again every few seconds, and when it answers says so and draws
+ * the game as the server has it (a move may or may not have arrived before the line went down).
+ */
+export function waitForServer() {
+  if (waiting) return;
+  document.body.dataset.server = 'gone';
+  waiting = setInterval(async () => {
+    try {
+      await api.listVariants();
+    } catch (err) {
+      return;
+    }
+    clearInterval(waiting);
+    waiting = null;
+    document.body.dataset.server = 'back';
+    if (state.game && state.token) {
+      try {
+        await reload();
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+      }
+    }
+    say(t('msg.server-back'), 'info');
+  }, 3000);
 }
 
 export async function reload() {
@@ -249,7 +331,10 @@ export function activate(node, multi = false) {
         // The second click on the same card: home if it can go, else let go of it.
         const home = homeMove(sel);
         if (home) play(home.text);
-        else deselect();
+        else {
+          deselect();
+          say(t('msg.nothing-home'), 'info');
+        }
       } else {
         select(id, pos);
       }
@@ -275,7 +360,7 @@ export function stretch(delta) {
  * NewGame (after PrepareGame when the player brings a seed), kept in the browser under its own URL. A game
  * dealt to ``watch`` the server's winning line on is kept, but never counted in the statistics.
  */
-export async function dealGame(request, { watch = false } = {}) {
+export async function dealGame(request, { watch = false, replace = false } = {}) {
   let serverCommitment = null;
   if (request.clientSeed) {
     // The server commits to its part before it sees ours: then neither side chose the deal.
@@ -288,7 +373,9 @@ export async function dealGame(request, { watch = false } = {}) {
   const record = { token: response.gameToken, variant: g.variant, firstView: g.view, serverCommitment, dealt: Date.now() };
   store.keepGame(g.gameId, watch ? { ...record, watched: true } : record);
   if (store.counts(g)) store.countDeal(g);
-  history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));
+  // A deal from a link takes the link's place in the history: Back leaves it, never to a table it does not show.
+  if (replace) history.replaceState({ game: g.gameId }, '', gameUrl(g.gameId));
+  else history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));
   await start(g, response.gameToken);
 }
 
@@ -315,11 +402,13 @@ export async function start(game, token) {
   state.batch = [];
   state.legal = [];
   state.revealed = null;
+  state.redo = [];
   state.watching = null; // a line being watched stops: this is another game (the back button, a link)
   $('watch').hidden = true;
   document.querySelector('.actions').hidden = false;
   $('result').hidden = true;
   say('');
+  loadClock(game);
   render({ animate: false });
   await afterChange();
 }
@@ -332,10 +421,41 @@ export async function undo() {
     state.game = response.game;
     state.selection = null;
     state.legal = [];
+    if (response.undone && response.undone.text) state.redo.push(response.undone.text);
     render();
-    say(response.undone ? t('msg.took-back', { move: response.undone.text }) : '');
+    say(response.undone ? t('msg.took-back', { move: moveWords(response.undone.text) || response.undone.text }) : '');
     await afterChange();
   } catch (err) {
+    await refused(err);
+  } finally {
+    state.busy = false;
+  }
+}
+
+/** Redo (the button, Ctrl+Y or Ctrl+Shift+Z): the last move undone, played again. */
+export function redo() {
+  if (!idle() || !state.redo.length) return;
+  play(state.redo[state.redo.length - 1]);
+}
+
+/**
+ * Restart this deal: the game is resigned and its deal, its seed now revealed, dealt again from the start
+ * (NewGame with ``replaySeed``, the same options and undo setting). The statistics count a restart, not a loss.
+ */
+export async function restart() {
+  if (!idle()) return;
+  if (!window.confirm(t('msg.restart-confirm'))) return;
+  const old = state.game;
+  state.busy = true;
+  try {
+    const response = await api.resign(old.gameId, state.token, old.version);
+    const g = response.game;
+    if (store.counts(g)) store.countRestart(g);
+    state.busy = false;
+    await dealGame({ variant: g.variant, options: g.options || {}, allowUndo: Boolean(g.allowUndo), replaySeed: g.seed });
+    say(t('msg.restarted'), 'info');
+  } catch (err) {
+    state.busy = false;
     await refused(err);
   } finally {
     state.busy = false;

@@ -17,9 +17,14 @@ export async function showResult() {
   const g = state.game;
   const v = variant();
   const won = g.status === 'GAME_STATUS_WON';
-  $('result-title').textContent = t(won ? 'result.won' : g.status === 'GAME_STATUS_RESIGNED' ? 'result.resigned' : 'result.over');
-  const seconds = Math.round(elapsed());
-  $('result-text').textContent = won ? t('result.won-text', { moves: g.moveCount, undos: g.undoCount, time: duration(seconds) }) : '';
+  const expired = g.status === 'GAME_STATUS_EXPIRED';
+  $('result-title').textContent = t(won ? 'result.won' : g.status === 'GAME_STATUS_RESIGNED' ? 'result.resigned' : expired ? 'result.expired' : 'result.over');
+  const seconds = Math.floor(elapsed()); // the bar's clock, stopped at the end: both read the same
+  $('result-text').textContent = won
+    ? t('result.won-text', { moves: g.moveCount, undos: g.undoCount, time: duration(seconds) })
+    : expired
+      ? t('result.expired-text')
+      : '';
   if (store.counts(g)) {
     const { entry, best } = store.countEnd(g, { won, seconds, moves: g.moveCount });
     $('result-stats').textContent = `${won && best ? `${t('result.new-best')} ` : ''}${t('result.stats', {
@@ -33,14 +38,37 @@ export async function showResult() {
     $('result-stats').textContent = t('result.watched');
   }
   $('result-again').hidden = !g.seed;
+  showShareLink(g);
   $('result').hidden = false;
   const cert = won && g.certificate && g.certificate.encoded ? g.certificate : null;
-  if (cert) store.keepGame(g.gameId, { certificate: cert, finished: Date.now() });
+  // The date of the win (the server's), not of the moment this panel was shown.
+  if (cert) store.keepGame(g.gameId, { certificate: cert, finished: Date.parse(g.finishedAt) || Date.now() });
   $('certificate').hidden = !cert;
   $('cert-none').hidden = !(won && !cert);
   if (won) celebrate($('table'));
   if (cert) await fillCertificate($('certificate'), cert);
   await showDeal(g);
+}
+
+/**
+ * A link that deals this game's deal to anyone: a numbered deal by its number, any other by its revealed seed
+ * (a replay: /?variant=ID&replay=SEED, with the game's options and undo setting).
+ */
+export function shareLink(g) {
+  const params = new URLSearchParams({ variant: g.variant });
+  for (const [name, value] of Object.entries(g.options || {})) params.set(name, value);
+  if (!g.allowUndo) params.set('undo', 'false');
+  if (g.dealt === 'public' && g.dealNumber) params.set('deal', String(g.dealNumber));
+  else if (g.seed) params.set('replay', g.seed);
+  else return '';
+  return `${location.origin}/?${params}`;
+}
+
+function showShareLink(g) {
+  const link = shareLink(g);
+  $('share').hidden = !link;
+  $('share-link').href = link || '/';
+  $('share-link').textContent = link;
 }
 
 /** The revealed seed: checked against the commitment, re-dealt, and the hidden cards turned face up. */
@@ -213,6 +241,7 @@ async function fillCertificate(root, cert) {
     let text = value;
     if (key.endsWith('_at') && typeof value === 'number') text = new Date(value).toISOString();
     else if (key === 'dealt' && t(`cert.dealt.${value}`) !== `cert.dealt.${value}`) text = t(`cert.dealt.${value}`);
+    else if (['played', 'result'].includes(key) && t(`cert.${key}.${value}`) !== `cert.${key}.${value}`) text = t(`cert.${key}.${value}`);
     else if (Array.isArray(value)) text = value.join(' ');
     else if (value && typeof value === 'object') text = JSON.stringify(value);
     addField(fields, label.startsWith('cert.field.') ? key : label, text);

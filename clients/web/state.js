@@ -29,7 +29,15 @@ export const state = {
   hintRetryAt: 0, // after HINTS_BUSY: no hint asked before this time (ms)
   watching: null, // the server's winning line being played on a replay (watch.js)
   revealed: null, // the hidden cards, once the game is over and its seed re-dealt
+  redo: [], // the moves undone, last undone last: Redo plays them again; any other move forgets them
 };
+
+/**
+ * The game's clock, the page's own: it starts at the first move, stops at the end, and does not run while the
+ * page is hidden (another tab, a phone's screen off). ``ms`` is the time counted so far, ``since`` when it last
+ * started running (or null). Kept in the browser with the game, so a reload goes on from where it was.
+ */
+export const clock = { id: null, ms: 0, since: null };
 
 export function pileId(ref) {
   if (!ref) return '';
@@ -51,6 +59,7 @@ export function parseLegal(entry) {
 
 export function say(text, kind = 'info') {
   const box = $('message');
+  delete box.dataset.pick;
   box.textContent = text;
   box.className = `message ${text ? kind : ''}`.trim();
 }
@@ -74,8 +83,13 @@ export function pileCards(id) {
   return [];
 }
 
-/** Seconds played: from the deal to the end (or to now), by the server's clock. */
-export function elapsed(g = state.game) {
+/** Seconds played, by the page's clock: from the first move to the end, the time the page was hidden left out. */
+export function elapsed() {
+  return (clock.ms + (clock.since === null ? 0 : performance.now() - clock.since)) / 1000;
+}
+
+/** Seconds by the server's clock, from the deal to the end: for a game this browser has no clock of. */
+export function serverElapsed(g) {
   if (!g || !g.createdAt) return 0;
   const end = g.finishedAt ? Date.parse(g.finishedAt) : OVER.has(g.status) ? Date.parse(g.updatedAt) : Date.now();
   return Math.max(0, (end - Date.parse(g.createdAt)) / 1000);

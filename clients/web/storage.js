@@ -98,7 +98,7 @@ export function certificates() {
 /** The kinds of deal, in the order the statistics panel shows them. */
 export const KINDS = ['fresh', 'winnable', 'public', 'replay'];
 const STATS_KEY = { fresh: STATS, winnable: `${STATS}.winnable`, public: `${STATS}.public`, replay: `${STATS}.replay` };
-const EMPTY = { played: 0, won: 0, streak: 0, bestStreak: 0, bestTime: null, bestMoves: null, open: null };
+const EMPTY = { played: 0, won: 0, streak: 0, bestStreak: 0, bestTime: null, bestMoves: null, open: null, restarts: 0 };
 
 /** The kind a game's deal counts under (Game.dealt: random, ticket, winnable, public, replay). */
 export function kindOf(g) {
@@ -138,6 +138,21 @@ export function countDeal(g) {
 }
 
 /**
+ * Game ``g`` was restarted (resigned to be dealt again from its seed): a restart, not a loss. It leaves the games
+ * played (its replay is counted among the replays) and never breaks a streak.
+ */
+export function countRestart(g) {
+  const record = game(g.gameId);
+  if (record && record.counted) return;
+  update(kindOf(g), g.variant, (s) => {
+    if (s.open === g.gameId) s.open = null;
+    if (record && record.played) s.played = Math.max(0, s.played - 1);
+    s.restarts = (s.restarts || 0) + 1;
+  });
+  keepGame(g.gameId, { counted: true, restarted: true });
+}
+
+/**
  * Game ``g`` ended (once per game: the record remembers it was counted). Returns its kind's entry and whether
  * the win set a best time or a best move count.
  */
@@ -167,4 +182,21 @@ export function countEnd(g, { won, seconds, moves }) {
   });
   if (record) keepGame(g.gameId, { counted: true });
   return { entry, best };
+}
+
+/** A player's setting (``cards``: fit or large; ``autodrop``: on or off), kept as patience.NAME; null when unset. */
+export function setting(name) {
+  try {
+    return localStorage.getItem(`patience.${name}`);
+  } catch (err) {
+    return null;
+  }
+}
+
+export function keepSetting(name, value) {
+  try {
+    localStorage.setItem(`patience.${name}`, String(value));
+  } catch (err) {
+    // No room: the setting lasts this visit only.
+  }
 }

@@ -128,7 +128,13 @@ def test_a_refused_move_is_explained(table: Table, server: LiveServer) -> None:
     table.page.wait_for_selector("body[data-refusals='1']", state="attached")
     message = table.message()
     assert table.page.get_attribute("#message", "class") == "message refused"
-    assert f"{a}-{b}/1" in message
+    # The move in the player's words: the card taken and the card it was put on (never the notation).
+    label = table.page.evaluate(
+        "async ([a, b]) => { const c = await import('/cards.js'); return [a, b].map(c.cardLabel); }",
+        [TEXT[state.columns[a - 1][-1]], TEXT[state.columns[b - 1][-1]]],
+    )
+    assert message.startswith(f"{label[0]} → {label[1]}: "), message
+    assert f"{a}-{b}/1" not in message
     reason = table.page.get_attribute("body", "data-last-reason")
     assert reason in ("DOES_NOT_FIT", "WRONG_COLOUR")
     assert "does not fit" in message or "alternating colours" in message
@@ -171,6 +177,15 @@ def test_win_cats_tail_through_the_page_and_verify_the_certificate(
     assert page.get_attribute("#fair-status", "data-ok") == "true"
     page.wait_for_selector("#deal-status[data-ok]")
     assert page.get_attribute("#deal-status", "data-ok") == "true"
+    # The bar's clock and the result read the same time (the clock stopped at the win).
+    assert f" in {page.inner_text('#timer')}" in page.inner_text("#result-text")
+    # The certificate is kept under the time of the win, not of the moment the panel was shown.
+    gid = str(page.get_attribute("body", "data-game"))
+    record = page.evaluate("(id) => JSON.parse(localStorage.getItem('patience.games'))[id]", gid)
+    with httpx.Client(base_url=server.base_url) as client:
+        game = client.get(f"/v1/games/{gid}", headers={"authorization": f"Bearer {record['token']}"}).json()["game"]
+    finished = page.evaluate("(at) => Date.parse(at)", game["finishedAt"])
+    assert record["finished"] == finished, (record["finished"], game["finishedAt"])
     page.screenshot(path=str(tmp_path / "won.png"))
 
 

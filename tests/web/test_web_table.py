@@ -398,6 +398,7 @@ def test_the_page_speaks_russian_and_switches(browser: Any, server: LiveServer) 
         # The rules, in Russian, from docs/rules.ru.md.
         page.click("#menu > summary")
         page.click("#btn-rules")
+        page.click("#rules-full > summary")  # the full rules, folded under the game's guide
         assert "Семейство 1" in page.inner_text("#rules-body")
         page.keyboard.press("Escape")
         # Switch to English: every word follows.
@@ -569,7 +570,7 @@ def test_a_won_certificate_is_kept_reopened_copied_and_downloaded(
         assert page.locator("#cert-none").is_hidden()
         # Every field of the signed payload is shown.
         fields = page.inner_text("#cert-fields")
-        for name in ("Seed", "Moves", "final_state_hash", "options"):
+        for name in ("Seed", "Moves", "Final position (SHA-256)", "Options"):  # every field named for people
             assert name in fields, fields
         # After a reload the certificate is still here: reopened, checked again, copied and downloaded.
         page.reload()
@@ -593,7 +594,7 @@ def test_a_won_certificate_is_kept_reopened_copied_and_downloaded(
         page.click("#menu > summary")
         page.click("#btn-stats")
         row = page.locator('#stats-body tr[data-variant="cats-tail"]').inner_text().split("\t")
-        assert row[2] == "1" and row[-1] == str(len(moves)), row
+        assert row[2] == "1" and row[-2] == str(len(moves)) and row[-1] == "0", row  # best moves; no restart
         # Kept with its payload written twice, another one first and the genuine one last (issue 23): refused as
         # MALFORMED, and nothing of either copy shown as what it claims.
         payload = json.loads(base64.b64decode(envelope["payload"]))
