@@ -33,7 +33,7 @@ from engine.game import Game
 from engine.state import State
 from engine.verify import replay
 from engine.view import hidden_cards
-from service.games.errors import error_info
+from service.errors import error_info
 from service.settings.config import Settings
 
 ROOT = Path(__file__).resolve().parent.parent

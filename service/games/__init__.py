@@ -2,7 +2,7 @@
 
 :class:`GameService` has one async method per RPC, named as the RPC in snake_case, taking the RPC's request
 message and the caller's :class:`Credentials` and returning the response message; refusals are
-:class:`~service.games.errors.ServiceError`, each built in ``service.games.errors``. Transports only read
+:class:`~service.errors.ServiceError`, each built in ``service.errors``. Transports only read
 credentials and map errors (``service.observe.calls``).
 
 One module per group of RPCs, each use case a few steps over the adapters (``steps``: the store, the engine,

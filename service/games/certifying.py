@@ -7,7 +7,8 @@ import asyncio
 from patience.jsonlimits import MAX_JSON_DEPTH, too_deep
 from patience.v1 import patience_pb2 as pb
 
-from service.games import errors, messages
+from service import errors
+from service.games import messages
 from service.games.ports import Credentials
 from service.games.steps import Steps
 

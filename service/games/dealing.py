@@ -13,7 +13,8 @@ from engine.catalogue import variants
 from engine.deal import MAX_DEAL_NUMBER, SEED_BYTES, public_deal_seed
 from engine.encoding import encode_state
 from engine.game import Game
-from service.games import convert, errors, messages
+from service import errors
+from service.games import convert, messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms, unavailable
 from service.observe import metrics

@@ -9,7 +9,8 @@ from patience.v1 import patience_pb2 as pb
 from engine.errors import PatienceError
 from engine.moves import Move
 from engine.view import player_view
-from service.games import convert, errors
+from service import errors
+from service.games import convert
 from service.games.ports import Credentials
 from service.games.steps import Steps, refusal
 from service.store import StoreError

@@ -6,7 +6,8 @@ import hashlib
 
 from patience.v1 import patience_pb2 as pb
 
-from service.games import convert, errors, messages
+from service import errors
+from service.games import convert, messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms
 

@@ -12,7 +12,8 @@ from engine.errors import PatienceError
 from engine.movelog import CorruptLog
 from engine.moves import Move
 from engine.verify import Outcome
-from service.games import convert, errors, messages
+from service import errors
+from service.games import convert, messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, parse_options, refusal
 from service.store import NothingToUndo, StoreError, StoreStatus

@@ -4,8 +4,10 @@ a server without keys or limits passes None and a test can pass its own."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+from service.security.ratelimit import CLIENT_ADDRESS, FRONT_END_KEY
 
 if TYPE_CHECKING:
     from patience.certificates import CertificateContents, Verification
@@ -23,6 +25,35 @@ class Credentials(NamedTuple):
     peer: str = ""  # gRPC's peer string ("ipv4:1.2.3.4:5"); read only for the rate-limited calls
     client_address: str | None = None  # x-client-address
     front_end_key: str | None = None  # x-front-end-key
+
+
+#: The headers a call's credentials come in, the same names in gRPC metadata and in HTTP headers (a front end's
+#: two, CLIENT_ADDRESS and FRONT_END_KEY, are the rate limits').
+AUTHORIZATION = "authorization"
+OPERATOR_KEY = "x-operator-key"
+_BEARER = "bearer "
+
+
+def credentials_from(headers: Iterable[tuple[str, str | bytes]] | None, peer: str = "") -> Credentials:
+    """``authorization: Bearer <token>``, ``x-operator-key`` and a front end's ``x-client-address`` and
+    ``x-front-end-key`` from a call's headers (gRPC metadata or HTTP headers, names in lower case); ``peer`` is
+    the caller's address as the transport saw it. Both transports build the call's credentials with this."""
+    token: str | None = None
+    operator: str | None = None
+    address: str | None = None
+    front_end: str | None = None
+    for key, value in headers or ():
+        if isinstance(value, bytes):
+            continue
+        if key == AUTHORIZATION and value[: len(_BEARER)].lower() == _BEARER:
+            token = value[len(_BEARER) :].strip() or None
+        elif key == OPERATOR_KEY:
+            operator = value.strip() or None
+        elif key == CLIENT_ADDRESS:
+            address = value.strip()
+        elif key == FRONT_END_KEY:
+            front_end = value.strip() or None
+    return Credentials(token, operator, peer, address, front_end)
 
 
 class KeyRing(Protocol):

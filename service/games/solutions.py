@@ -9,7 +9,8 @@ from patience.v1 import patience_pb2 as pb
 from engine.encoding import encode_state
 from engine.verify import Outcome
 from engine.view import hidden_cards
-from service.games import errors, messages
+from service import errors
+from service.games import messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, parse_options, refusal
 from service.security.tokens import new_game_id, new_token, token_hash

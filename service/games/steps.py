@@ -24,9 +24,10 @@ from engine.moves import Move, split_moves
 from engine.state import State
 from engine.verify import Replay, replay
 from engine.view import player_view
-from service.games import convert, errors, messages
+from service import errors
+from service.errors import ServiceError
+from service.games import convert, messages
 from service.games.caches import Certificates, RecentGames, Templates
-from service.games.errors import ServiceError
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
 from service.security.ratelimit import client_address
 from service.security.tickets import Ticket, TicketError, TicketReason

@@ -8,7 +8,7 @@ method, and a call pays one extra coroutine frame. On ``ApplyMove`` that is abou
 than the two interceptors it replaced (docs/service-benchmark.md).
 
 Per call, besides what ``service.observe.calls`` does for both transports: the request id goes back in the trailing
-metadata (``service.games.errors.abort`` appends it to the trailers of the rich error statuses, which replace the
+metadata (``abort`` below appends it to the trailers of the rich error statuses, which replace the
 trailers set here), and a request that does not decode is refused INVALID_ARGUMENT ``UNDECODABLE_REQUEST``.
 """
 
@@ -22,10 +22,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 import grpc
+from grpc_status import rpc_status
 
-from service.games import errors
+from service import errors
+from service.errors import ServiceError, to_status
 from service.observe.calls import Calls, request_id_of
-from service.observe.logs import REQUEST_ID_HEADER, access_log
+from service.observe.logs import REQUEST_ID_HEADER, access_log, with_request_id
 
 log = logging.getLogger(__name__)
 _NAME_BY_VALUE = {code.value[0]: code.name for code in grpc.StatusCode}
@@ -107,7 +109,7 @@ async def _refuse_undecodable(m: _Method, request: Undecodable, context: Any) ->
         log.warning("undecodable request", extra=extra)
     else:
         _UNDECODABLE[m.full] = (last, unlogged + 1)
-    await errors.abort(context, errors.undecodable_request(m.name))
+    await abort(context, errors.undecodable_request(m.name))
 
 
 def _unary_response(m: _Method, behavior: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
@@ -208,3 +210,9 @@ class Operations(grpc.GenericRpcHandler):
                 wrapped = self._wrapped[method] = _wrap(_Method(method), handler)
                 return wrapped
         return None
+
+
+async def abort(context: grpc.aio.ServicerContext[object, object], error: ServiceError) -> None:
+    """End the call with ``error`` as a rich status (never returns); the trailers keep the call's request id."""
+    status = rpc_status.to_status(to_status(error))
+    await context.abort(status.code, status.details, with_request_id(status.trailing_metadata))

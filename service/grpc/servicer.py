@@ -13,40 +13,14 @@ from typing import Any
 import grpc
 from patience.v1 import patience_pb2_grpc
 
-from service.games import Credentials, GameService
-from service.games.errors import abort
+from service.games import GameService
+from service.games.ports import credentials_from
+from service.grpc.operations import abort
 from service.observe.calls import failure
 from service.security import tls
-from service.security.ratelimit import CLIENT_ADDRESS, FRONT_END_KEY
 
 #: The use cases that count calls per client address (service.security.ratelimit).
 LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate", "hint"})
-
-
-AUTHORIZATION = "authorization"
-OPERATOR_KEY = "x-operator-key"
-_BEARER = "bearer "
-
-
-def credentials_from(metadata: Any, peer: str = "") -> Credentials:
-    """``authorization: Bearer <token>``, ``x-operator-key`` and a front end's ``x-client-address`` and
-    ``x-front-end-key`` from the call's metadata; ``peer`` is the caller's address (gRPC's peer string)."""
-    token: str | None = None
-    operator: str | None = None
-    address: str | None = None
-    front_end: str | None = None
-    for key, value in metadata or ():
-        if isinstance(value, bytes):
-            continue
-        if key == AUTHORIZATION and value[: len(_BEARER)].lower() == _BEARER:
-            token = value[len(_BEARER) :].strip() or None
-        elif key == OPERATOR_KEY:
-            operator = value.strip() or None
-        elif key == CLIENT_ADDRESS:
-            address = value.strip()
-        elif key == FRONT_END_KEY:
-            front_end = value.strip() or None
-    return Credentials(token, operator, peer, address, front_end)
 
 
 def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:

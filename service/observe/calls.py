@@ -25,8 +25,8 @@ from typing import Any
 from google.rpc import code_pb2, status_pb2
 from prometheus_client import Counter
 
-from service.games import errors
-from service.games.errors import ServiceError
+from service import errors
+from service.errors import ServiceError
 from service.observe import metrics
 from service.observe.logs import access_log, incoming_request_id, log_access, new_request_id, request_id
 

@@ -5,9 +5,10 @@ annotations, :mod:`service.rest.transcode` turns path, query and body into the R
 (protobuf's JSON mapping), and the call goes to the very ``GameService`` method the gRPC servicer calls,
 in the same process and the same asyncio loop (no second copy of the logic, no network hop).
 Credentials travel as gRPC metadata does: ``Authorization: Bearer <game token>`` and ``x-operator-key``,
-read by the servicer's own ``credentials_from``. Request ids, metrics, the access line and the errors' statuses
-are ``service.observe.calls``', as over gRPC: errors are the ``google.rpc.Status`` the gRPC client would get, as JSON
-(Envoy's transcoder sends the same shape), with the HTTP status of Google's mapping.
+read by the same ``credentials_from`` as the servicer's (``service.games.ports``). Request ids, metrics, the
+access line and the errors' statuses are ``service.observe.calls``', as over gRPC: errors are the
+``google.rpc.Status`` the gRPC client would get, as JSON (Envoy's transcoder sends the same shape), with the HTTP
+status of Google's mapping.
 
 The same listener serves ``/openapi.json`` (generated from the proto) and the web client (``clients/web``)
 at ``/``.
@@ -41,8 +42,10 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from service.games import GameService, errors
-from service.games.errors import ServiceError
+from service import errors
+from service.errors import ServiceError
+from service.games import GameService
+from service.games.ports import credentials_from
 from service.observe.calls import REST, Calls, failure, http_answer, request_id_of
 from service.observe.logs import request_id
 from service.rest.connections import Connections, Limits, accept_backlog
@@ -76,8 +79,6 @@ def rpc_attribute(method: MethodDescriptor) -> str:
 
 def game_service_invoker(games: GameService) -> Invoker:
     """Call ``games.<rpc_in_snake_case>(request, credentials)``, credentials read as the servicer reads them."""
-    from service.grpc.servicer import credentials_from
-
     calls: dict[str, Any] = {}  # the bound method of each RPC, looked up once
 
     async def invoke(method: MethodDescriptor, request: Message, metadata: Metadata) -> Message:

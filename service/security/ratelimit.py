@@ -34,7 +34,7 @@ from limits import RateLimitItem, parse_many
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from limits.storage import storage_from_string
 
-from service.games import errors
+from service import errors
 from service.observe import metrics
 
 log = logging.getLogger(__name__)

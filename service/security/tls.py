@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from service.games.errors import Code, ServiceError
+from service.errors import Code, ServiceError
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass, field
 
-from service.games import errors
+from service import errors
 
 #: Seconds after which what an address used counts half: long enough that an address which asks without pause
 #: stays behind the others for minutes, short enough that one which stops is soon even again.

@@ -36,7 +36,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from service.games import errors
+from service import errors
 from service.observe import metrics
 from service.solving import hint_worker
 from service.solving.hint_queue import FairQueue, Ticket

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -20,12 +20,21 @@ from redis.exceptions import RedisError, SlotNotCoveredError
 
 from service.store.failures import unavailable
 from service.store.interface import NotReplicated, StoreUnavailable
-
-if TYPE_CHECKING:
-    from service.store.redis_store import RedisGameStore
+from service.store.redispipe import PipelinedRedis
 
 
-async def replicated(store: RedisGameStore, script: AsyncScript, keys: list[str], args: Sequence[Any]) -> Any:
+class Durable(Protocol):
+    """What a durable write needs of the store (``RedisGameStore``): its clients and its durability settings."""
+
+    client: aioredis.Redis | RedisCluster
+    pipe: PipelinedRedis | None
+    replicas: int
+    replica_timeout_ms: int
+    masters: dict[str, aioredis.Redis]
+    node_options: dict[str, Any]
+
+
+async def replicated(store: Durable, script: AsyncScript, keys: list[str], args: Sequence[Any]) -> Any:
     """Run the write script, then ``WAIT`` on the same connection; the script's reply once confirmed."""
     n, timeout = store.replicas, store.replica_timeout_ms
     try:
@@ -53,7 +62,7 @@ async def replicated(store: RedisGameStore, script: AsyncScript, keys: list[str]
     return reply
 
 
-async def master_for(store: RedisGameStore, key: str) -> aioredis.Redis:
+async def master_for(store: Durable, key: str) -> aioredis.Redis:
     """A client of the master that holds ``key``'s slot now (redis-py's view of the cluster), kept per master."""
     cluster = store.client
     assert isinstance(cluster, RedisCluster)

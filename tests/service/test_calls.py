@@ -16,8 +16,8 @@ from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from prometheus_client import REGISTRY
 
-from service.games import errors
-from service.games.errors import Code, ServiceError
+from service import errors
+from service.errors import Code, ServiceError
 from service.observe.calls import failure, http_answer
 
 
@@ -130,7 +130,7 @@ def test_http_statuses_of_errors() -> None:
 
 
 def test_a_service_error_takes_only_a_listed_reason_code() -> None:
-    """service.games.errors.REASONS is the whole list (docs/api.md, the web client's messages): another reason, or one
+    """service.errors.REASONS is the whole list (docs/api.md, the web client's messages): another reason, or one
     spelt another way, is a bug caught where the error is made."""
     assert ServiceError(Code.NOT_FOUND, "GAME_NOT_FOUND", "x").reason == "GAME_NOT_FOUND"
     assert ServiceError(Code.FAILED_PRECONDITION, "DOES_NOT_FIT", "x").reason == "DOES_NOT_FIT"  # the engine's

@@ -28,7 +28,7 @@ from patience.v1 import patience_pb2 as pb
 from prometheus_client import REGISTRY
 from service_harness import Client, ServerThread, bearer, refusal, settings_for
 
-from service.games.errors import error_info
+from service.errors import error_info
 
 FRONT_END_KEY = "front-end-key-for-fairness-0123"
 ATTACKERS = ("198.51.100.1", "198.51.100.2", "198.51.100.3")

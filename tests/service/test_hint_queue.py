@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from service.games.errors import ServiceError
+from service.errors import ServiceError
 from service.solving.hint_queue import FairQueue, Ticket
 
 

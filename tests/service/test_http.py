@@ -195,7 +195,7 @@ def test_http_status_follows_googles_mapping() -> None:
     expected |= {"DEADLINE_EXCEEDED": 504, "INTERNAL": 500}
     for name, status in expected.items():
         assert HTTP_STATUS[getattr(code_pb2, name)] == status
-    from service.games.errors import Code
+    from service.errors import Code
 
     for code in Code:  # the service's own table agrees
         assert HTTP_STATUS[getattr(code_pb2, code.name)] == code.http_status, code

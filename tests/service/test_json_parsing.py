@@ -207,7 +207,7 @@ def test_the_rest_layer_refuses_as_before(name: str, data: st.DataObject) -> Non
 def test_a_refused_lone_surrogate_is_a_400_not_a_crash() -> None:
     """json_format quotes the refused value; a lone surrogate in it is written as an escape, so that the refusal
     can be encoded at all (before, the answer raised UnicodeEncodeError: a 500)."""
-    from service.games import errors
+    from service import errors
     from service.rest.app import _service_error
 
     with pytest.raises(http_transcode.TranscodeError) as refused:

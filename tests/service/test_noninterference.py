@@ -37,7 +37,7 @@ from engine.catalogue import get_game, variants
 from engine.game import Game
 from engine.state import State
 from engine.view import hidden_cards
-from service.games.errors import error_info
+from service.errors import error_info
 from service.rest.app import SERVICES
 from service.rest.routes import HttpRoute, routes_for_services
 

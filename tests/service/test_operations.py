@@ -32,7 +32,7 @@ from patience.v1 import patience_pb2_grpc as pb_grpc
 from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.games.errors import error_info
+from service.errors import error_info
 from service.settings.config import Settings
 
 SERVICE = "patience.v1.PatienceService"

@@ -25,8 +25,8 @@ from service_harness import (
 
 from engine.catalogue import get_game
 from engine.view import player_view
+from service.errors import error_info
 from service.games.convert import view_message
-from service.games.errors import error_info
 
 SEED = bytes.fromhex("c0ffee" * 10 + "c0de")
 

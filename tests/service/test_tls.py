@@ -28,7 +28,7 @@ from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from tls_support import Authority, Pair, RecordingProxy, client_context, served_certificate, write_pair
 
-from service.games.errors import error_info
+from service.errors import error_info
 from service.settings.config import Settings
 
 

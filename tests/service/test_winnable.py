@@ -32,7 +32,7 @@ from engine import movelog
 from engine.catalogue import configurations, get_game
 from engine.game import Game
 from engine.verify import Outcome, replay
-from service.games.errors import error_info
+from service.errors import error_info
 from service.solving.filler.embedded import filler_environment
 from service.solving.filler.work import Filler
 from service.solving.winnable import Budget, Entry, all_games, choose_pool, pool_name, prove, selected_games

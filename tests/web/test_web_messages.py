@@ -20,7 +20,7 @@ from patience.certificates import CertificateReason
 from patience_client.certificates import CheckReason
 
 from engine.errors import Reason
-from service.games.errors import REASONS, SERVICE_REASONS
+from service.errors import REASONS, SERVICE_REASONS
 from service.security.tickets import TicketReason
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +69,7 @@ def test_the_client_library_and_the_service_refuse_certificates_with_the_same_co
 def literal_reasons() -> set[str]:
     """Every reason the service's code passes as a literal: ``ServiceError(code, "X", ...)``, ``_invalid("X", ...)``,
     ``_precondition("X", ...)``, ``TranscodeError("X", ...)``, and the values of ``{"field": "X"}`` tables that
-    name reasons in service/games/errors.py."""
+    name reasons in service/errors.py."""
     found: set[str] = set()
     for path in (ROOT / "service").rglob("*.py"):
         tree = ast.parse(path.read_text())
@@ -99,7 +99,7 @@ def literal_reasons() -> set[str]:
                 found.add(constants[arg.id])
             elif isinstance(arg, ast.IfExp):
                 found |= {n.value for n in (arg.body, arg.orelse) if isinstance(n, ast.Constant)}
-    errors = ast.parse((ROOT / "service" / "games" / "errors.py").read_text())
+    errors = ast.parse((ROOT / "service" / "errors.py").read_text())
     for node in ast.walk(errors):
         if isinstance(node, ast.Dict) and all(isinstance(v, ast.Constant) for v in node.values):
             values = {v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)}

@@ -18,7 +18,7 @@ from web_support import DESKTOP, Table
 
 from engine.cards import TEXT
 from engine.catalogue import get_game
-from service.games.errors import REASONS
+from service.errors import REASONS
 
 WEB = Path(__file__).resolve().parents[2] / "clients" / "web"
 SEED = hashlib.sha256(b"web0").digest()  # a cats-tail deal (tests/web/test_web_e2e.py)

@@ -24,10 +24,8 @@ from enum import Enum
 import grpc
 from google.protobuf import any_pb2, duration_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
-from grpc_status import rpc_status
 
 from engine.errors import MoveError, PatienceError, Reason
-from service.observe.logs import with_request_id
 
 DOMAIN = "patience.v1"
 
@@ -517,12 +515,6 @@ def to_status(error: ServiceError) -> status_pb2.Status:
         retry.Pack(error_details_pb2.RetryInfo(retry_delay=duration_pb2.Duration(seconds=error.retry_after)))
         details.append(retry)
     return status_pb2.Status(code=getattr(code_pb2, error.code.name), message=error.message[:1000], details=details)
-
-
-async def abort(context: grpc.aio.ServicerContext[object, object], error: ServiceError) -> None:
-    """End the call with ``error`` as a rich status (never returns); the trailers keep the call's request id."""
-    status = rpc_status.to_status(to_status(error))
-    await context.abort(status.code, status.details, with_request_id(status.trailing_metadata))
 
 
 def error_info(status: status_pb2.Status | None) -> error_details_pb2.ErrorInfo | None:
