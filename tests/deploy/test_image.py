@@ -238,7 +238,7 @@ def test_containers_serve_as_the_non_root_user_and_pass_their_healthcheck(pair: 
         uids = next(line.split()[1:] for line in status.splitlines() if line.startswith("Uid:"))
         assert uids == [str(APP_UID)] * 4, f"the server runs as uid {uids}"
         assert os.readlink(f"/proc/{service.pid}/cwd").endswith("/app"), "in the image's WORKDIR"
-        probe = service.grpc.healthcheck()
+        probe = service.healthcheck()
         assert probe.returncode == 0, probe.stdout + probe.stderr
         assert any(r.get("msg") == "serving" for r in service.records()), service.output()
 
@@ -314,7 +314,7 @@ def test_sigterm_lets_the_move_in_flight_finish(image: Image, keys_dir: Path, re
                     assert time.monotonic() < deadline, "the ApplyMove call never reached the server"
                     time.sleep(0.05)
                 service.send_sigterm()
-                draining = service.grpc.healthcheck()
+                draining = service.healthcheck()
                 assert draining.returncode != 0, "the HEALTHCHECK fails from the moment SIGTERM arrives"
                 time.sleep(1.0)  # past a short grace period: only the real one keeps the call alive
                 assert not pending.done(), "the in-flight move was cut short"
@@ -325,7 +325,7 @@ def test_sigterm_lets_the_move_in_flight_finish(image: Image, keys_dir: Path, re
         finally:
             channel.close()
             service.stop()
-        probe = service.grpc.healthcheck()
+        probe = service.healthcheck()
         assert probe.returncode == 1 and "UNAVAILABLE" in probe.stderr, "the HEALTHCHECK fails once it is gone"
         messages = [r.get("msg") for r in service.records()]
         assert "serving" in messages and "stopped" in messages, service.output()

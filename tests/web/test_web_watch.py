@@ -134,6 +134,7 @@ def test_the_line_plays_with_pause_step_and_speed_then_hands_the_table_back(
         # Step: exactly one move.
         page.click("#watch-step")
         page.wait_for_selector(f"body[data-watched='{done + 1}']", state="attached")
+        page.wait_for_selector("body[data-watch='paused'][data-watch-running='false']", state="attached")
         assert table.moves() == done + 1
         # The table takes no click while the line is shown.
         page.click('.pile[data-pile="1"]')
@@ -141,7 +142,8 @@ def test_the_line_plays_with_pause_step_and_speed_then_hands_the_table_back(
         # A speed, and on again.
         page.select_option("#watch-speed", "fast")
         page.click("#watch-play")
-        page.wait_for_selector(f"body[data-watched='{done + 4}']", state="attached")
+        page.wait_for_selector("body[data-watch='playing']", state="attached")
+        page.wait_for_selector(f"body[data-watched='{done + 4}']", state="attached", timeout=60_000)
         # Play on yourself: the table is the player's again, from where the line got to.
         page.click("#watch-stop")
         page.wait_for_selector("#watch", state="hidden")
