@@ -11,8 +11,9 @@ import threading
 import time
 from typing import NamedTuple
 
+from engine import movelog
 from engine.encoding import decode_state
-from engine.solver import hint
+from engine.solver.follow import hint_on_path, position_key, split_keys, walk
 from engine.solver.hint import SAMPLES
 
 
@@ -27,26 +28,72 @@ class HintAnswer(NamedTuple):
     moves_to_end: int
     variant: str = ""  # the game's id, and the CPU seconds the hint took in its process: for the metrics
     cpu_seconds: float = 0.0
+    # For the game's trail (service.games.hinting): the line to keep (packed, starting with ``move``), the keys
+    # of the positions after each of its moves, its moves to the end, and the keys the path gains.
+    line: bytes = b""
+    keys: bytes = b""
+    to_end: int = 0
+    walked: bytes = b""
 
 
-def compute(state: bytes, seed: bytes, states: int, cpu_seconds: float) -> HintAnswer:
+class HintWork(NamedTuple):
+    """What a hint needs of its game: the arguments of :func:`compute` after the budgets."""
+
+    state: bytes
+    seed: bytes
+    path: bytes = b""
+    start: bytes = b""
+    since: bytes = b""
+
+
+def compute(
+    state: bytes,
+    seed: bytes,
+    states: int,
+    cpu_seconds: float,
+    path: bytes = b"",
+    start: bytes = b"",
+    since: bytes = b"",
+) -> HintAnswer:
     """The hint for the encoded position ``state``: ``states`` positions in all (one search when every card is
     face up; else ``SAMPLES`` guesses of the hidden cards, ``states // SAMPLES`` each), ``cpu_seconds`` of CPU at
-    most. Only the player's view is read in a game with hidden cards (engine.solver.hint)."""
+    most. Only the player's view is read in a game with hidden cards (engine.solver.hint).
+
+    Never a move back onto the game's path (engine.solver.follow): ``path`` holds the keys of the positions met
+    up to the encoded position ``start``, and ``since`` (packed) the moves made from there; with no ``path``,
+    ``start`` is the deal and the path is walked whole (``walked`` has every key then, else the new ones)."""
     started = time.thread_time()
     game, position = decode_state(state)
-    found = hint(
+    walked: list[bytes] = []
+    if start:
+        first = decode_state(start)[1]
+        walked = [] if path else [position_key(game, first)]
+        walked += walk(game, first, movelog.unpack(since))[1]
+    followed = hint_on_path(
         game,
         position,
+        {*split_keys(path), *walked},
         seed=seed,
         samples=SAMPLES,
         sample_states=max(1, states // SAMPLES),
         full_states=states,
         max_seconds=cpu_seconds,
     )
+    found = followed.hint
     cpu = time.thread_time() - started
     return HintAnswer(
-        found.text(), found.reason, found.code.value, found.wins, found.tried, found.moves_to_end, game.id, cpu
+        found.text(),
+        found.reason,
+        found.code.value,
+        found.wins,
+        found.tried,
+        found.moves_to_end,
+        game.id,
+        cpu,
+        movelog.pack_all(followed.line),
+        b"".join(followed.keys),
+        followed.to_end,
+        b"".join(walked),
     )
 
 

@@ -40,7 +40,7 @@ from service import errors
 from service.observe import metrics
 from service.solving import hint_worker
 from service.solving.hint_queue import FairQueue, Ticket
-from service.solving.hint_worker import HintAnswer
+from service.solving.hint_worker import HintAnswer, HintWork
 
 log = logging.getLogger(__name__)
 
@@ -109,11 +109,10 @@ class HintPool:
         """The seed of a hint at ``version`` for the player's view (its serialized View message)."""
         return hmac.new(self.key, SEED_LABEL + str(version).encode() + b"|" + view, hashlib.sha256).digest()
 
-    async def answer(
-        self, game_id: str, version: int, client: str, work: Callable[[], tuple[bytes, bytes]]
-    ) -> HintAnswer:
+    async def answer(self, game_id: str, version: int, client: str, work: Callable[[], HintWork]) -> HintAnswer:
         """The hint for the game at ``version``: remembered, or being computed for another caller (shared), or
-        computed now for ``client`` from ``work()`` (the encoded position and the seed, asked only then). The
+        computed now for ``client`` from ``work()`` (the encoded position, the seed and the game's path, asked
+        only then). The
         computation belongs to no caller: one that stops waiting leaves it to the others (and to memory)."""
         key = (game_id, version)
         found = self._recent.get(key)
@@ -121,19 +120,19 @@ class HintPool:
             return found
         flight = self._flights.get(key)
         if flight is None:
-            state, seed = work()
+            needs = work()
             ticket = self._admit(client)
-            flight = asyncio.ensure_future(self._fly(key, ticket, state, seed))
+            flight = asyncio.ensure_future(self._fly(key, ticket, needs))
             flight.add_done_callback(_retrieved)  # every caller may have stopped waiting: no "never retrieved"
             self._flights[key] = flight
         else:
             metrics.hint_shared()
         return await asyncio.shield(flight)
 
-    async def _fly(self, key: tuple[str, int], ticket: Ticket, state: bytes, seed: bytes) -> HintAnswer:
+    async def _fly(self, key: tuple[str, int], ticket: Ticket, work: HintWork) -> HintAnswer:
         try:
-            work = (state, seed, self.states, self.cpu_seconds)
-            answer: HintAnswer = await self._run(ticket, hint_worker.compute, *work)
+            args = (work.state, work.seed, self.states, self.cpu_seconds, work.path, work.start, work.since)
+            answer: HintAnswer = await self._run(ticket, hint_worker.compute, *args)
         finally:
             del self._flights[key]
         metrics.observe_hint(answer.variant, answer.code, answer.cpu_seconds)

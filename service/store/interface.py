@@ -229,6 +229,34 @@ class UndoBase:
         return movelog.unpack(self.packed)
 
 
+@dataclass(frozen=True, slots=True)
+class HintTrail:
+    """What a game keeps of its last hint, so that the next one, on any replica, continues it (docs/solver.md,
+    "Hints never lead back"): the version the hint was for, the move count and the log's length in bytes then, the
+    encoded position then, the winning line it came from (packed, starting with the move it gave; b"" when none
+    is kept), the keys of the positions after each move of that line, and the line's moves to the end."""
+
+    version: int
+    moves: int
+    offset: int
+    state: bytes
+    line: bytes = b""
+    keys: bytes = b""
+    to_end: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class HintBase:
+    """What Hint needs of a game: the record, its trail (None before its first hint, and after an undo), the keys
+    of the positions met up to the trail's position (``engine.solver.follow``), and the log from there on,
+    packed (the whole log without a trail)."""
+
+    record: GameRecord
+    trail: HintTrail | None
+    path: bytes
+    since: bytes
+
+
 # --------------------------------------------------------------------------- interface
 
 
@@ -283,9 +311,29 @@ class GameStore(ABC):
         """
 
     @abstractmethod
-    async def count_hint(self, game_id: str, version: int) -> int:
+    async def fetch_hint_base(self, game_id: str) -> HintBase:
+        """The game with what Hint needs to continue its last hint and to know the positions met (``HintBase``);
+        NotFound."""
+
+    @abstractmethod
+    async def count_hint(
+        self,
+        game_id: str,
+        version: int,
+        trail: HintTrail | None = None,
+        *,
+        previous: int = 0,
+        walked: bytes = b"",
+        anew: bool = False,
+    ) -> int:
         """Count a hint given at ``version``, unless one was counted at that version already; the game's hint count
         after it. The game keeps its version and times (a hint changes nothing in it).
+
+        With a ``trail`` (its state, line, keys and to_end; the store sets the version, move count and offset),
+        keep it for the game, and add ``walked`` to the path's keys (or make them the path, ``anew``: walked from
+        the deal): only while the game is still at ``version`` and (unless ``anew``) its trail is still the one of
+        version ``previous`` as the hint read it, else nothing is kept (another replica kept one first, or the game
+        moved on).
 
         NotFound, GameClosed, GameExpired.
         """

@@ -11,7 +11,13 @@ client; nothing else differs)::
     <prefix>:{<id>}:m   string  the move log, packed (about 2.3 bytes a move: engine.movelog), appended to
     <prefix>:{<id>}:c   list    checkpoints of a game being played: every CHECKPOINT_EVERY moves, the move
                                 count, the log's length then and the encoded state ("mc,offset,state")
+    <prefix>:{<id>}:h   hash    the hint trail of a game being played (interface.HintTrail): v, mc, o, s, l, k, n
+    <prefix>:{<id>}:p   string  the keys of the positions met up to the trail's version, 8 bytes each, appended to
     <prefix>:win:{<pool>}  list  a winnable pool (service.solving.winnable): entries of a seed and its winning line
+
+The hint trail and path are written by Hint only (with the hint's count, a compare-and-set on the game's
+version and the trail's), dropped by UndoMove, SubmitSolution and the end of the game, and expire with the
+idle time of the hint that wrote them.
 
 A game dealt as winnable keeps its winning line (packed) in the hash's ``wl`` field: read with the game, shown
 only once it is over.
@@ -51,6 +57,8 @@ from service.store.interface import (
     GameExpired,
     GameRecord,
     GameStore,
+    HintBase,
+    HintTrail,
     NewGameRecord,
     NotFound,
     NothingToUndo,
@@ -165,9 +173,10 @@ class RedisGameStore(GameStore):
         return isinstance(self.client, RedisCluster)
 
     def keys(self, game_id: str) -> list[str]:
-        """The game's keys: meta hash, state, move log, checkpoints (one hash tag, hence one cluster slot)."""
+        """The game's keys: meta hash, state, move log, checkpoints, hint trail, hint path (one hash tag, hence one
+        cluster slot)."""
         base = f"{self.key_prefix}:{{{game_id}}}"
-        return [base, base + ":s", base + ":m", base + ":c"]
+        return [base, base + ":s", base + ":m", base + ":c", base + ":h", base + ":p"]
 
     # -- reads --------------------------------------------------------------------
 
@@ -189,12 +198,26 @@ class RedisGameStore(GameStore):
         reply = await self._script(self._fetch, self.keys(game_id), [*self._ttl_args, "u"])
         if reply[0] == -1:
             raise NotFound(game_id)
-        _, meta, now, state, log, checkpoint = reply
+        _, meta, now, state, log, checkpoint = reply[:6]
         record = self._record(game_id, meta, now, state or b"")
         if not checkpoint:
             return UndoBase(record, b"", log or b"")
         _, _, encoded = bytes(checkpoint).split(b",", 2)
         return UndoBase(record, encoded, log or b"")
+
+    async def fetch_hint_base(self, game_id: str) -> HintBase:
+        if not _check_game_id(game_id):
+            raise NotFound(game_id)
+        reply = await self._script(self._fetch, self.keys(game_id), [*self._ttl_args, "h"])
+        if reply[0] == -1:
+            raise NotFound(game_id)
+        _, meta, now, state, log, _, flat, path = reply
+        record = self._record(game_id, meta, now, state or b"")
+        if not flat or not path:  # no trail (or a path that expired first): the path is walked again
+            return HintBase(record, None, b"", log or b"")
+        t = dict(zip(flat[::2], flat[1::2], strict=True))
+        trail = HintTrail(int(t[b"v"]), int(t[b"mc"]), int(t[b"o"]), t[b"s"], t[b"l"], t[b"k"], int(t[b"n"]))
+        return HintBase(record, trail, bytes(path), log or b"")
 
     # -- writes -------------------------------------------------------------------
 
@@ -282,8 +305,20 @@ class RedisGameStore(GameStore):
         reply = await self._write(self._play_moves, game_id, args)
         return self._record(game_id, reply[1], reply[2], state)
 
-    async def count_hint(self, game_id: str, version: int) -> int:
-        reply = await self._write(self._count_hint, game_id, ["", self._version_arg(version)])
+    async def count_hint(
+        self,
+        game_id: str,
+        version: int,
+        trail: HintTrail | None = None,
+        *,
+        previous: int = 0,
+        walked: bytes = b"",
+        anew: bool = False,
+    ) -> int:
+        args: list[bytes | str] = ["", self._version_arg(version), str(previous)]
+        if trail is not None:
+            args += ["1", trail.state, trail.line, trail.keys, str(trail.to_end), walked, "1" if anew else ""]
+        reply = await self._write(self._count_hint, game_id, args)
         return int(reply[1])
 
     async def undo(self, game_id: str, expected_version: int, state: bytes) -> GameRecord:

@@ -6,9 +6,9 @@ The hash fields they name (``v``, ``st`` ...) are listed with the Python that re
 
 from __future__ import annotations
 
-# Every script: KEYS = meta, state, log, checkpoints; ARGV[1] = TTL of an open game (ms), ARGV[2] = idle time and
-# the idle time of a game nobody has moved yet (version 1), as "idle,fresh" (ms), ARGV[3] = TTL of a closed game
-# (ms).
+# Every script: KEYS = meta, state, log, checkpoints, hint trail, hint path; ARGV[1] = TTL of an open game (ms),
+# ARGV[2] = idle time and the idle time of a game nobody has moved yet (version 1), as "idle,fresh" (ms),
+# ARGV[3] = TTL of a closed game (ms).
 # They return {code, ...}: 1 = done (then the meta hash as a flat list, the server time, and whatever the script
 # adds), 0 = version conflict (current version), -1 = not found, -2 = closed (version, status), -3 = expired
 # (version), -4 = nothing to undo (version), -5 = exists already.
@@ -52,7 +52,7 @@ end
 -- has its log written anew at its own length (APPEND keeps room to grow, up to twice the length).
 local function checkpoint(mc, closing, ttl)
   if closing then
-    redis.call('DEL', KEYS[4])
+    redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
     local log = redis.call('GET', KEYS[3])
     if log then redis.call('SET', KEYS[3], log, 'PX', ttl) end
   elseif mc - tonumber(h[8] or '0') >= """
@@ -67,7 +67,9 @@ end
 )
 
 # ARGV[4] = '1' to read the move log too; 'u' to read what UndoMove needs instead: the latest checkpoint before
-# the last move (or false) and the log from there on (the whole log when there is no such checkpoint)
+# the last move (or false) and the log from there on (the whole log when there is no such checkpoint); 'h' to read
+# what Hint needs: the hint trail (or false), the path's keys, and the log from the trail's position on (the whole
+# log when there is no trail)
 FETCH = (
     _READS
     + _NOW
@@ -76,6 +78,8 @@ local m = redis.call('HGETALL', KEYS[1])
 if #m == 0 then return {-1} end
 local log = false
 local cp = false
+local trail = false
+local path = false
 if ARGV[4] == '1' then
   log = redis.call('GET', KEYS[3])
 elseif ARGV[4] == 'u' then
@@ -87,8 +91,17 @@ elseif ARGV[4] == 'u' then
   else
     log = redis.call('GET', KEYS[3])
   end
+elseif ARGV[4] == 'h' then
+  local o = redis.call('HGET', KEYS[5], 'o')
+  if o then
+    trail = redis.call('HGETALL', KEYS[5])
+    path = redis.call('GET', KEYS[6])
+    log = redis.call('GETRANGE', KEYS[3], tonumber(o), -1)
+  else
+    log = redis.call('GET', KEYS[3])
+  end
 end
-return {1, m, now, redis.call('GET', KEYS[2]), log, cp}
+return {1, m, now, redis.call('GET', KEYS[2]), log, cp, trail, path}
 """
 )
 
@@ -98,7 +111,7 @@ CREATE = (
     + _NOW
     + """
 if redis.call('EXISTS', KEYS[1]) == 1 then return {-5} end
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6])
 -- A game nobody moves is dropped an hour after it expires (readable with its seed meanwhile), or after the
 -- retention if that is shorter: an abandoned deal does not hold memory for weeks.
 local fresh = tonumber(string.match(ARGV[2], ',(%d+)$'))
@@ -172,6 +185,10 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 
 # ARGV[5] = the version the hint is for. A hint is no change to the game: the version, the times and the TTLs
 # stay; the count goes up once per version (asking again at the same version gives the same hint).
+# ARGV[6] = the trail's version as the hint read it ('0': none), ARGV[7] = '1' to keep a trail, then its encoded
+# state, line, line keys and moves to the end, the keys the path gains, and '1' to write the path anew. The trail
+# is kept only while the game is at the hint's version and nobody kept another since (a compare-and-set on both;
+# a path written anew, walked from the deal, is the same whoever writes it).
 COUNT_HINT = (
     _WRITES
     + _GUARD
@@ -179,6 +196,14 @@ COUNT_HINT = (
 if redis.call('HGET', KEYS[1], 'hv') ~= ARGV[5] then
   redis.call('HINCRBY', KEYS[1], 'hc', 1)
   redis.call('HSET', KEYS[1], 'hv', ARGV[5])
+end
+if ARGV[7] == '1' and v == tonumber(ARGV[5])
+   and (ARGV[13] == '1' or (redis.call('HGET', KEYS[5], 'v') or '0') == ARGV[6]) then
+  redis.call('HSET', KEYS[5], 'v', v, 'mc', h[5], 'o', redis.call('STRLEN', KEYS[3]), 's', ARGV[8], 'l', ARGV[9],
+             'k', ARGV[10], 'n', ARGV[11])
+  if ARGV[13] == '1' then redis.call('SET', KEYS[6], ARGV[12]) else redis.call('APPEND', KEYS[6], ARGV[12]) end
+  redis.call('PEXPIRE', KEYS[5], ARGV[1])
+  redis.call('PEXPIRE', KEYS[6], ARGV[1])
 end
 return {1, tonumber(redis.call('HGET', KEYS[1], 'hc'))}
 """
@@ -193,8 +218,9 @@ REPLACE = (
 if ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'pl', ARGV[10]) end
 redis.call('SET', KEYS[2], ARGV[5])
 if ARGV[6] == '' then redis.call('DEL', KEYS[3]) else redis.call('SET', KEYS[3], ARGV[6]) end
--- The checkpoints were of the log replaced (a replacement that leaves the game open starts without any).
-redis.call('DEL', KEYS[4])
+-- The checkpoints (and the hint trail) were of the log replaced (a replacement that leaves the game open starts
+-- without any).
+redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
 redis.call('HSET', KEYS[1], 'mc', ARGV[7], 'cm', 0)
 redis.call('HINCRBY', KEYS[1], 'uc', ARGV[9])
 if ARGV[8] ~= '' then
@@ -232,6 +258,8 @@ else
   i = i + 1
 end
 local undone = string.sub(log, i)
+-- The hint trail was of the log before: the next hint walks the path again from the deal.
+redis.call('DEL', KEYS[5], KEYS[6])
 if i <= 1 then
   redis.call('DEL', KEYS[3])
 else
