@@ -1,7 +1,8 @@
 """A bare grpc.aio echo server: the ceiling any handler on this stack can reach (bench/service_bench.py).
 
-Every call on ``/bench.Echo/Call`` gets the same bytes, a real ApplyMove response read from a file, so it
-measures gRPC, asyncio and the client and nothing else. Run as its own process:
+Every call on ``/bench.Echo/Call``, and on ``/patience.v1.PatienceService/ApplyMove`` (so that a client calls it
+through the generated stub, as it calls the service), gets the same bytes, a real ApplyMove response read from a
+file, so it measures gRPC, asyncio and the client and nothing else. Run as its own process:
 ``python bench/grpc_echo.py PORT REPLY_FILE [PROCESSES]``, or from a benchmark with :func:`start_echo`.
 """
 
@@ -52,10 +53,12 @@ def echo_main(port: int, reply_file: str, processes: int = 1) -> None:
 
     async def run() -> None:
         server = grpc.aio.server()
-        handler = grpc.method_handlers_generic_handler(
-            "bench.Echo", {"Call": grpc.unary_unary_rpc_method_handler(call)}
+        echo = grpc.unary_unary_rpc_method_handler(call)
+        handlers = (
+            grpc.method_handlers_generic_handler("bench.Echo", {"Call": echo}),
+            grpc.method_handlers_generic_handler("patience.v1.PatienceService", {"ApplyMove": echo}),
         )
-        server.add_generic_rpc_handlers((handler,))
+        server.add_generic_rpc_handlers(handlers)
         server.add_insecure_port(f"127.0.0.1:{port}")
         await server.start()
         while os.getpid() == parent or os.getppid() == parent:

@@ -36,7 +36,6 @@ import grpc_echo
 import processes
 import rest_bench  # its bare app
 import service_loads
-from grpc_echo import ECHO_METHOD
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -51,15 +50,8 @@ async def drive(
 
     chans = service_loads.channels(address, min(service_loads.CHANNELS, concurrency), roots)
     if server == "echo":
-        invokers = [
-            c.unary_unary(  # type: ignore[attr-defined]
-                ECHO_METHOD,
-                request_serializer=pb.ApplyMoveRequest.SerializeToString,
-                response_deserializer=pb.ApplyMoveResponse.FromString,
-                _registered_method=True,  # as the generated stubs of the ApplyMove load call
-            )
-            for c in chans
-        ]
+        # The generated stub, as the ApplyMove load calls it: the echo server answers ApplyMove too.
+        invokers = [pb_grpc.PatienceServiceStub(c).ApplyMove for c in chans]
         md = (("authorization", "Bearer pgt_" + "x" * 43),)
 
         async def one(i: int, state: list[Any]) -> None:

@@ -89,15 +89,10 @@ async def bench_echo(
     from patience.v1 import patience_pb2 as pb
 
     chans = channels(address, min(CHANNELS, concurrency))
-    calls = [
-        c.unary_unary(  # type: ignore[attr-defined]
-            ECHO_METHOD,
-            request_serializer=pb.ApplyMoveRequest.SerializeToString,
-            response_deserializer=pb.ApplyMoveResponse.FromString,
-            _registered_method=True,  # as the generated stubs of the ApplyMove load call
-        )
-        for c in chans
-    ]
+    from patience.v1 import patience_pb2_grpc as pb_grpc
+
+    # The generated stub, as the ApplyMove load calls it: the echo server answers ApplyMove too.
+    calls = [pb_grpc.PatienceServiceStub(c).ApplyMove for c in chans]
     md = (("authorization", f"Bearer {token}"),)
     state: list[list[Any]] = [[1, None] for _ in range(concurrency)]
     for call in calls:  # connect before the clock starts
