@@ -5,8 +5,9 @@ message and the caller's :class:`Credentials` and returning the response message
 :class:`~service.errors.ServiceError`, each built in ``service.errors``. Transports only read
 credentials and map errors (``service.observe.calls``).
 
-One module per group of RPCs, each use case a few steps over the adapters (``steps``: the store, the engine,
-the key ring, the ticket minter, the rate limiter, the replica's caches):
+One object per group of RPCs, each given the adapters and the steps they share (one ``steps.Steps``: the store,
+the engine, the key ring, the ticket minter, the rate limiter, the hint pool, the replica's caches) rather than
+inheriting them; ``GameService`` builds them and answers each RPC with the method of the one that holds it:
 
 - ``dealing``: ListVariants, PrepareGame, NewGame;
 - ``playing``: GetGame, ApplyMove, UndoMove, LegalMoves, Resign;
@@ -23,6 +24,10 @@ game is over (``messages``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from engine.game import Game
+from engine.state import State
 from service.games.autoplaying import AutoPlaying
 from service.games.certifying import Certifying
 from service.games.dealing import Dealing
@@ -31,11 +36,50 @@ from service.games.minting import Minting
 from service.games.playing import Playing
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
 from service.games.solutions import Solutions
+from service.games.steps import Steps
 from service.security.tokens import MIX_LABEL, mix_seed, new_game_id, new_token, token_hash
+from service.settings.config import Settings
+from service.solving.hints import HintPool
+from service.store import GameStore
 
 
-class GameService(Dealing, Playing, AutoPlaying, Hinting, Solutions, Minting, Certifying):
-    """The use cases over a store, a certificate key ring, a ticket minter, a rate limiter and a hint pool."""
+class GameService:
+    """The use cases over a store, a certificate key ring, a ticket minter, a rate limiter and a hint pool: one
+    method per RPC (``apply_move`` for ApplyMove), each the method of the use-case object that holds it."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        store: GameStore,
+        key_ring: KeyRing | None = None,
+        tickets: Tickets | None = None,
+        *,
+        seed_source: Callable[[], bytes] | None = None,
+        dealer: Callable[[Game, bytes], State] | None = None,
+        limiter: Limiter | None = None,
+        hints: HintPool | None = None,
+    ) -> None:
+        steps = self.steps = Steps(
+            settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter, hints=hints
+        )
+        dealing, playing, auto, hinting = Dealing(steps), Playing(steps), AutoPlaying(steps), Hinting(steps)
+        solutions, minting, certifying = Solutions(steps), Minting(steps), Certifying(steps)
+        self.list_variants, self.prepare_game, self.new_game = (
+            dealing.list_variants, dealing.prepare_game, dealing.new_game,
+        )  # fmt: skip
+        self.get_game, self.apply_move, self.undo_move = playing.get_game, playing.apply_move, playing.undo_move
+        self.legal_moves, self.resign = playing.legal_moves, playing.resign
+        self.auto_play, self.hint, self.submit_solution = auto.auto_play, hinting.hint, solutions.submit_solution
+        self.mint_deal = minting.mint_deal
+        self.verify_certificate, self.get_signing_keys = certifying.verify_certificate, certifying.get_signing_keys
+        # The adapters, for the server that stops them and for tests that look inside.
+        self.settings, self.store, self.key_ring, self.tickets = (
+            steps.settings,
+            steps.store,
+            steps.key_ring,
+            steps.tickets,
+        )
+        self.limiter, self.hints, self.recent = steps.limiter, steps.hints, steps.recent
 
 
 __all__ = [

@@ -10,18 +10,21 @@ from service.games.ports import Credentials
 from service.games.steps import Steps
 
 
-class AutoPlaying(Steps):
+class AutoPlaying:
+    def __init__(self, steps: Steps) -> None:
+        self.steps = steps
+
     async def auto_play(self, request: pb.AutoPlayRequest, credentials: Credentials) -> pb.AutoPlayResponse:
         """The safe moves (docs/rules-decisions.md, "Safe moves to the foundations") are the engine's: each goes
         into the log as a move of its own, so undo takes them back one by one and the version goes up by their
         number, as if each had been played by ApplyMove. Refusals are ApplyMove's (stale version, game over)."""
-        self._check_version_arg(request.expected_version)
+        self.steps.check_version_arg(request.expected_version)
         # The game: as this replica last wrote it (one Redis call saved), else from the store.
-        cached = self.recent.at_version(request.game_id, request.expected_version, credentials.game_token)
+        cached = self.steps.recent.at_version(request.game_id, request.expected_version, credentials.game_token)
         if cached is None:
-            record = await self._fetch(request.game_id, credentials)
-            self._check_open(record, request.expected_version)
-            game, state = self._decode(record)
+            record = await self.steps.fetch(request.game_id, credentials)
+            self.steps.check_open(record, request.expected_version)
+            game, state = self.steps.decode(record)
         else:
             record, game, state = cached
         # The moves, by the engine: none is an answer too (the game unchanged).
@@ -29,11 +32,11 @@ class AutoPlaying(Steps):
         response = pb.AutoPlayResponse()
         if not moves:
             if cached is not None:  # no write checks the version: the store's word on it, as ApplyMove would give
-                record = await self._fetch(request.game_id, credentials)
-                self._check_open(record, request.expected_version)
-            self._game_message(record, game, state, into=response.game)
+                record = await self.steps.fetch(request.game_id, credentials)
+                self.steps.check_open(record, request.expected_version)
+            self.steps.game_message(record, game, state, into=response.game)
             return response
-        await self._check_room(record, len(moves), credentials, cached=cached is not None)
-        await self._commit_moves(record, request.expected_version, game, final, moves, credentials, response.game)
+        await self.steps.check_room(record, len(moves), credentials, cached=cached is not None)
+        await self.steps.commit_moves(record, request.expected_version, game, final, moves, credentials, response.game)
         response.applied.extend(convert.notated(m) for m in moves)
         return response

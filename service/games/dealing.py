@@ -31,12 +31,15 @@ POOL_POLL = 0.1
 log = logging.getLogger("service.games")
 
 
-class Dealing(Steps):
+class Dealing:
+    def __init__(self, steps: Steps) -> None:
+        self.steps = steps
+
     async def list_variants(self, request: pb.ListVariantsRequest, credentials: Credentials) -> pb.ListVariantsResponse:
         return pb.ListVariantsResponse(variants=[convert.variant_message(v) for v in variants()])
 
     async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
-        client = await self._limit("NewGame", credentials)
+        client = await self.steps.limit("NewGame", credentials)
         dealt, number, ticket, server_seed, client_seed, solution = Dealt.RANDOM, 0, "", b"", b"", b""
         if request.winnable:
             game, seed, solution = await self._winnable_deal(request, client)
@@ -48,7 +51,7 @@ class Dealing(Steps):
             dealt = Dealt.TICKET
         else:
             game, seed, server_seed, client_seed = await self._own_deal(request)
-        state = self._deal(game, seed)
+        state = self.steps.deal(game, seed)
         token = new_token()
         record_in = NewGameRecord(
             game_id=new_game_id(),
@@ -66,14 +69,14 @@ class Dealing(Steps):
             solution=solution,
         )
         try:
-            record = await self.store.create(record_in)
+            record = await self.steps.store.create(record_in)
         except AlreadyExists as exc:
             raise errors.id_collision("game id") from exc
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
-        self.recent.remember(record, game, state, token)
+        self.steps.recent.remember(record, game, state, token)
         log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id, "dealt": dealt})
-        return pb.NewGameResponse(game=self._game_message(record, game, state), game_token=token)
+        return pb.NewGameResponse(game=self.steps.game_message(record, game, state), game_token=token)
 
     def _chosen_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, Dealt, int]:
         """A deal the player names: a replay of a seed, or public deal #N. The seed is known to the player (or to
@@ -85,10 +88,10 @@ class Dealing(Steps):
         if field == "replay_seed":
             if len(request.replay_seed) != SEED_BYTES:
                 raise errors.bad_replay_seed(len(request.replay_seed))
-            return self._game(request.variant, request.options), request.replay_seed, Dealt.REPLAY, 0
+            return self.steps.game(request.variant, request.options), request.replay_seed, Dealt.REPLAY, 0
         if not 1 <= request.deal_number <= MAX_DEAL_NUMBER:
             raise errors.bad_deal_number(MAX_DEAL_NUMBER)
-        game = self._game(request.variant, request.options)
+        game = self.steps.game(request.variant, request.options)
         return game, public_deal_seed(request.deal_number), Dealt.PUBLIC, request.deal_number
 
     async def _winnable_deal(self, request: pb.NewGameRequest, client: str) -> tuple[Game, bytes, bytes]:
@@ -100,18 +103,18 @@ class Dealing(Steps):
         for field in NOT_WITH_WINNABLE:
             if field in fields and request.HasField(field):
                 raise errors.winnable_not_combinable(field)
-        game = self._game(request.variant, request.options)
+        game = self.steps.game(request.variant, request.options)
         pool = pool_name(game)
-        if self.limiter is not None:
-            over = await self.limiter.take_share("Winnable", client, pool)
+        if self.steps.limiter is not None:
+            over = await self.steps.limiter.take_share("Winnable", client, pool)
             if over is not None:
                 metrics.WINNABLE_SHARE_USED.labels(pool).inc()
                 raise errors.winnable_share_used(pool, *over)
-        wait = self.settings.winnable_wait
+        wait = self.steps.settings.winnable_wait
         deadline = time.monotonic() + wait
         while True:
             try:
-                packed = await self.store.pop_winnable(pool)
+                packed = await self.steps.store.pop_winnable(pool)
             except StoreUnavailable as exc:
                 raise unavailable(exc) from exc
             if packed is not None:
@@ -139,10 +142,10 @@ class Dealing(Steps):
         for field in ("client_seed", "prepared_id"):
             if request.HasField(field):
                 raise errors.not_with_ticket(field)
-        tickets, ticket = self._open_ticket(request.deal_ticket)
+        tickets, ticket = self.steps.open_ticket(request.deal_ticket)
         if (request.variant and request.variant != ticket.variant) or request.options:
             raise errors.ticket_fixes_deal("variant" if request.variant else "options", ticket.variant)
-        game = self._game(ticket.variant, ticket.options)
+        game = self.steps.game(ticket.variant, ticket.options)
         kept = messages.ticket_field(ticket.ticket_id, ticket.expires_at)
         return game, tickets.seed(ticket), b"", b"", kept
 
@@ -152,12 +155,12 @@ class Dealing(Steps):
         prepared = request.prepared_id if request.HasField("prepared_id") else None
         if prepared is not None and not request.HasField("client_seed"):
             raise errors.prepared_needs_client_seed()
-        game = self._game(request.variant, request.options)
-        seed = self._seed_source() if prepared is None else b""  # a prepared game's seed is drawn already
+        game = self.steps.game(request.variant, request.options)
+        seed = self.steps.seed_source() if prepared is None else b""  # a prepared game's seed is drawn already
         if not request.HasField("client_seed"):
             return game, seed, b"", b""
         client_seed = request.client_seed
-        limit = self.settings.max_client_seed_bytes
+        limit = self.steps.settings.max_client_seed_bytes
         if not 1 <= len(client_seed) <= limit:
             raise errors.bad_client_seed(limit)
         # Taken last, once nothing else can refuse the request: a typo must not use up the preparation.
@@ -167,12 +170,12 @@ class Dealing(Steps):
     async def prepare_game(self, request: pb.PrepareGameRequest, credentials: Credentials) -> pb.PrepareGameResponse:
         """Draw a server seed and publish only its hash, before the player picks a client seed: then not even
         the server chooses the deal (docs/fairness.md). The seed waits in the store, for one NewGame."""
-        await self._limit("PrepareGame", credentials)
-        server_seed = self._seed_source()
+        await self.steps.limit("PrepareGame", credentials)
+        server_seed = self.steps.seed_source()
         prepared_id = new_game_id()
-        validity = self.settings.prepare_validity
+        validity = self.steps.settings.prepare_validity
         try:
-            await self.store.put_prepared(prepared_id, server_seed, validity)
+            await self.steps.store.put_prepared(prepared_id, server_seed, validity)
         except AlreadyExists as exc:  # 96 random bits, as a game id
             raise errors.id_collision("prepared id") from exc
         except StoreUnavailable as exc:
@@ -187,7 +190,7 @@ class Dealing(Steps):
         if not prepared_id or len(prepared_id) > 64:
             raise errors.bad_prepared_id()
         try:
-            server_seed = await self.store.take_prepared(prepared_id)
+            server_seed = await self.steps.store.take_prepared(prepared_id)
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         if server_seed is None:

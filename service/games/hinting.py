@@ -30,20 +30,23 @@ from service.store import HintBase, HintTrail, NotFound, StoreError, StoreUnavai
 log = logging.getLogger("service.games")
 
 
-class Hinting(Steps):
+class Hinting:
+    def __init__(self, steps: Steps) -> None:
+        self.steps = steps
+
     async def hint(self, request: pb.HintRequest, credentials: Credentials) -> pb.HintResponse:
         """The next move of the line the game's last hint came from while the player follows it; else the engine's
         hint (engine.solver.hint), seeded by the pool's key, the version and the player's view only, computed in a
         pool process (shared fairly by client address, once for every caller asking at the same version), never a
         move back to a position met. Counted on the game (once per version) with the trail for the next hint."""
-        client = await self._limit("Hint", credentials)
-        if self.hints is None:
+        client = await self.steps.limit("Hint", credentials)
+        if self.steps.hints is None:
             raise errors.hints_unavailable()
         # The game: open, and the caller holds its token; with its trail.
         base = await self._fetch_hint_base(request.game_id, credentials)
         record = base.record
-        self._check_open(record, None)
-        game, state = self._decode(record)
+        self.steps.check_open(record, None)
+        game, state = self.steps.decode(record)
         trail = base.trail
         followed = self._continued(base, position_key(game, state))
         if followed is not None:  # the player is on the kept line: its next move, no search
@@ -57,7 +60,7 @@ class Hinting(Steps):
             # The hint: computed in the pool from the position, a seed the player cannot choose and the path (or,
             # asked again at the same version, as this replica computed it then or is computing it now: a position
             # at a version never changes).
-            hints = self.hints
+            hints = self.steps.hints
             found = await hints.answer(record.game_id, record.version, client, lambda: self._work(game, base))
             keep, walked = None, found.walked
             if trail is None or trail.version != record.version:
@@ -80,7 +83,7 @@ class Hinting(Steps):
         # while the game is at this version and nobody kept another since.
         previous = 0 if trail is None else trail.version
         try:
-            response.hint_count = await self.store.count_hint(
+            response.hint_count = await self.steps.store.count_hint(
                 record.game_id, record.version, keep, previous=previous, walked=walked, anew=trail is None
             )
         except StoreError as exc:
@@ -94,7 +97,7 @@ class Hinting(Steps):
         if not credentials.game_token:
             raise errors.missing_token()
         try:
-            base = await self.store.fetch_hint_base(game_id)
+            base = await self.steps.store.fetch_hint_base(game_id)
         except NotFound as exc:
             raise errors.game_not_found(game_id) from exc
         except StoreUnavailable as exc:
@@ -123,11 +126,11 @@ class Hinting(Steps):
     def _work(self, game: Game, base: HintBase) -> HintWork:
         """The pool's work: the position, its seed, and the path to walk (from the trail, or from the deal)."""
         record, trail = base.record, base.trail
-        hints = self.hints
+        hints = self.steps.hints
         assert hints is not None
-        seed = hints.seed(record.version, convert.view_bytes(player_view(game, self._decode(record)[1])))
+        seed = hints.seed(record.version, convert.view_bytes(player_view(game, self.steps.decode(record)[1])))
         if trail is None:
-            start = encode_state(game, self._deal(game, record.seed))
+            start = encode_state(game, self.steps.deal(game, record.seed))
             return HintWork(record.state, seed, b"", start, base.since)
         return HintWork(record.state, seed, base.path, trail.state, base.since)
 

@@ -12,21 +12,24 @@ from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms
 
 
-class Minting(Steps):
+class Minting:
+    def __init__(self, steps: Steps) -> None:
+        self.steps = steps
+
     async def mint_deal(self, request: pb.MintDealRequest, credentials: Credentials) -> pb.MintDealResponse:
-        self._check_operator(credentials)
-        if self.tickets is None:
+        self.steps.check_operator(credentials)
+        if self.steps.tickets is None:
             raise errors.tickets_unavailable()
-        game = self._game(request.variant, request.options)
-        validity = request.valid_seconds or self.settings.ticket_validity
-        if not 0 < validity <= self.settings.max_ticket_validity:
-            raise errors.bad_validity(self.settings.max_ticket_validity)
+        game = self.steps.game(request.variant, request.options)
+        validity = request.valid_seconds or self.steps.settings.ticket_validity
+        if not 0 < validity <= self.steps.settings.max_ticket_validity:
+            raise errors.bad_validity(self.steps.settings.max_ticket_validity)
         if len(request.label) > 200:
             raise errors.bad_label()
         expires = now_ms() // 1000 + validity
         options = convert.options_map(game)
-        text, ticket = self.tickets.mint(game.id, options, expires_at=expires, label=request.label)
-        seed = self.tickets.seed(ticket)
+        text, ticket = self.steps.tickets.mint(game.id, options, expires_at=expires, label=request.label)
+        seed = self.steps.tickets.seed(ticket)
         return pb.MintDealResponse(
             deal_ticket=text,
             ticket_id=ticket.ticket_id,

@@ -21,47 +21,52 @@ from service.store import NothingToUndo, StoreError, StoreStatus
 log = logging.getLogger("service.games")
 
 
-class Playing(Steps):
+class Playing:
+    def __init__(self, steps: Steps) -> None:
+        self.steps = steps
+
     async def get_game(self, request: pb.GetGameRequest, credentials: Credentials) -> pb.GetGameResponse:
-        record = await self._fetch(request.game_id, credentials, moves=request.include_moves)
-        signable = self.key_ring is not None and record.moves is None
-        if signable and record.status == StoreStatus.WON and self._kept_certificate(record) is None:
+        record = await self.steps.fetch(request.game_id, credentials, moves=request.include_moves)
+        signable = self.steps.key_ring is not None and record.moves is None
+        if signable and record.status == StoreStatus.WON and self.steps.kept_certificate(record) is None:
             # No certificate kept yet (its keeping failed at the win): signed from the log, then kept.
-            record = await self._fetch(request.game_id, credentials, moves=True)
-            game, state = self._decode(record)
-            won = pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=False))
-            await self._keep_certificate(record, won.game.certificate)
+            record = await self.steps.fetch(request.game_id, credentials, moves=True)
+            game, state = self.steps.decode(record)
+            won = pb.GetGameResponse(game=self.steps.game_message(record, game, state, with_moves=False))
+            await self.steps.keep_certificate(record, won.game.certificate)
             return won
-        game, state = self._decode(record)
-        response = pb.GetGameResponse(game=self._game_message(record, game, state, with_moves=request.include_moves))
-        await self._keep_certificate(record, response.game.certificate)
+        game, state = self.steps.decode(record)
+        response = pb.GetGameResponse(
+            game=self.steps.game_message(record, game, state, with_moves=request.include_moves)
+        )
+        await self.steps.keep_certificate(record, response.game.certificate)
         return response
 
     async def apply_move(self, request: pb.ApplyMoveRequest, credentials: Credentials) -> pb.ApplyMoveResponse:
-        self._check_version_arg(request.expected_version)
+        self.steps.check_version_arg(request.expected_version)
         which = request.WhichOneof("move")
         if which is None:
             raise errors.missing_move()
         # The game: as this replica last wrote it (one Redis call saved), else from the store.
-        cached = self.recent.at_version(request.game_id, request.expected_version, credentials.game_token)
+        cached = self.steps.recent.at_version(request.game_id, request.expected_version, credentials.game_token)
         if cached is None:
-            record = await self._fetch(request.game_id, credentials)
-            self._check_open(record, request.expected_version)
-            game, state = self._decode(record)
+            record = await self.steps.fetch(request.game_id, credentials)
+            self.steps.check_open(record, request.expected_version)
+            game, state = self.steps.decode(record)
         else:
             record, game, state = cached
-        await self._check_room(record, 1, credentials, cached=cached is not None)
+        await self.steps.check_room(record, 1, credentials, cached=cached is not None)
         # The move, by the engine's one reducer.
         try:
             move = Move.parse(request.text) if which == "text" else move_from_message(request.structured)
             new_state, explicit = game.play(state, move)
         except PatienceError as exc:
             if cached is not None:  # a stale version or a closed game says so before the refusal does
-                self._check_open(await self._fetch(request.game_id, credentials), request.expected_version)
+                self.steps.check_open(await self.steps.fetch(request.game_id, credentials), request.expected_version)
             given = request.text if which == "text" else convert.move_text_of(request.structured)
             raise errors.from_engine(exc, move_index=record.move_count, move_text=given) from exc
         response = pb.ApplyMoveResponse()
-        await self._commit_moves(
+        await self.steps.commit_moves(
             record, request.expected_version, game, new_state, (explicit,), credentials, response.game
         )
         response.applied.MergeFromString(convert.notated_bytes(explicit))
@@ -71,51 +76,55 @@ class Playing(Steps):
         """The position before the last move, rebuilt from the latest checkpoint before it (at most
         ``CHECKPOINT_EVERY`` moves and an AutoPlay back, whatever the game's length), never from the deal of a
         long game; every refusal is decided before any of that work."""
-        self._check_version_arg(request.expected_version)
-        base = await self._fetch_undo_base(request.game_id, credentials)
+        self.steps.check_version_arg(request.expected_version)
+        base = await self.steps.fetch_undo_base(request.game_id, credentials)
         record = base.record
-        self._check_open(record, request.expected_version)
+        self.steps.check_open(record, request.expected_version)
         if not record.allow_undo:
             raise errors.undo_forbidden(record.game_id)
         if not base.packed:
             raise errors.nothing_to_undo(record.version)
-        game = self._game(record.variant, parse_options(record.options))
+        game = self.steps.game(record.variant, parse_options(record.options))
         try:
             moves = base.moves
         except CorruptLog as exc:
             raise errors.corrupt_log() from exc
-        start = self._decode_checkpoint(base.checkpoint) if base.checkpoint else self._deal(game, record.seed)
-        result = await self._replay(game, start, moves[:-1])
+        start = self.steps.decode_checkpoint(base.checkpoint) if base.checkpoint else self.steps.deal(game, record.seed)
+        result = await self.steps.replay(game, start, moves[:-1])
         if result.verdict.outcome is Outcome.ILLEGAL:  # the log only holds moves the engine applied
             raise errors.corrupt_log()
         try:
-            updated = await self.store.undo(record.game_id, request.expected_version, encode_state(game, result.state))
+            updated = await self.steps.store.undo(
+                record.game_id, request.expected_version, encode_state(game, result.state)
+            )
         except NothingToUndo as exc:
             raise errors.nothing_to_undo(exc.version) from exc
         except StoreError as exc:
             raise refusal(exc, request.game_id) from exc
-        self.recent.remember(updated, game, result.state, credentials.game_token)
+        self.steps.recent.remember(updated, game, result.state, credentials.game_token)
         undone = convert.notated(moves[-1])
-        return pb.UndoMoveResponse(game=self._game_message(updated, game, result.state), undone=undone)
+        return pb.UndoMoveResponse(game=self.steps.game_message(updated, game, result.state), undone=undone)
 
     async def legal_moves(self, request: pb.LegalMovesRequest, credentials: Credentials) -> pb.LegalMovesResponse:
-        record = await self._fetch(request.game_id, credentials)
+        record = await self.steps.fetch(request.game_id, credentials)
         response = pb.LegalMovesResponse(version=record.version)
         if messages.shown_status(record, None) in messages.OVER:
             return response
-        game, state = self._decode(record)
+        game, state = self.steps.decode(record)
         response.MergeFromString(convert.notated_list_bytes(1, game.legal_moves(state)))  # moves = 1
         return response
 
     async def resign(self, request: pb.ResignRequest, credentials: Credentials) -> pb.ResignResponse:
         if request.expected_version < 0:
-            self._check_version_arg(request.expected_version)
-        record = await self._fetch(request.game_id, credentials)
-        self._check_open(record, request.expected_version or None)
+            self.steps.check_version_arg(request.expected_version)
+        record = await self.steps.fetch(request.game_id, credentials)
+        self.steps.check_open(record, request.expected_version or None)
         try:
-            updated = await self.store.finish(record.game_id, request.expected_version or None, StoreStatus.RESIGNED)
+            updated = await self.steps.store.finish(
+                record.game_id, request.expected_version or None, StoreStatus.RESIGNED
+            )
         except StoreError as exc:
             raise refusal(exc, request.game_id) from exc
-        game, state = self._decode(updated)
+        game, state = self.steps.decode(updated)
         log.info("game resigned", extra={"game_id": record.game_id})
-        return pb.ResignResponse(game=self._game_message(updated, game, state))
+        return pb.ResignResponse(game=self.steps.game_message(updated, game, state))

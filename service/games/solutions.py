@@ -19,12 +19,15 @@ from service.store import Dealt, NewGameRecord, Played, StoreError, StoreStatus
 log = logging.getLogger("service.games")
 
 
-class Solutions(Steps):
+class Solutions:
+    def __init__(self, steps: Steps) -> None:
+        self.steps = steps
+
     async def submit_solution(
         self, request: pb.SubmitSolutionRequest, credentials: Credentials
     ) -> pb.SubmitSolutionResponse:
-        await self._limit("SubmitSolution", credentials)
-        moves = self._solution_moves(request.moves)
+        await self.steps.limit("SubmitSolution", credentials)
+        moves = self.steps.solution_moves(request.moves)
         which = request.WhichOneof("deal")
         if which is None:
             raise errors.missing_deal()
@@ -38,24 +41,24 @@ class Solutions(Steps):
         """Final, whatever the verdict: a win ends the game won (a certificate), anything else ends it forfeited.
         A verdict on a game that stayed open would answer questions about its hidden cards (issue 17: looping
         `s s s w-k` over the stock named every card of it) and let the player go on playing with them known."""
-        record = await self._fetch(game_id, credentials, moves=True)
-        self._check_open(record, None)
+        record = await self.steps.fetch(game_id, credentials, moves=True)
+        self.steps.check_open(record, None)
         played = tuple(m.text() for m in record.moves or ())
         if not record.allow_undo and tuple(moves[: len(played)]) != played:
             # Decided on what the player sees (the moves played, as GetGame lists them), before any replay.
             kept = next((i for i, (a, b) in enumerate(zip(played, moves, strict=False)) if a != b), len(moves))
             raise errors.solution_takes_back(record.game_id, len(played) - kept, kept)
-        game = self._game(record.variant, parse_options(record.options))
-        result = await self._replay(game, self._deal(game, record.seed), moves)
+        game = self.steps.game(record.variant, parse_options(record.options))
+        result = await self.steps.replay(game, self.steps.deal(game, record.seed), moves)
         response = pb.SubmitSolutionResponse(game_id=record.game_id)
         if result.verdict.outcome is not Outcome.WON:
             try:
-                updated = await self.store.finish(record.game_id, record.version, StoreStatus.FORFEITED)
+                updated = await self.steps.store.finish(record.game_id, record.version, StoreStatus.FORFEITED)
             except StoreError as exc:
                 raise refusal(exc, game_id) from exc
-            self.recent.forget(record.game_id)
-            now_game, now_state = self._decode(updated)
-            self._game_message(updated, now_game, now_state, into=response.game)
+            self.steps.recent.forget(record.game_id)
+            now_game, now_state = self.steps.decode(updated)
+            self.steps.game_message(updated, now_game, now_state, into=response.game)
             if response.game.seed:
                 response.verdict.CopyFrom(messages.verdict(game, result))
             else:  # a live ticket's deal stays secret: how the moves failed would tell its hidden cards
@@ -69,7 +72,7 @@ class Solutions(Steps):
         while kept < min(len(played), len(explicit)) and played[kept] == explicit[kept]:
             kept += 1
         try:
-            updated = await self.store.replace(
+            updated = await self.steps.store.replace(
                 record.game_id,
                 record.version,
                 encode_state(game, result.state),
@@ -80,23 +83,23 @@ class Solutions(Steps):
             )
         except StoreError as exc:
             raise refusal(exc, game_id) from exc
-        self.recent.forget(record.game_id)
-        certificate = await self._signed(updated, game, result.state)
-        self._game_message(updated, game, result.state, into=response.game, certificate=certificate)
-        await self._keep_certificate(updated, response.game.certificate)
+        self.steps.recent.forget(record.game_id)
+        certificate = await self.steps.signed(updated, game, result.state)
+        self.steps.game_message(updated, game, result.state, into=response.game, certificate=certificate)
+        await self.steps.keep_certificate(updated, response.game.certificate)
         response.certificate.CopyFrom(response.game.certificate)
         return response
 
     async def _submit_for_ticket(self, text: str, moves: list[str]) -> pb.SubmitSolutionResponse:
-        tickets, ticket = self._open_ticket(text)
-        game = self._game(ticket.variant, ticket.options)
+        tickets, ticket = self.steps.open_ticket(text)
+        game = self.steps.game(ticket.variant, ticket.options)
         seed = tickets.seed(ticket)
-        start = self._deal(game, seed)
+        start = self.steps.deal(game, seed)
         if hidden_cards(game, start):
             # A verdict would score moves against cards nobody may see while the ticket is valid, and the same
             # question could be asked again and again (no game to end): play the ticket through NewGame.
             raise errors.ticket_deal_secret(game.id)
-        result = await self._replay(game, start, moves)
+        result = await self.steps.replay(game, start, moves)
         game_id = new_game_id()
         response = pb.SubmitSolutionResponse(verdict=messages.verdict(game, result), game_id=game_id)
         if result.verdict.outcome is Outcome.WON:  # kept whole, for the record; nobody holds a token to it
@@ -114,12 +117,12 @@ class Solutions(Steps):
                 dealt=Dealt.TICKET,
             )
             try:
-                record = await self.store.create(whole)
+                record = await self.steps.store.create(whole)
             except StoreError as exc:
                 raise refusal(exc, game_id) from exc
-            signed = await self._signed(record, game, result.state)
+            signed = await self.steps.signed(record, game, result.state)
             if signed is None:
                 raise errors.signing_unavailable()
             response.certificate.CopyFrom(signed)
-            await self._keep_certificate(record, response.certificate)
+            await self.steps.keep_certificate(record, response.certificate)
         return response

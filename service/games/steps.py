@@ -93,7 +93,8 @@ def unavailable(exc: StoreUnavailable) -> ServiceError:
 
 
 class Steps:
-    """The adapters, and the steps over them that more than one use case takes."""
+    """The adapters, and the steps over them that more than one use case takes: each use case (``dealing``,
+    ``playing`` ...) is an object of its own that is given one ``Steps`` (composition, not a shared base)."""
 
     def __init__(
         self,
@@ -111,10 +112,10 @@ class Steps:
         self.store = store
         self.key_ring = key_ring
         self.tickets = tickets
-        self._seed_source = seed_source or (lambda: secrets.token_bytes(SEED_BYTES))
+        self.seed_source = seed_source or (lambda: secrets.token_bytes(SEED_BYTES))
         # The deal of a seed. Tests only pass another (two deals that differ in hidden cards alone, to check that
         # no answer tells them apart): it is a constructor argument, which no client can reach.
-        self._deal: Callable[[Game, bytes], State] = dealer or (lambda game, seed: game.deal(seed))
+        self.deal: Callable[[Game, bytes], State] = dealer or (lambda game, seed: game.deal(seed))
         self.limiter = limiter  # None: no limits
         self.hints = hints  # None: Hint is refused (UNAVAILABLE)
         self.recent = RecentGames()
@@ -123,7 +124,7 @@ class Steps:
 
     # -- callers
 
-    async def _limit(self, rpc: str, credentials: Credentials) -> str:
+    async def limit(self, rpc: str, credentials: Credentials) -> str:
         """Count the call against its client's rate limits (RESOURCE_EXHAUSTED ``RATE_LIMITED`` beyond them); the
         client address it counts under (what the fair shares of hints and winnable deals go by too)."""
         if self.limiter is None:
@@ -132,7 +133,7 @@ class Steps:
         await self.limiter.check(rpc, client)
         return client
 
-    def _check_operator(self, credentials: Credentials) -> None:
+    def check_operator(self, credentials: Credentials) -> None:
         expected = self.settings.resolved_operator_key()
         if expected is None:
             raise errors.minting_disabled()
@@ -143,7 +144,7 @@ class Steps:
 
     # -- the store
 
-    async def _fetch(self, game_id: str, credentials: Credentials, *, moves: bool = False) -> GameRecord:
+    async def fetch(self, game_id: str, credentials: Credentials, *, moves: bool = False) -> GameRecord:
         """The game, if the caller holds its token."""
         if not game_id:
             raise errors.missing_game_id()
@@ -160,12 +161,12 @@ class Steps:
         return record
 
     @staticmethod
-    def _check_version_arg(version: int) -> None:
+    def check_version_arg(version: int) -> None:
         if version < 1:
             raise errors.missing_expected_version()
 
     @staticmethod
-    def _check_open(record: GameRecord, expected_version: int | None) -> None:
+    def check_open(record: GameRecord, expected_version: int | None) -> None:
         """Refuse writes to a stale version or a game that is over (the store checks both again, atomically)."""
         if expected_version is not None and record.version != expected_version:
             raise errors.stale_version(expected_version, record.version)
@@ -174,7 +175,7 @@ class Steps:
         if record.expired:
             raise errors.game_over("expired", record.version)
 
-    async def _fetch_undo_base(self, game_id: str, credentials: Credentials) -> UndoBase:
+    async def fetch_undo_base(self, game_id: str, credentials: Credentials) -> UndoBase:
         """What UndoMove needs of the game (``GameStore.fetch_undo_base``), if the caller holds its token."""
         if not game_id:
             raise errors.missing_game_id()
@@ -190,7 +191,7 @@ class Steps:
             raise errors.wrong_token(game_id)
         return base
 
-    async def _check_room(self, record: GameRecord, moves: int, credentials: Credentials, *, cached: bool) -> None:
+    async def check_room(self, record: GameRecord, moves: int, credentials: Credentials, *, cached: bool) -> None:
         """Refuse ``moves`` more when they would take the game's log past ``--max-moves`` (GAME_TOO_LONG): so no
         call on any game costs more than a game of that length costs. ``cached``: ``record`` is this replica's
         memory, so a stale version or a closed game is looked up and said first."""
@@ -198,13 +199,13 @@ class Steps:
         if record.move_count + moves <= limit:
             return
         if cached:
-            self._check_open(await self._fetch(record.game_id, credentials), record.version)
+            self.check_open(await self.fetch(record.game_id, credentials), record.version)
         raise errors.game_too_long(limit, record.move_count)
 
     # -- the engine
 
     @staticmethod
-    def _game(variant: str, options: Mapping[str, str]) -> Game:
+    def game(variant: str, options: Mapping[str, str]) -> Game:
         try:
             return get_game(variant, convert.text_options(options) if options else None)
         except VariantError as exc:
@@ -213,14 +214,14 @@ class Steps:
             raise error from exc
 
     @staticmethod
-    def _decode_checkpoint(encoded: bytes) -> State:
+    def decode_checkpoint(encoded: bytes) -> State:
         """A checkpoint's position (the store keeps them as the engine's encoded states)."""
         try:
             return decode_state(encoded)[1]
         except EncodingError as exc:
             raise errors.corrupt_state() from exc
 
-    def _decode(self, record: GameRecord) -> tuple[Game, State]:
+    def decode(self, record: GameRecord) -> tuple[Game, State]:
         """The game and position of a stored record (the one this replica wrote, when it is that one)."""
         known = self.recent.decoded(record)
         if known is not None:
@@ -231,12 +232,12 @@ class Steps:
             raise errors.corrupt_state() from exc
 
     @staticmethod
-    async def _replay(game: Game, start: State, moves: Sequence[str | Move]) -> Replay:
+    async def replay(game: Game, start: State, moves: Sequence[str | Move]) -> Replay:
         if len(moves) > THREAD_REPLAY:
             return await asyncio.to_thread(replay, game, start, moves)
         return replay(game, start, moves)
 
-    def _solution_moves(self, entries: Sequence[str]) -> list[str]:
+    def solution_moves(self, entries: Sequence[str]) -> list[str]:
         limit = self.settings.max_moves
         moves: list[str] = []
         for entry in entries:
@@ -247,7 +248,7 @@ class Steps:
 
     # -- tickets
 
-    def _open_ticket(self, text: str) -> tuple[Tickets, Ticket]:
+    def open_ticket(self, text: str) -> tuple[Tickets, Ticket]:
         """The ticket minter and the ticket ``text`` opens to."""
         if self.tickets is None:
             raise errors.tickets_unavailable()
@@ -260,7 +261,7 @@ class Steps:
 
     # -- answers
 
-    def _game_message(
+    def game_message(
         self,
         record: GameRecord,
         game: Game,
@@ -303,16 +304,16 @@ class Steps:
         if with_moves and record.moves is not None:
             msg.moves.extend([m.text() for m in record.moves])
         if shown == pb.GAME_STATUS_WON and self.key_ring is not None:
-            kept = self._kept_certificate(record) if certificate is None else None
+            kept = self.kept_certificate(record) if certificate is None else None
             if certificate is not None:
                 msg.certificate.CopyFrom(certificate)
             elif kept is not None:
                 msg.certificate.MergeFromString(kept)
             elif record.moves is not None:
-                msg.certificate.CopyFrom(self._certificate(record, game, state))
+                msg.certificate.CopyFrom(self.certificate(record, game, state))
         return msg
 
-    def _kept_certificate(self, record: GameRecord) -> bytes | None:
+    def kept_certificate(self, record: GameRecord) -> bytes | None:
         """The certificate the store keeps for a won game, as a serialized message: read and checked once per
         replica (``Certificates``), so that GetGame of a won game costs the same at any length. None when none is
         kept (it is signed from the log then) or the key ring cannot check it."""
@@ -328,16 +329,16 @@ class Steps:
         self.certificates.put(record.game_id, record.certificate, message)
         return message
 
-    async def _signed(self, record: GameRecord, game: Game, final: State) -> pb.Certificate | None:
+    async def signed(self, record: GameRecord, game: Game, final: State) -> pb.Certificate | None:
         """The won game's certificate (``_certificate``), signed in a worker thread when its log is long (a few
         milliseconds at the longest game: other calls go on meanwhile); None without a key ring."""
         if self.key_ring is None:
             return None
         if len(record.moves or ()) > THREAD_REPLAY:
-            return await asyncio.to_thread(self._certificate, record, game, final)
-        return self._certificate(record, game, final)
+            return await asyncio.to_thread(self.certificate, record, game, final)
+        return self.certificate(record, game, final)
 
-    def _certificate(self, record: GameRecord, game: Game, final: State) -> pb.Certificate:
+    def certificate(self, record: GameRecord, game: Game, final: State) -> pb.Certificate:
         """Sign the won game (Ed25519 signatures are deterministic: the same game signs to the same bytes)."""
         if self.key_ring is None:
             raise errors.signing_unavailable()
@@ -365,7 +366,7 @@ class Steps:
         # The message repeats what the certificate says (a kept one may predate fields the game has now).
         return messages.certificate_message(encoded, checked.contents or contents, checked)
 
-    async def _commit_moves(
+    async def commit_moves(
         self,
         record: GameRecord,
         expected_version: int,
@@ -382,7 +383,7 @@ class Steps:
         won = status is Status.WON
         log_moves: tuple[Move, ...] | None = None
         if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
-            log_moves = (await self._fetch(record.game_id, credentials, moves=True)).moves
+            log_moves = (await self.fetch(record.game_id, credentials, moves=True)).moves
         encoded, written = encode_state(game, state), StoreStatus.WON if won else None
         try:
             if len(moves) == 1:  # ApplyMove's path: the store reuses what it knows of ``record``
@@ -397,14 +398,14 @@ class Steps:
         certificate = None
         if log_moves is not None:
             updated = replace(updated, moves=(*log_moves, *moves))
-            certificate = await self._signed(updated, game, state)
+            certificate = await self.signed(updated, game, state)
         else:
             self.recent.remember(updated, game, state, credentials.game_token)
-        self._game_message(updated, game, state, into=into, status=status, certificate=certificate)
+        self.game_message(updated, game, state, into=into, status=status, certificate=certificate)
         if won:
-            await self._keep_certificate(updated, into.certificate)
+            await self.keep_certificate(updated, into.certificate)
 
-    async def _keep_certificate(self, record: GameRecord, certificate: pb.Certificate) -> None:
+    async def keep_certificate(self, record: GameRecord, certificate: pb.Certificate) -> None:
         """Keep the first certificate issued for a win (in the game's record), so that it keeps its bytes whatever
         keys rotate later; when another replica kept one first, answer with that one."""
         if record.certificate or not certificate.encoded:
