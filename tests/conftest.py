@@ -10,7 +10,7 @@ A missing ``redis-server`` fails the test that asks for Redis with a message say
 
 No test leaves a process behind: every process a pytest process starts (and whatever those start) carries
 ``SUITE_OWNER_PID`` in its environment, and at the end of the session any such process still running fails the
-run, is named and is killed (``tests/process_support.py``).
+run as an error of the session's last test, is named and is killed (``tests/process_support.py``).
 
 Every test runs with ``XDG_DATA_HOME`` in a temporary directory of its own and no ``PATIENCE_*`` variables
 from the caller's shell: a server started with no keys directory must not find (or write) the keys of a service the
@@ -98,13 +98,13 @@ def redis_cluster_db(redis_cluster: str) -> str:
     return redis_cluster
 
 
-def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    """Fail the run if a test left a process behind (after the session's fixtures have stopped theirs). Under
-    pytest-xdist each worker checks what it started; the controller only starts the workers."""
-    if session.config.pluginmanager.has_plugin("dsession"):
-        return
+@pytest.fixture(scope="session", autouse=True)
+def _no_process_left_behind() -> Iterator[None]:
+    """Fail the run if a test left a process behind. Set up before any other fixture, so torn down after all of
+    them (the session's own Redis servers are stopped by then); a failure here is an error of the session's last
+    test, which pytest-xdist reports from every worker too."""
+    yield
     left = process_support.leftovers(os.getpid())
     if left:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
         lines = "\n".join(f"  {pid}: {command}" for pid, command in left)
-        print(f"\n{len(left)} process(es) outlived the tests that started them (now killed):\n{lines}")
+        pytest.fail(f"{len(left)} process(es) outlived the tests that started them (now killed):\n{lines}")

@@ -10,6 +10,9 @@ import time
 from pathlib import Path
 
 OWNER = "SUITE_OWNER_PID"
+#: Helpers that belong to the test process itself and end with it: multiprocessing's resource tracker (started
+#: once per process by a process pool, it exits when its parent does).
+OWN_HELPERS = ("multiprocessing.resource_tracker",)
 
 
 def owned_by(owner: int) -> list[tuple[int, str]]:
@@ -26,6 +29,8 @@ def owned_by(owner: int) -> list[tuple[int, str]]:
                 continue
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
         except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if any(helper in command for helper in OWN_HELPERS):
             continue
         found.append((int(entry.name), command[:200]))
     return found
