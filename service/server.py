@@ -29,7 +29,7 @@ from patience.v1 import patience_pb2
 from service.games import GameService
 from service.grpc.operations import Operations
 from service.grpc.servicer import PatienceServicer
-from service.observe import logs, metrics
+from service.observe import logs, metrics, tracing
 from service.rest import app as http
 from service.rest.connections import fd_budget, raise_fd_limit, throttle_logs
 from service.security import tls
@@ -333,6 +333,7 @@ def settle_garbage_collector() -> None:
 async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
     """Run until SIGTERM or SIGINT, then stop gracefully; the exit status."""
     logs.configure(settings.log_level, settings.log_format)
+    tracing.configure()  # by the OTEL_* variables: off unless an OTLP endpoint is set
     throttle_logs(asyncio.get_running_loop())
     settings = fit_to_fd_limit(settings)
     server, port = await create_server(settings, reuse_port=reuse_port)
@@ -364,5 +365,6 @@ async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
         await waiter
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.remove_signal_handler(sig)
+    tracing.flush()
     log.info("stopped")
     return 0

@@ -15,6 +15,7 @@ from patience.v1 import patience_pb2_grpc
 
 from service.games import Credentials, GameService
 from service.games.errors import abort
+from service.observe import tracing
 from service.observe.calls import failure
 from service.security import tls
 from service.security.ratelimit import CLIENT_ADDRESS, FRONT_END_KEY
@@ -51,12 +52,16 @@ def credentials_from(metadata: Any, peer: str = "") -> Credentials:
 
 def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
     limited = name in LIMITED  # only these read the peer (rate limits): not a cost on every move
+    span_name = f"GameService.{name}"
 
     async def method(self: PatienceServicer, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         call = getattr(self.games, name)
         try:
             # Read while the call is alive (the peer of a cancelled call is freed memory: see operations.py).
             peer = context.peer() if limited else ""
+            if tracing.on:
+                credentials = credentials_from(context.invocation_metadata(), peer)
+                return await tracing.in_span(span_name, call(request, credentials))
             return await call(request, credentials_from(context.invocation_metadata(), peer))
         except Exception as exc:  # a refusal, or a bug (logged): as a rich status either way (service.observe.calls)
             await abort(context, failure(exc, name))

@@ -1,7 +1,8 @@
 """What a hint process runs: the engine's hint on an encoded position (``service.solving.hints`` sends the work here).
 
-Kept apart from the service so that a pool process imports the engine and nothing else (no gRPC, no Redis): a
-process of the pool is started with ``spawn``, since forking a process that runs gRPC is not safe.
+Kept apart from the service so that a pool process imports the engine and nothing else (no gRPC, no Redis; the
+OpenTelemetry SDK only when traces are on): a process of the pool is started with ``spawn``, since forking a
+process that runs gRPC is not safe.
 """
 
 from __future__ import annotations
@@ -29,10 +30,27 @@ class HintAnswer(NamedTuple):
     cpu_seconds: float = 0.0
 
 
-def compute(state: bytes, seed: bytes, states: int, cpu_seconds: float) -> HintAnswer:
+def compute(
+    state: bytes, seed: bytes, states: int, cpu_seconds: float, trace_context: dict[str, str] | None = None
+) -> HintAnswer:
     """The hint for the encoded position ``state``: ``states`` positions in all (one search when every card is
     face up; else ``SAMPLES`` guesses of the hidden cards, ``states // SAMPLES`` each), ``cpu_seconds`` of CPU at
-    most. Only the player's view is read in a game with hidden cards (engine.solver.hint)."""
+    most. Only the player's view is read in a game with hidden cards (engine.solver.hint). With a
+    ``trace_context`` (W3C headers from the server process), in a span of that trace."""
+    if trace_context is None:
+        return _compute(state, seed, states, cpu_seconds)
+    from service.observe import tracing
+
+    with tracing.continued("hint_worker.compute", trace_context, **{"hint.states": states}) as span:
+        answer = _compute(state, seed, states, cpu_seconds)
+        if span is not None:
+            span.set_attributes(
+                {"hint.code": answer.code, "hint.tried": answer.tried, "patience.variant": answer.variant}
+            )
+        return answer
+
+
+def _compute(state: bytes, seed: bytes, states: int, cpu_seconds: float) -> HintAnswer:
     started = time.thread_time()
     game, position = decode_state(state)
     found = hint(
@@ -48,6 +66,16 @@ def compute(state: bytes, seed: bytes, states: int, cpu_seconds: float) -> HintA
     return HintAnswer(
         found.text(), found.reason, found.code.value, found.wins, found.tried, found.moves_to_end, game.id, cpu
     )
+
+
+def start(parent: int, traced: bool = False) -> None:
+    """The pool's initializer: watch the server process; set up traces when the server has them on (the same
+    OTEL_* variables: a spawned process inherits the environment)."""
+    watch_parent(parent)
+    if traced:
+        from service.observe import tracing
+
+        tracing.configure()
 
 
 def watch_parent(parent: int, interval: float = 1.0) -> None:
