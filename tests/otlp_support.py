@@ -100,14 +100,15 @@ class Receiver:
             return [span for span in self.spans if span.trace_id == trace_id]
 
     def wait_for(
-        self, done: Callable[[list[ReceivedSpan]], bool], trace_id: str, timeout: float = 60
+        self, done: Callable[[list[ReceivedSpan]], bool], trace_id: str | None = None, timeout: float = 60
     ) -> list[ReceivedSpan]:
-        """The spans of ``trace_id`` once ``done(spans)`` holds; AssertionError with what came after ``timeout``
-        seconds (generous: the exporters send in batches, from processes on a busy machine)."""
+        """The spans of ``trace_id`` (every span without one) once ``done(spans)`` holds; AssertionError with what
+        came after ``timeout`` seconds (generous: the exporters send in batches, from processes on a busy
+        machine)."""
         deadline = time.monotonic() + timeout
         with self._changed:
             while True:
-                spans = [span for span in self.spans if span.trace_id == trace_id]
+                spans = [span for span in self.spans if trace_id is None or span.trace_id == trace_id]
                 if done(spans):
                     return spans
                 left = deadline - time.monotonic()

@@ -59,7 +59,7 @@ def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], 
         try:
             # Read while the call is alive (the peer of a cancelled call is freed memory: see operations.py).
             peer = context.peer() if limited else ""
-            if tracing.on:
+            if tracing.on and tracing.recording():
                 credentials = credentials_from(context.invocation_metadata(), peer)
                 return await tracing.in_span(span_name, call(request, credentials))
             return await call(request, credentials_from(context.invocation_metadata(), peer))

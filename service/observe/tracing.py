@@ -127,6 +127,12 @@ def end_call(call: CallSpan, code: str, **attributes: Any) -> None:
 # ---------------------------------------------------------------------------------------------- inside
 
 
+def recording() -> bool:
+    """Whether the current span records (its call was sampled): the spans inside a call are made only then, so
+    a call the sampler left out costs its server span's decision and nothing more."""
+    return on and trace.get_current_span().is_recording()
+
+
 async def in_span(name: str, awaitable: Awaitable[_T], **attributes: Any) -> _T:
     """Await ``awaitable`` inside a span of its own (a use case, the hint pool). An exception is recorded as an
     event, not as an error status: a refusal is the service working (the server span's status tells)."""

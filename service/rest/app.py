@@ -88,7 +88,7 @@ def game_service_invoker(games: GameService) -> Invoker:
         if call is None:
             raise errors.not_implemented(method.name)
         peer = next((v for k, v in metadata if k == PEER), "")
-        if tracing.on:
+        if tracing.on and tracing.recording():
             traced: Message = await tracing.in_span(
                 f"GameService.{rpc_attribute(method)}", call(request, credentials_from(metadata, peer=peer))
             )

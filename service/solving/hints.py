@@ -134,7 +134,8 @@ class HintPool:
 
     async def _fly(self, key: tuple[str, int], ticket: Ticket, state: bytes, seed: bytes) -> HintAnswer:
         try:
-            if tracing.on:  # the pool's span: the wait for a process, then the work in it (a child span there)
+            # The pool's span: the wait for a process, then the work in it (a child span there).
+            if tracing.on and tracing.recording():
                 answer: HintAnswer = await tracing.in_span("HintPool.hint", self._traced_run(ticket, state, seed))
             else:
                 answer = await self._run(ticket, hint_worker.compute, state, seed, self.states, self.cpu_seconds)
@@ -171,7 +172,7 @@ class HintPool:
         loop = asyncio.get_running_loop()
         try:
             await self.queue.wait(ticket)
-            if tracing.on:
+            if tracing.on:  # a no-op on a span that does not record
                 trace.get_current_span().add_event("process given")
             future = self._pool().submit(fn, *args)
         except BrokenProcessPool as exc:  # a process died (killed, out of memory): a new pool for the next hint

@@ -430,7 +430,7 @@ class RedisGameStore(GameStore):
         """Run one of the registered scripts (``script.sha``/``script.script``) on the pipe, else via redis-py;
         a ``durable`` one (a write) is confirmed by ``self.replicas`` replicas first when the setting asks. With
         traces on, inside a client span named after the script."""
-        if span and tracing.on:
+        if span and tracing.on and tracing.recording():
             name = self._script_names.get(script.sha, "script")
             attributes = {"db.system.name": "redis", "db.operation.name": "EVALSHA", "db.stored_procedure.name": name}
             with tracing.span(f"EVALSHA {name}", SpanKind.CLIENT, **attributes):

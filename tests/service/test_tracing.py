@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import signal
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +22,7 @@ from otlp_support import ReceivedSpan, Receiver, receiving
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from service_harness import ServiceProcess, bearer, start_process
+from test_winnable import filler_process
 
 from service.observe import tracing
 
@@ -163,6 +165,29 @@ def test_a_hint_is_traced_into_its_solver_process(traced: Traced) -> None:
     assert case.parent_id == server.span_id and pool.parent_id == case.span_id
     assert worker.parent_id == pool.span_id and worker.service == SERVICE  # across the process boundary
     assert worker.attributes["hint.states"] == 200 and worker.attributes["hint.code"]
+
+
+def test_the_filler_traces_each_seed_it_proves(redis_db: str, tmp_path: Path) -> None:
+    """One trace per seed: a root span for the step, the proof its child (the filler's own service name)."""
+    with receiving() as receiver:
+        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "100"}
+        proc = filler_process(
+            redis_db, tmp_path, "--winnable-pools", "sultan-36", "--winnable-pool-target", "1", env=env
+        )
+        try:
+
+            def proven(spans: list[ReceivedSpan]) -> bool:
+                return any(s.name == "winnable.prove" and s.attributes.get("patience.proven") for s in spans)
+
+            spans = receiver.wait_for(proven)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(30) == 0, (tmp_path / "filler.log").read_text()[-2000:]
+    prove = next(s for s in spans if s.name == "winnable.prove" and s.attributes["patience.proven"])
+    step = next(s for s in spans if s.span_id == prove.parent_id)
+    assert step.name == "Filler.step" and step.parent_id == "" and step.trace_id == prove.trace_id
+    assert step.attributes["patience.pool"] == "sultan-36" and step.service == "patience-filler"
+    assert prove.attributes["patience.outcome"] == "won"
 
 
 def test_traces_are_off_unless_the_variables_ask() -> None:

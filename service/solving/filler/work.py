@@ -97,7 +97,7 @@ class Filler:
         await self.record(name, attempt, size)
 
     def _prove(self, name: str) -> Attempt:
-        if not tracing.on:
+        if not tracing.recording():
             return prove(self.by_pool[name], self.seed_source(), self.budget)
         with tracing.span("winnable.prove") as span:
             attempt = prove(self.by_pool[name], self.seed_source(), self.budget)
