@@ -420,3 +420,15 @@ def test_kubernetes_tracing_overlay_points_the_service_at_its_jaeger() -> None:
     assert service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
     assert not objects[("Service", "patience")]["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
     assert ("Deployment", "patience") in objects and ("StatefulSet", "patience-redis") in objects
+
+
+def test_the_build_strips_compiled_modules_and_reports_what_takes_room() -> None:
+    """Symbol tables are not needed to run (5.5 MB of the virtualenv); the build's summary names the largest
+    layers and packages (deploy/image-report.sh, which runs on any built image)."""
+    instructions = dockerfile_instructions()
+    build = instructions[: len(instructions) - len(final_stage())]
+    runs = [rest for word, rest in build if word == "RUN"]
+    stripping = next(rest for rest in runs if "strip --strip-unneeded" in rest)
+    assert stripping.index("strip --strip-unneeded") < stripping.index("import patience.v1"), "checked once stripped"
+    assert 'bash "$ROOT/deploy/image-report.sh"' in (DEPLOY / "build-image.sh").read_text()
+    assert run("bash", "-n", str(DEPLOY / "image-report.sh")).returncode == 0
