@@ -13,8 +13,8 @@ work per call; the one wrapper both transports share (``service.observe.calls``)
 so the two transports give the same spans and attributes. The Redis scripts go through the service's own
 pipelined connection (``service.store.redispipe``), which no Redis instrumentation sees.
 
-Off, the SDK is never imported and every hook is one test of :data:`on` (a module global): nothing measurable
-per call (bench/tracing_bench.py).
+Off, neither the trace SDK nor the exporter is imported, and every hook is one test of :data:`on` (a module
+global): nothing measurable per call (bench/tracing_bench.py, bench/instructions.py --baseline).
 """
 
 from __future__ import annotations

@@ -9,8 +9,11 @@ server span must name.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import signal
+import subprocess
+import sys
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -188,6 +191,19 @@ def test_the_filler_traces_each_seed_it_proves(redis_db: str, tmp_path: Path) ->
     assert step.name == "Filler.step" and step.parent_id == "" and step.trace_id == prove.trace_id
     assert step.attributes["patience.pool"] == "sultan-36" and step.service == "patience-filler"
     assert prove.attributes["patience.outcome"] == "won"
+
+
+def test_off_the_sdk_is_never_imported() -> None:
+    """Traces off cost no import of the trace SDK or the exporter (nor their start-up time), in the server or
+    its hint processes' module. (redis-py imports the SDK's metrics part by itself, for its own observability
+    that nobody turns on here.)"""
+    check = (
+        "import sys, service.server, service.solving.hint_worker; "
+        "assert not [m for m in sys.modules if m.startswith(('opentelemetry.sdk.trace', 'opentelemetry.exporter'))]"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_")}
+    done = subprocess.run([sys.executable, "-c", check], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
 
 
 def test_traces_are_off_unless_the_variables_ask() -> None:
