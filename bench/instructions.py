@@ -159,6 +159,10 @@ def main() -> None:
     parser.add_argument(
         "--baseline", help="run the service package of this git revision instead (bench/tracing_bench.py's way)"
     )
+    parser.add_argument(
+        "--traces", choices=("off", "1%", "100%"), default="off",
+        help="the service's traces (bench/tracing_bench.py's configurations), sent to a sink in this process",
+    )  # fmt: skip
     args = parser.parse_args()
     if (args.tls or args.redis_tls) and args.server != "service":
         raise SystemExit("--tls and --redis-tls measure the service")
@@ -188,6 +192,9 @@ def main() -> None:
         processes.wait_port(redis_port, redis)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_", "OTEL_"))}
         cwd = ROOT
+        if args.traces != "off":
+            sink = tracing_bench.Sink()
+            env.update(OTEL_EXPORTER_OTLP_ENDPOINT=sink.endpoint, **tracing_bench.CONFIGURATIONS[args.traces])
         if args.baseline:  # the old package first on the path: ``python -m`` puts the working folder first
             cwd = tracing_bench.baseline_root(args.baseline, tmp)
             env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "proto"), str(ROOT / "clients" / "python")])
@@ -254,6 +261,7 @@ def main() -> None:
         per_call = total / calls / 1e6
         what = args.server + (" over TLS" if args.tls else "") + (", rediss://" if args.redis_tls else "")
         what += f" at {args.baseline}" if args.baseline else ""
+        what += f", traces {args.traces}" if args.traces != "off" else ""
         print(f"{what}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
     finally:
         for proc in reversed(procs):
