@@ -139,15 +139,15 @@ def main() -> None:
                 f"  service cpu {f['server_cpu_us_per_call']:6.1f} us/call ({f['extra_cpu_us_per_call_vs_off']:+.1f}"
                 " vs off)"
             )
-        print(f"the sink received {sink.received} bytes of spans")
         results["services"] = by_name
-        results["sink_bytes"] = sink.received
         results["machine_after"] = machine()
     finally:
         for child in reversed(children):
-            stop(child)
+            stop(child)  # a service sends the spans it still holds before it exits
         sink.server.shutdown()
         shutil.rmtree(tmp, ignore_errors=True)
+    results["sink_bytes"] = sink.received
+    print(f"the sink received {sink.received} bytes of spans")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
