@@ -34,6 +34,7 @@ log = logging.getLogger(__name__)
 #: True once :func:`configure` has set up the SDK in this process: every hook tests it first.
 on = False
 _tracer: trace.Tracer = trace.NoOpTracer()
+_fields: frozenset[str] = frozenset()  # the headers the propagators read (traceparent, tracestate, baggage)
 _T = TypeVar("_T")
 
 #: Server span ends in error for these codes only (the OpenTelemetry conventions for a gRPC server): a refusal
@@ -55,7 +56,7 @@ def configure(default_name: str = "patience", environ: Mapping[str, str] = os.en
     """Set up the SDK when the variables ask for it (:func:`wanted`); whether traces are on. ``default_name`` is
     the service name when neither ``OTEL_SERVICE_NAME`` nor ``OTEL_RESOURCE_ATTRIBUTES`` gives one. Once per
     process (each ``--workers`` worker, each hint process, the filler)."""
-    global on, _tracer
+    global on, _tracer, _fields
     if on or not wanted(environ):
         return on
     protocol = environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
@@ -73,6 +74,7 @@ def configure(default_name: str = "patience", environ: Mapping[str, str] = os.en
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
     _tracer = trace.get_tracer("service")
+    _fields = frozenset(propagate.get_global_textmap().fields)
     on = True
     log.info("traces on", extra={"service_name": resource.attributes.get(SERVICE_NAME)})
     return True
@@ -103,8 +105,7 @@ class CallSpan:
 def start_call(name: str, attributes: dict[str, Any], carrier: Iterable[tuple[str, Any]]) -> CallSpan:
     """The server span of a call named ``name``, child of the caller's span when ``carrier`` (gRPC metadata or
     HTTP headers as pairs) holds a ``traceparent``; made current until :func:`end_call`."""
-    fields = propagate.get_global_textmap().fields
-    headers = {key: value for key, value in carrier if key in fields and isinstance(value, str)}
+    headers = {key: value for key, value in carrier if key in _fields and isinstance(value, str)}
     parent = propagate.extract(headers) if headers else None
     span = _tracer.start_span(name, context=parent, kind=SpanKind.SERVER, attributes=attributes)
     return CallSpan(span, context.attach(trace.set_span_in_context(span, parent)))
