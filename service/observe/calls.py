@@ -92,7 +92,8 @@ class Calls:
         if tracing.on and self.traced:
             attributes = {**self.span_attributes, **attributes, "request_id": rid}
             call = tracing.start_call(span_name or self.span_name, attributes, carrier)
-            trace_id.set(call.trace_id or None)
+            if call is not None:
+                trace_id.set(call.trace_id or None)
         return time.perf_counter(), token, call
 
     def end(

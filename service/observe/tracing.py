@@ -102,12 +102,15 @@ class CallSpan:
         self.trace_id = trace.format_trace_id(ctx.trace_id) if ctx.trace_flags.sampled else ""
 
 
-def start_call(name: str, attributes: dict[str, Any], carrier: Iterable[tuple[str, Any]]) -> CallSpan:
+def start_call(name: str, attributes: dict[str, Any], carrier: Iterable[tuple[str, Any]]) -> CallSpan | None:
     """The server span of a call named ``name``, child of the caller's span when ``carrier`` (gRPC metadata or
-    HTTP headers as pairs) holds a ``traceparent``; made current until :func:`end_call`."""
+    HTTP headers as pairs) holds a ``traceparent``; made current until :func:`end_call`. None when the sampler
+    leaves the call out: nothing is made current, so nothing inside the call makes a span (:func:`recording`)."""
     headers = {key: value for key, value in carrier if key in _fields and isinstance(value, str)}
     parent = propagate.extract(headers) if headers else None
     span = _tracer.start_span(name, context=parent, kind=SpanKind.SERVER, attributes=attributes)
+    if not span.is_recording():
+        return None
     return CallSpan(span, context.attach(trace.set_span_in_context(span, parent)))
 
 
@@ -115,12 +118,11 @@ def end_call(call: CallSpan, code: str, **attributes: Any) -> None:
     """The call ended with the gRPC status ``code`` (a name): set it, end the span, make the caller's context
     current again."""
     span = call.span
-    if span.is_recording():
-        span.set_attribute("rpc.response.status_code", code)
-        for key, value in attributes.items():
-            span.set_attribute(key, value)
-        if code in _SERVER_ERRORS:
-            span.set_status(Status(StatusCode.ERROR, code))
+    span.set_attribute("rpc.response.status_code", code)
+    for key, value in attributes.items():
+        span.set_attribute(key, value)
+    if code in _SERVER_ERRORS:
+        span.set_status(Status(StatusCode.ERROR, code))
     span.end()
     context.detach(call.token)
 
