@@ -52,14 +52,14 @@ def wanted(environ: Mapping[str, str] = os.environ) -> bool:
     return bool(environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or environ.get("OTEL_EXPORTER_OTLP_ENDPOINT"))
 
 
-def configure(default_name: str = "patience", environ: Mapping[str, str] = os.environ) -> bool:
+def configure(default_name: str = "patience") -> bool:
     """Set up the SDK when the variables ask for it (:func:`wanted`); whether traces are on. ``default_name`` is
     the service name when neither ``OTEL_SERVICE_NAME`` nor ``OTEL_RESOURCE_ATTRIBUTES`` gives one. Once per
     process (each ``--workers`` worker, each hint process, the filler)."""
     global on, _tracer, _fields
-    if on or not wanted(environ):
+    if on or not wanted():
         return on
-    protocol = environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
+    protocol = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL") or os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL")
     if protocol and protocol != "http/protobuf":
         log.warning("traces are sent over OTLP/HTTP (http/protobuf) only, not %s", protocol)
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
@@ -73,7 +73,7 @@ def configure(default_name: str = "patience", environ: Mapping[str, str] = os.en
     provider = TracerProvider(resource=resource)  # the sampler from OTEL_TRACES_SAMPLER (default: parent, else all)
     provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
     trace.set_tracer_provider(provider)
-    _tracer = trace.get_tracer("service")
+    _tracer = trace.get_tracer("patience-service")
     _fields = frozenset(propagate.get_global_textmap().fields)
     on = True
     log.info("traces on", extra={"service_name": resource.attributes.get(SERVICE_NAME)})
