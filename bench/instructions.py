@@ -36,6 +36,7 @@ import grpc_echo
 import processes
 import rest_bench  # its bare app
 import service_loads
+import tracing_bench  # the baseline revision's package
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -147,6 +148,13 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="copy the callgrind dump here (for callgrind_annotate)")
     parser.add_argument("--tls", action="store_true", help="the service serves TLS (a development certificate)")
     parser.add_argument("--redis-tls", action="store_true", help="Redis listens on TLS only; rediss:// to it")
+    parser.add_argument(
+        "--baseline", help="run the service package of this git revision instead (bench/tracing_bench.py's way)"
+    )
+    parser.add_argument(
+        "--traces", choices=("off", "1%", "100%"), default="off",
+        help="the service's traces (bench/tracing_bench.py's configurations), sent to a sink in this process",
+    )  # fmt: skip
     args = parser.parse_args()
     if (args.tls or args.redis_tls) and args.server != "service":
         raise SystemExit("--tls and --redis-tls measure the service")
@@ -174,7 +182,14 @@ def main() -> None:
         )
         procs.append(redis)
         processes.wait_port(redis_port, redis)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_", "OTEL_"))}
+        cwd = ROOT
+        if args.traces != "off":
+            sink = tracing_bench.Sink()
+            env.update(OTEL_EXPORTER_OTLP_ENDPOINT=sink.endpoint, **tracing_bench.CONFIGURATIONS[args.traces])
+        if args.baseline:  # the old package first on the path: ``python -m`` puts the working folder first
+            cwd = tracing_bench.baseline_root(args.baseline, tmp)
+            env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(ROOT / "proto"), str(ROOT / "clients" / "python")])
         rest = args.server.startswith("rest")
         if args.server.startswith("rest-bare"):
             service, address = processes.start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING")
@@ -205,7 +220,7 @@ def main() -> None:
         out = tmp / "callgrind.out"
         server = subprocess.Popen(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}.%p", *command],
-            cwd=ROOT,
+            cwd=cwd,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -237,6 +252,8 @@ def main() -> None:
         calls = args.calls // args.concurrency * args.concurrency
         per_call = total / calls / 1e6
         what = args.server + (" over TLS" if args.tls else "") + (", rediss://" if args.redis_tls else "")
+        what += f" at {args.baseline}" if args.baseline else ""
+        what += f", traces {args.traces}" if args.traces != "off" else ""
         print(f"{what}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
     finally:
         for proc in reversed(procs):

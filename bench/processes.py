@@ -60,18 +60,31 @@ def tree_cpu_seconds(pid: int) -> float:
 
 
 def start_service(
-    redis_url: str, tmp: Path, log_level: str, workers: int = 1, port: int | None = None, stderr: Any = None
+    redis_url: str,
+    tmp: Path,
+    log_level: str,
+    workers: int = 1,
+    port: int | None = None,
+    stderr: Any = None,
+    *,
+    otel: dict[str, str] | None = None,
+    cwd: Path = ROOT,
+    pythonpath: str | None = None,
 ) -> tuple[subprocess.Popen[bytes], str]:
-    """The service, its output thrown away unless ``stderr`` says where it goes."""
+    """The service, its output thrown away unless ``stderr`` says where it goes; traces off unless ``otel`` (OTEL_*
+    variables) turns them on; run from ``cwd`` (``python -m`` finds the ``service`` package there first)."""
     port = port or free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PATIENCE_", "PROMETHEUS_", "OTEL_"))}
+    env.update(otel or {})
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                 "PATIENCE_LOG_LEVEL": log_level, "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
     command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url]
     command += ["--rate-limits", "false"]  # the benchmark is one client calling as fast as it can
     if workers > 1:
         command += ["--workers", str(workers)]
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=stderr or subprocess.DEVNULL)
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=stderr or subprocess.DEVNULL)
     wait_port(port, proc)
     time.sleep(0.5 + 0.5 * workers)  # every worker bound and its store answering
     return proc, f"127.0.0.1:{port}"

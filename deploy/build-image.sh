@@ -14,7 +14,8 @@
 # is passed to pip inside the build as the build secret `pip-ca`: mounted for the RUN steps that use pip,
 # never stored in a layer (a package index behind a TLS-inspecting proxy needs it).
 # Output: the build log on stderr; on stdout the figures, one `name: value` a line (image, engine, base, size,
-# layers, build seconds); $PATIENCE_IMAGE_REPORT=FILE also writes them as JSON.
+# layers, build seconds, then the largest layers and packages: deploy/image-report.sh);
+# $PATIENCE_IMAGE_REPORT=FILE also writes the figures as JSON.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -129,6 +130,8 @@ size: $size bytes ($(( (size + 500000) / 1000000 )) MB)
 layers: $layers
 build seconds: $seconds
 EOF
+# The largest layers and packages (deploy/image-report.sh): what to look at when the size grows.
+bash "$ROOT/deploy/image-report.sh" "${tags[0]}" "$engine" || say "no report of the image's layers and packages"
 if [ -n "${PATIENCE_IMAGE_REPORT:-}" ]; then
   python3 - "$PATIENCE_IMAGE_REPORT" "$engine" "$base" "$size" "$layers" "$seconds" "$image_id" "${tags[@]}" <<'PY'
 import json

@@ -27,9 +27,10 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 from patience.v1 import patience_pb2
 
 from service.games import GameService
+from service.grpc import reflection_v1
 from service.grpc.operations import Operations
 from service.grpc.servicer import PatienceServicer
-from service.observe import logs, metrics
+from service.observe import logs, metrics, tracing
 from service.rest import app as http
 from service.rest.connections import fd_budget, raise_fd_limit, throttle_logs
 from service.security import tls
@@ -240,9 +241,11 @@ async def create_server(
         ),
         service_handler(HEALTH, health),
     ]
-    if settings.reflection:
-        names = (SERVICE_NAME, HEALTH.full_name, reflection.SERVICE_NAME)
-        services.append(service_handler(REFLECTION, reflection.aio.ReflectionServicer(names)))
+    if settings.reflection:  # v1 (what tools ask first) and v1alpha, one servicer behind both
+        names = (SERVICE_NAME, HEALTH.full_name, reflection.SERVICE_NAME, reflection_v1.SERVICE_NAME)
+        v1alpha = reflection.aio.ReflectionServicer(names)
+        services.append(service_handler(REFLECTION, v1alpha))
+        services.append(service_handler(reflection_v1.SERVICE, reflection_v1.ReflectionV1(v1alpha)))
     # One generic handler finds the method and wraps it once with metrics, the request id and the access line.
     server.add_generic_rpc_handlers((Operations(services),))
     operator_port: int | None = None
@@ -333,6 +336,7 @@ def settle_garbage_collector() -> None:
 async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
     """Run until SIGTERM or SIGINT, then stop gracefully; the exit status."""
     logs.configure(settings.log_level, settings.log_format)
+    tracing.configure()  # by the OTEL_* variables: off unless an OTLP endpoint is set
     throttle_logs(asyncio.get_running_loop())
     settings = fit_to_fd_limit(settings)
     server, port = await create_server(settings, reuse_port=reuse_port)
@@ -364,5 +368,6 @@ async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
         await waiter
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.remove_signal_handler(sig)
+    tracing.flush()
     log.info("stopped")
     return 0

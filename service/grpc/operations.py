@@ -26,6 +26,7 @@ from grpc_status import rpc_status
 
 from service import errors
 from service.errors import ServiceError, to_status
+from service.observe import tracing
 from service.observe.calls import Calls, request_id_of
 from service.observe.logs import REQUEST_ID_HEADER, access_log, with_request_id
 
@@ -54,20 +55,22 @@ class _Method(Calls):
 
     __slots__ = ()
 
-    def begin_call(self, context: Any) -> tuple[float, str, str]:
+    def begin_call(self, context: Any) -> tuple[float, str, str, tracing.CallSpan | None]:
         """Everything the access line needs from the call is read here, while the call is alive: once a client
         has cancelled, grpc.aio frees the core call under the context, and ``context.peer()`` then reads freed
         memory (a segmentation fault, found by a client that opens and cancels streams)."""
-        rid = request_id_of(context.invocation_metadata())
-        start = self.begin(rid)[0]  # each call runs in its own task: the request id stays inside the call
+        metadata = context.invocation_metadata()
+        rid = request_id_of(metadata)
+        # Each call runs in its own task: the request id (and the span made current) stay inside the call.
+        start, _, span = self.begin(rid, metadata if tracing.on else ())
         context.set_trailing_metadata(((REQUEST_ID_HEADER, rid),))
         peer = context.peer() if access_log.isEnabledFor(logging.INFO) else ""
-        return start, rid, peer
+        return start, rid, peer, span
 
-    def end_call(self, began: tuple[float, str, str], code: str, response: Any) -> None:
+    def end_call(self, began: tuple[float, str, str, tracing.CallSpan | None], code: str, response: Any) -> None:
         """Takes no context: the call may be over (see ``begin_call``)."""
-        start, rid, peer = began
-        self.end(start, rid, code, response, peer)
+        start, rid, peer, span = began
+        self.end(start, rid, code, response, peer, span)
 
 
 class Undecodable:

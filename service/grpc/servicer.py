@@ -16,6 +16,7 @@ from patience.v1 import patience_pb2_grpc
 from service.games import GameService
 from service.games.ports import credentials_from
 from service.grpc.operations import abort
+from service.observe import tracing
 from service.observe.calls import failure
 from service.security import tls
 
@@ -25,12 +26,16 @@ LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_cert
 
 def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
     limited = name in LIMITED  # only these read the peer (rate limits): not a cost on every move
+    span_name = f"GameService.{name}"
 
     async def method(self: PatienceServicer, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         call = getattr(self.games, name)
         try:
             # Read while the call is alive (the peer of a cancelled call is freed memory: see operations.py).
             peer = context.peer() if limited else ""
+            if tracing.on and tracing.recording():
+                credentials = credentials_from(context.invocation_metadata(), peer)
+                return await tracing.in_span(span_name, call(request, credentials))
             return await call(request, credentials_from(context.invocation_metadata(), peer))
         except Exception as exc:  # a refusal, or a bug (logged): as a rich status either way (service.observe.calls)
             await abort(context, failure(exc, name))

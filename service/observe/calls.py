@@ -12,7 +12,9 @@ Per call:
 - metrics (``service.observe.metrics``): over gRPC ``grpc_server_started_total``, ``grpc_server_handled_total`` and
   ``grpc_server_handling_seconds`` (go-grpc-prometheus names), over REST ``patience_http_requests_total`` and
   ``patience_http_request_duration_seconds``; and the game events read off successful responses;
-- one access line at INFO (``rpc`` or ``http``: method, code, duration, peer; never a body or a metadata value).
+- one access line at INFO (``rpc`` or ``http``: method, code, duration, peer; never a body or a metadata value);
+- with traces on (``service.observe.tracing``): the server span, child of the caller's ``traceparent``; its trace
+  id in every log line of the call (``trace_id``) and as the exemplar of the latency histogram's bucket.
 """
 
 from __future__ import annotations
@@ -27,13 +29,17 @@ from prometheus_client import Counter
 
 from service import errors
 from service.errors import ServiceError
-from service.observe import metrics
-from service.observe.logs import access_log, incoming_request_id, log_access, new_request_id, request_id
+from service.observe import metrics, tracing
+from service.observe.logs import access_log, incoming_request_id, log_access, new_request_id, request_id, trace_id
 
 log = logging.getLogger(__name__)
 
 GRPC = "rpc"  # the access line's message for each transport
 REST = "http"
+#: Services whose calls get no span: probes every few seconds, and tools asking what the server serves.
+UNTRACED = frozenset(
+    {"grpc.health.v1.Health", "grpc.reflection.v1alpha.ServerReflection", "grpc.reflection.v1.ServerReflection"}
+)
 
 
 def request_id_of(metadata: Any) -> str:
@@ -44,7 +50,10 @@ def request_id_of(metadata: Any) -> str:
 class Calls:
     """What the calls of one RPC over one transport share: its metric children, looked up once."""
 
-    __slots__ = ("_handled", "_handled_by", "_labels", "_seconds", "_started", "full", "line", "name", "record")
+    __slots__ = (
+        "_handled", "_handled_by", "_labels", "_seconds", "_started", "full", "line", "name", "record",
+        "span_attributes", "span_name", "traced",
+    )  # fmt: skip
 
     def __init__(self, full: str, transport: str = GRPC) -> None:
         """``full`` is gRPC's method path (``/patience.v1.PatienceService/ApplyMove``) or, over REST, the RPC's
@@ -53,31 +62,57 @@ class Calls:
         service, name = (parts[1], parts[2]) if len(parts) == 3 else ("unknown", full)
         self.full, self.name, self.line = full, name, transport
         self.record = metrics.response_recorder(name)
+        self.traced = service not in UNTRACED
         self._handled: dict[str, Counter] = {}
         if transport == GRPC:
             self._labels: tuple[str, ...] = (service, name)
             self._started: Counter | None = metrics.STARTED.labels(service, name)
             self._seconds = metrics.HANDLING_SECONDS.labels(service, name)
             self._handled_by = metrics.HANDLED
+            self.span_name = f"{service}/{name}"  # the OpenTelemetry conventions' name of a gRPC server span
+            self.span_attributes: dict[str, str] = {"rpc.system": "grpc", "rpc.service": service, "rpc.method": name}
         else:
             self._labels = (name,)
             self._started = None
             self._seconds = metrics.HTTP_SECONDS.labels(name)
             self._handled_by = metrics.HTTP_HANDLED
+            self.span_name = name  # an HTTP server span is renamed "METHOD route" by the REST layer
+            self.span_attributes = {"rpc.system": "http", "rpc.method": name}
 
-    def begin(self, rid: str) -> tuple[float, contextvars.Token[str | None]]:
+    def begin(
+        self, rid: str, carrier: Any = (), span_name: str = "", **attributes: str
+    ) -> tuple[float, contextvars.Token[str | None], tracing.CallSpan | None]:
         """The call starts: its request id is set for its log lines (reset it with the token where the task
-        outlives the call); returns when, and the token."""
+        outlives the call); with traces on, its server span starts, child of a ``traceparent`` in ``carrier``
+        (the call's metadata or headers as pairs). Returns when, the token, and the span for :meth:`end`."""
         token = request_id.set(rid)
         if self._started is not None:
             self._started.inc()
-        return time.perf_counter(), token
+        call = None
+        if tracing.on and self.traced:
+            attributes = {**self.span_attributes, **attributes, "request_id": rid}
+            call = tracing.start_call(span_name or self.span_name, attributes, carrier)
+            if call is not None:
+                trace_id.set(call.trace_id or None)
+        return time.perf_counter(), token, call
 
-    def end(self, start: float, rid: str, code: str, response: Any, peer: str, **more: str) -> None:
+    def end(
+        self,
+        start: float,
+        rid: str,
+        code: str,
+        response: Any,
+        peer: str,
+        call: tracing.CallSpan | None = None,
+        **more: str,
+    ) -> None:
         """The call ended with ``code`` (a gRPC status code name) and, when OK, ``response``. Takes nothing of
         the call itself: a gRPC call may be over and its memory freed (see service.grpc.operations)."""
         elapsed = time.perf_counter() - start
-        self._seconds.observe(elapsed)
+        if call is not None and call.trace_id:
+            self._seconds.observe(elapsed, {"trace_id": call.trace_id})
+        else:
+            self._seconds.observe(elapsed)
         handled = self._handled.get(code)
         if handled is None:
             handled = self._handled[code] = self._handled_by.labels(*self._labels, code)
@@ -94,6 +129,9 @@ class Calls:
                 duration_ms=round(elapsed * 1000, 3),
                 peer=peer,
             )
+        if call is not None:
+            tracing.end_call(call, code)
+            trace_id.set(None)
 
 
 # ------------------------------------------------------------------------------------- errors as statuses

@@ -24,6 +24,8 @@ from typing import Any, TextIO
 
 REQUEST_ID_HEADER = "x-request-id"
 request_id: ContextVar[str | None] = ContextVar("request_id", default=None)
+#: The call's trace id (32 hex digits) while traces are on and the call is sampled (service.observe.tracing).
+trace_id: ContextVar[str | None] = ContextVar("trace_id", default=None)
 
 _SANE_ID = re.compile(r"[A-Za-z0-9._:/+=-]{1,128}")
 # Everything a LogRecord carries by itself; any other attribute came from ``extra=`` and is logged as a field.
@@ -49,7 +51,8 @@ class _Clock:
 
 
 class JsonFormatter(logging.Formatter):
-    """``{"ts", "level", "logger", "msg", "pid", "request_id"?, ...extra fields, "exc"?}`` on one line."""
+    """``{"ts", "level", "logger", "msg", "pid", "request_id"?, "trace_id"?, ...extra fields, "exc"?}`` on one
+    line."""
 
     def format(self, record: logging.LogRecord) -> str:
         out: dict[str, Any] = {
@@ -62,6 +65,9 @@ class JsonFormatter(logging.Formatter):
         rid = getattr(record, "request_id", None) or request_id.get()
         if rid:
             out["request_id"] = rid
+        tid = trace_id.get()
+        if tid:
+            out["trace_id"] = tid
         for key, value in record.__dict__.items():
             if key not in _STANDARD and key not in out:
                 out[key] = value
@@ -71,7 +77,8 @@ class JsonFormatter(logging.Formatter):
 
 
 class TextFormatter(logging.Formatter):
-    """For a person at a terminal: the usual line, then the extra fields as key=value, then the request id."""
+    """For a person at a terminal: the usual line, then the extra fields as key=value, then the request id (and the
+    trace id, when the call is traced)."""
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)
@@ -79,7 +86,9 @@ class TextFormatter(logging.Formatter):
             f"{key}={value}" for key, value in record.__dict__.items() if key not in _STANDARD and key != "request_id"
         )
         rid = getattr(record, "request_id", None) or request_id.get()
-        return line + (f" {fields}" if fields else "") + (f" [{rid}]" if rid else "")
+        tid = trace_id.get()
+        ids = f"{rid} trace_id={tid}" if rid and tid else rid
+        return line + (f" {fields}" if fields else "") + (f" [{ids}]" if ids else "")
 
 
 def configure(level: str | int = "INFO", fmt: str = "json", stream: TextIO | None = None) -> None:

@@ -46,6 +46,7 @@ from service import errors
 from service.errors import ServiceError
 from service.games import GameService
 from service.games.ports import credentials_from
+from service.observe import tracing
 from service.observe.calls import REST, Calls, failure, http_answer, request_id_of
 from service.observe.logs import request_id
 from service.rest.connections import Connections, Limits, accept_backlog
@@ -88,6 +89,11 @@ def game_service_invoker(games: GameService) -> Invoker:
         if call is None:
             raise errors.not_implemented(method.name)
         peer = next((v for k, v in metadata if k == PEER), "")
+        if tracing.on and tracing.recording():
+            traced: Message = await tracing.in_span(
+                f"GameService.{rpc_attribute(method)}", call(request, credentials_from(metadata, peer=peer))
+            )
+            return traced
         response: Message = await call(request, credentials_from(metadata, peer=peer))
         return response
 
@@ -127,7 +133,9 @@ def _is_json(content_type: str) -> bool:
 
 #: The request headers the gateway reads (as ASGI gives their names: lower case bytes): those that become call
 #: metadata, and the body's length and type.
-_READ_HEADERS = {name.encode(): name for name in (*FORWARDED_HEADERS, "content-length", "content-type")}
+#: The W3C trace context headers (read when traces are on: service.observe.tracing).
+TRACE_HEADERS = ("traceparent", "tracestate")
+_READ_HEADERS = {name.encode(): name for name in (*FORWARDED_HEADERS, *TRACE_HEADERS, "content-length", "content-type")}
 
 
 class RestGateway:
@@ -205,7 +213,14 @@ class RestGateway:
         calls = self._calls.get(route.rpc_name)
         if calls is None:
             calls = self._calls[route.rpc_name] = Calls(route.rpc_name, REST)
-        started, token = calls.begin(rid)
+        if tracing.on:
+            carrier = [(name, seen[name]) for name in TRACE_HEADERS if name in seen]
+            span_name = f"{method} {route.template}"
+            started, token, span = calls.begin(
+                rid, carrier, span_name, **{"http.request.method": method, "http.route": route.template}
+            )
+        else:
+            started, token, span = calls.begin(rid)
         code, response = "OK", None
         try:
             response = await self.invoke(route.method, message_in, metadata)
@@ -216,7 +231,7 @@ class RestGateway:
         finally:
             where = f"{client[0]}:{client[1]}" if client else ""
             url_path = scope["path"].replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")  # as Starlette's URL
-            calls.end(started, rid, code, response, where, http=f"{method} {url_path}"[:200])
+            calls.end(started, rid, code, response, where, span, http=f"{method} {url_path}"[:200])
             request_id.reset(token)
         body_out = encode_json(response_json(route, response))
         return (

@@ -1,7 +1,8 @@
 """What a hint process runs: the engine's hint on an encoded position (``service.solving.hints`` sends the work here).
 
-Kept apart from the service so that a pool process imports the engine and nothing else (no gRPC, no Redis): a
-process of the pool is started with ``spawn``, since forking a process that runs gRPC is not safe.
+Kept apart from the service so that a pool process imports the engine and nothing else (no gRPC, no Redis; the
+OpenTelemetry SDK only when traces are on): a process of the pool is started with ``spawn``, since forking a
+process that runs gRPC is not safe.
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def compute(
     path: bytes = b"",
     start: bytes = b"",
     since: bytes = b"",
+    trace_context: dict[str, str] | None = None,
 ) -> HintAnswer:
     """The hint for the encoded position ``state``: ``states`` positions in all (one search when every card is
     face up; else ``SAMPLES`` guesses of the hidden cards, ``states // SAMPLES`` each), ``cpu_seconds`` of CPU at
@@ -61,7 +63,24 @@ def compute(
 
     Never a move back onto the game's path (engine.solver.follow): ``path`` holds the keys of the positions met
     up to the encoded position ``start``, and ``since`` (packed) the moves made from there; with no ``path``,
-    ``start`` is the deal and the path is walked whole (``walked`` has every key then, else the new ones)."""
+    ``start`` is the deal and the path is walked whole (``walked`` has every key then, else the new ones). With a
+    ``trace_context`` (W3C headers from the server process), in a span of that trace."""
+    if trace_context is None:
+        return _compute(state, seed, states, cpu_seconds, path, start, since)
+    from service.observe import tracing
+
+    with tracing.continued("hint_worker.compute", trace_context, **{"hint.states": states}) as span:
+        answer = _compute(state, seed, states, cpu_seconds, path, start, since)
+        if span is not None:
+            span.set_attributes(
+                {"hint.code": answer.code, "hint.tried": answer.tried, "patience.variant": answer.variant}
+            )
+        return answer
+
+
+def _compute(
+    state: bytes, seed: bytes, states: int, cpu_seconds: float, path: bytes, start: bytes, since: bytes
+) -> HintAnswer:
     started = time.thread_time()
     game, position = decode_state(state)
     walked: list[bytes] = []
@@ -95,6 +114,16 @@ def compute(
         followed.to_end,
         b"".join(walked),
     )
+
+
+def start(parent: int, traced: bool = False) -> None:
+    """The pool's initializer: watch the server process; set up traces when the server has them on (the same
+    OTEL_* variables: a spawned process inherits the environment)."""
+    watch_parent(parent)
+    if traced:
+        from service.observe import tracing
+
+        tracing.configure()
 
 
 def watch_parent(parent: int, interval: float = 1.0) -> None:

@@ -36,8 +36,10 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from opentelemetry import trace
+
 from service import errors
-from service.observe import metrics
+from service.observe import metrics, tracing
 from service.solving import hint_worker
 from service.solving.hint_queue import FairQueue, Ticket
 from service.solving.hint_worker import HintAnswer, HintWork
@@ -131,12 +133,25 @@ class HintPool:
 
     async def _fly(self, key: tuple[str, int], ticket: Ticket, work: HintWork) -> HintAnswer:
         try:
-            args = (work.state, work.seed, self.states, self.cpu_seconds, work.path, work.start, work.since)
-            answer: HintAnswer = await self._run(ticket, hint_worker.compute, *args)
+            # The pool's span: the wait for a process, then the work in it (a child span there).
+            if tracing.on and tracing.recording():
+                answer: HintAnswer = await tracing.in_span("HintPool.hint", self._traced_run(ticket, work))
+            else:
+                args = (work.state, work.seed, self.states, self.cpu_seconds, work.path, work.start, work.since)
+                answer = await self._run(ticket, hint_worker.compute, *args)
         finally:
             del self._flights[key]
         metrics.observe_hint(answer.variant, answer.code, answer.cpu_seconds)
         self.remember(*key, answer)
+        return answer
+
+    async def _traced_run(self, ticket: Ticket, work: HintWork) -> HintAnswer:
+        """The hint with its trace context sent along, so that its process's span joins the call's trace."""
+        args = (work.state, work.seed, self.states, self.cpu_seconds, work.path, work.start, work.since)
+        answer: HintAnswer = await self._run(ticket, hint_worker.compute, *args, tracing.carrier())
+        trace.get_current_span().set_attributes(
+            {"hint.code": answer.code, "hint.cpu_seconds": answer.cpu_seconds, "patience.variant": answer.variant}
+        )
         return answer
 
     async def run(self, fn: Any, *args: Any, client: str = "") -> Any:
@@ -157,6 +172,8 @@ class HintPool:
         loop = asyncio.get_running_loop()
         try:
             await self.queue.wait(ticket)
+            if tracing.on:  # a no-op on a span that does not record
+                trace.get_current_span().add_event("process given")
             future = self._pool().submit(fn, *args)
         except BrokenProcessPool as exc:  # a process died (killed, out of memory): a new pool for the next hint
             self._done(ticket)
@@ -193,8 +210,8 @@ class HintPool:
             self._executor = ProcessPoolExecutor(
                 self.processes,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=hint_worker.watch_parent,
-                initargs=(os.getpid(),),
+                initializer=hint_worker.start,
+                initargs=(os.getpid(), tracing.on),
             )
         return self._executor
 

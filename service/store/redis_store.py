@@ -43,12 +43,14 @@ from dataclasses import replace
 from typing import Any, TypeVar
 
 import redis.asyncio as aioredis
+from opentelemetry.trace import SpanKind
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import RedisError
 
 from engine import movelog
 from engine.moves import Move
+from service.observe import tracing
 from service.store import durability, scripts
 from service.store.failures import unavailable
 from service.store.interface import (
@@ -167,6 +169,10 @@ class RedisGameStore(GameStore):
         self._replace = client.register_script(scripts.REPLACE)
         self._finish = client.register_script(scripts.FINISH)
         self._keep_certificate = client.register_script(scripts.KEEP_CERTIFICATE)
+        #: Each script's name by its SHA-1: the name of its span when traces are on (service.observe.tracing).
+        self._script_names = {
+            script.sha: name.removeprefix("_") for name, script in vars(self).items() if isinstance(script, AsyncScript)
+        }
 
     @property
     def is_cluster(self) -> bool:
@@ -453,9 +459,17 @@ class RedisGameStore(GameStore):
             raise NothingToUndo(int(reply[1]))
         raise StoreError(f"unexpected reply {reply!r:.200}")
 
-    async def _script(self, script: AsyncScript, keys: list[str], args: Sequence[Any], *, durable: bool = False) -> Any:
+    async def _script(
+        self, script: AsyncScript, keys: list[str], args: Sequence[Any], *, durable: bool = False, span: bool = True
+    ) -> Any:
         """Run one of the registered scripts (``script.sha``/``script.script``) on the pipe, else via redis-py;
-        a ``durable`` one (a write) is confirmed by ``self.replicas`` replicas first when the setting asks."""
+        a ``durable`` one (a write) is confirmed by ``self.replicas`` replicas first when the setting asks. With
+        traces on, inside a client span named after the script."""
+        if span and tracing.on and tracing.recording():
+            name = self._script_names.get(script.sha, "script")
+            attributes = {"db.system.name": "redis", "db.operation.name": "EVALSHA", "db.stored_procedure.name": name}
+            with tracing.span(f"EVALSHA {name}", SpanKind.CLIENT, **attributes):
+                return await self._script(script, keys, args, durable=durable, span=False)
         if durable and self.replicas:
             return await durability.replicated(self, script, keys, args)
         if self.pipe is None:

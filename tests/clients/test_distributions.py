@@ -42,6 +42,8 @@ SERVICE_ONLY = {
     "httptools",
     "limits",
     "prometheus-client",
+    "opentelemetry-sdk",
+    "opentelemetry-exporter-otlp-proto-http",
     "patience-service",
 }
 SEED = seed_for(7)

@@ -123,3 +123,23 @@ def test_hint_bench_runs_and_reports_each_game(tmp_path: Path) -> None:
         assert row["hints"] == 2 and sum(row["reason_codes"].values()) == 2
         assert 0 < row["wall_ms_median"] <= row["wall_ms_max"]
         assert 0 <= row["solver_cpu_ms_median"] <= row["solver_cpu_ms_max"]
+
+
+def test_tracing_bench_runs_and_reports_every_configuration(tmp_path: Path) -> None:
+    """Traces off, 1 %, 100 %, off again and a baseline revision (HEAD's package, in a folder of its own), each
+    with its CPU per call; spans reached the sink."""
+    out = tmp_path / "tracing.json"
+    args = ["--seconds", "0.8", "--slices", "1", "--concurrency", "2", "--baseline", "HEAD", "--json", str(out)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "tracing_bench.py"), *args],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    result = json.loads(out.read_text())
+    assert set(result["services"]) == {"off", "1%", "100%", "off-again", "baseline"}
+    for name, figures in result["services"].items():
+        assert figures["calls"] > 0 and figures["server_cpu_us_per_call"] > 0, name
+    assert result["services"]["off"]["extra_cpu_us_per_call_vs_off"] == 0
+    assert result["sink_bytes"] > 0, "the 100 % service sent its spans"

@@ -397,3 +397,38 @@ def test_external_redis_overlay_gives_the_filler_the_url_too() -> None:
     env = objects[("Deployment", "patience-filler")]["spec"]["template"]["spec"]["containers"][0]["env"]
     url = next(e for e in env if e["name"] == "PATIENCE_REDIS_URL")
     assert url["valueFrom"]["secretKeyRef"] == {"name": "patience-redis", "key": "url"}
+
+
+def test_compose_traces_are_off_unless_asked_and_jaeger_is_optional() -> None:
+    """Traces follow OTEL_EXPORTER_OTLP_ENDPOINT from the shell (empty: off); Jaeger only with the profile."""
+    services = compose()["services"]
+    for name in ("patience", "filler"):
+        assert services[name]["environment"]["OTEL_EXPORTER_OTLP_ENDPOINT"] == "${OTEL_EXPORTER_OTLP_ENDPOINT:-}"
+    assert services["jaeger"]["profiles"] == ["tracing"]
+    assert "16686:16686" in services["jaeger"]["ports"]
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT=http://jaeger:4318" in COMPOSE.read_text()  # the documented command
+
+
+def test_kubernetes_tracing_overlay_points_the_service_at_its_jaeger() -> None:
+    objects = by_kind(render(K8S / "overlays" / "tracing"))
+    config = objects[("ConfigMap", "patience")]["data"]
+    assert "OTEL_EXPORTER_OTLP_ENDPOINT" not in by_kind(render(K8S))[("ConfigMap", "patience")]["data"]
+    host, port = config["OTEL_EXPORTER_OTLP_ENDPOINT"].removeprefix("http://").split(":")
+    service = objects[("Service", host)]
+    assert {"name": "otlp-http", "port": int(port), "targetPort": "otlp-http"} in service["spec"]["ports"]
+    pod = objects[("Deployment", host)]["spec"]["template"]
+    assert service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+    assert not objects[("Service", "patience")]["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+    assert ("Deployment", "patience") in objects and ("StatefulSet", "patience-redis") in objects
+
+
+def test_the_build_strips_compiled_modules_and_reports_what_takes_room() -> None:
+    """Symbol tables are not needed to run (5.5 MB of the virtualenv); the build's summary names the largest
+    layers and packages (deploy/image-report.sh, which runs on any built image)."""
+    instructions = dockerfile_instructions()
+    build = instructions[: len(instructions) - len(final_stage())]
+    runs = [rest for word, rest in build if word == "RUN"]
+    stripping = next(rest for rest in runs if "strip --strip-unneeded" in rest)
+    assert stripping.index("strip --strip-unneeded") < stripping.index("import patience.v1"), "checked once stripped"
+    assert 'bash "$ROOT/deploy/image-report.sh"' in (DEPLOY / "build-image.sh").read_text()
+    assert run("bash", "-n", str(DEPLOY / "image-report.sh")).returncode == 0

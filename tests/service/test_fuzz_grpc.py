@@ -38,7 +38,10 @@ UNARY_METHODS = [f"/{SERVICE.full_name}/{m.name}" for m in SERVICE.methods] + [
     "/grpc.health.v1.Health/Check",
     "/grpc.health.v1.Health/Watch",  # server streaming: the first answer or the error
 ]
-STREAMING_REQUEST_METHODS = ["/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo"]
+STREAMING_REQUEST_METHODS = [
+    "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+    "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo",
+]
 
 
 @pytest.fixture(scope="module")

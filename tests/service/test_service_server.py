@@ -9,9 +9,11 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import descriptor_pb2, descriptor_pool
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from patience.v1 import patience_pb2 as pb
@@ -40,6 +42,80 @@ def test_health_is_serving_and_reflection_lists_the_api(redis_url: str) -> None:
             stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(file_containing_symbol=SERVICE)]))
         )
         assert replies[0].file_descriptor_response.file_descriptor_proto
+
+
+#: grpc.reflection.v1's wire format as grpc publishes it (src/proto/grpc/reflection/v1/reflection.proto): the
+#: field numbers of its request and response, which the server's v1 must keep.
+V1_REQUEST_FIELDS = {"host": 1, "file_by_filename": 3, "file_containing_symbol": 4, "file_containing_extension": 5,
+                     "all_extension_numbers_of_type": 6, "list_services": 7}  # fmt: skip
+V1_RESPONSE_FIELDS = {"valid_host": 1, "original_request": 2, "file_descriptor_response": 4,
+                      "all_extension_numbers_response": 5, "list_services_response": 6,
+                      "error_response": 7}  # fmt: skip
+V1_METHOD = "/grpc.reflection.v1.ServerReflection/ServerReflectionInfo"
+
+
+def ask_reflection(channel: grpc.Channel, **request: str) -> Any:
+    """What a tool such as grpcurl does: ask v1 first, v1alpha only when the server has no v1. The v1 stub is
+    built on the v1 messages (service.grpc.reflection_v1); returns (the version that answered, the answer)."""
+    from service.grpc import reflection_v1
+
+    v1 = channel.stream_stream(
+        V1_METHOD,
+        request_serializer=reflection_v1.ServerReflectionRequest.SerializeToString,
+        response_deserializer=reflection_v1.ServerReflectionResponse.FromString,
+    )
+    try:
+        (answer,) = v1(iter([reflection_v1.ServerReflectionRequest(**request)]), timeout=10)
+        return "v1", answer
+    except grpc.RpcError as exc:
+        if exc.code() != grpc.StatusCode.UNIMPLEMENTED:  # type: ignore[attr-defined]
+            raise
+    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+    (answer,) = stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(**request)]), timeout=10)
+    return "v1alpha", answer
+
+
+def test_reflection_v1_answers_a_client_that_asks_v1_first(redis_url: str) -> None:
+    with running(settings_for(redis_url)) as server, grpc.insecure_channel(server.address) as channel:
+        version, answer = ask_reflection(channel, list_services="")
+        assert version == "v1"
+        names = {s.name for s in answer.list_services_response.service}
+        assert {SERVICE, "grpc.health.v1.Health", "grpc.reflection.v1.ServerReflection"} <= names
+        assert "grpc.reflection.v1alpha.ServerReflection" in names  # older tools still find theirs
+
+        # The files a client needs to call the API: the one holding the service and every file it imports.
+        version, answer = ask_reflection(channel, file_containing_symbol=SERVICE)
+        assert version == "v1" and answer.original_request.file_containing_symbol == SERVICE
+        pool = descriptor_pool.DescriptorPool()
+        files = [descriptor_pb2.FileDescriptorProto.FromString(raw)
+                 for raw in answer.file_descriptor_response.file_descriptor_proto]  # fmt: skip
+        added: set[str] = set()
+        while len(added) < len(files):  # dependencies first, as a client's pool needs them
+            for f in files:
+                if f.name not in added and set(f.dependency) <= added:
+                    pool.Add(f)
+                    added.add(f.name)
+        method = pool.FindServiceByName(SERVICE).methods_by_name["ApplyMove"]
+        assert method.input_type.full_name == "patience.v1.ApplyMoveRequest"
+
+        # v1 itself, as served: grpc's package and field numbers.
+        version, answer = ask_reflection(channel, file_containing_symbol="grpc.reflection.v1.ServerReflection")
+        (raw,) = answer.file_descriptor_response.file_descriptor_proto
+        v1 = descriptor_pb2.FileDescriptorProto.FromString(raw)
+        assert (v1.name, v1.package) == ("grpc/reflection/v1/reflection.proto", "grpc.reflection.v1")
+        assert not v1.options.deprecated
+        messages = {m.name: {f.name: f.number for f in m.field} for m in v1.message_type}
+        assert messages["ServerReflectionRequest"] == V1_REQUEST_FIELDS
+        assert messages["ServerReflectionResponse"] == V1_RESPONSE_FIELDS
+        (rpc,) = v1.service[0].method
+        assert (rpc.input_type, rpc.client_streaming, rpc.server_streaming) == (
+            ".grpc.reflection.v1.ServerReflectionRequest",
+            True,
+            True,
+        )
+
+        version, answer = ask_reflection(channel, file_containing_symbol="no.such.Symbol")
+        assert version == "v1" and answer.error_response.error_code == grpc.StatusCode.NOT_FOUND.value[0]
 
 
 def test_api_health_follows_redis_while_the_process_stays_live() -> None:
@@ -77,6 +153,9 @@ def test_reflection_can_be_switched_off(redis_url: str) -> None:
         stub = reflection_pb2_grpc.ServerReflectionStub(ch)
         with pytest.raises(grpc.RpcError) as exc:
             list(stub.ServerReflectionInfo(iter([reflection_pb2.ServerReflectionRequest(list_services="")])))
+        assert exc.value.code() == grpc.StatusCode.UNIMPLEMENTED  # type: ignore[attr-defined]
+        with pytest.raises(grpc.RpcError) as exc:
+            ask_reflection(ch, list_services="")  # neither version
         assert exc.value.code() == grpc.StatusCode.UNIMPLEMENTED  # type: ignore[attr-defined]
 
 

@@ -57,6 +57,9 @@ async def fill(settings: Settings, *, parent_pid: int | None = None) -> int:
     from service.store import open_store
 
     logs.configure(settings.log_level, settings.log_format)
+    from service.observe import tracing
+
+    tracing.configure("patience-filler")
     if settings.metrics_listen:
         from service.solving.filler.metrics import serve
 
@@ -86,6 +89,7 @@ async def fill(settings: Settings, *, parent_pid: int | None = None) -> int:
         await filler.run()
     finally:
         await store.close()
+        tracing.flush()
     return 0
 
 

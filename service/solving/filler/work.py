@@ -16,8 +16,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from opentelemetry.trace import SpanKind
+
 from engine.game import Game
 from engine.solver import Outcome
+from service.observe import tracing
 from service.solving.filler import metrics
 from service.solving.winnable import Attempt, Budget, choose_pool, new_seed, pool_name, prove
 from service.store import GameStore, StoreUnavailable
@@ -73,15 +76,36 @@ class Filler:
         name = choose_pool(sizes, self.target, self.tries)
         if name is None:
             return False
+        if tracing.on:  # one trace per seed tried: the proof, then the push of a proven one
+            with tracing.span(
+                "Filler.step", SpanKind.INTERNAL, **{"patience.pool": name, "patience.pool_size": sizes[name]}
+            ):
+                await self._try(name, sizes[name])
+        else:
+            await self._try(name, sizes[name])
+        return True
+
+    async def _try(self, name: str, size: int) -> None:
+        """One seed proven (or not) for the pool ``name`` and recorded."""
         try:
-            attempt = prove(self.by_pool[name], self.seed_source(), self.budget)
+            attempt = self._prove(name)
         except Exception:  # an engine bug on one deal must not stop the filling of every pool
             log.exception("proving a seed failed", extra={"pool": name})
             metrics.ATTEMPTS.labels(name, "error").inc()
             self.tries[name] += 1
-            return True
-        await self.record(name, attempt, sizes[name])
-        return True
+            return
+        await self.record(name, attempt, size)
+
+    def _prove(self, name: str) -> Attempt:
+        if not tracing.recording():
+            return prove(self.by_pool[name], self.seed_source(), self.budget)
+        with tracing.span("winnable.prove") as span:
+            attempt = prove(self.by_pool[name], self.seed_source(), self.budget)
+            span.set_attributes(
+                {"patience.outcome": attempt.outcome.value, "patience.states": attempt.states,
+                 "patience.proven": attempt.entry is not None, "patience.cpu_seconds": attempt.seconds}
+            )  # fmt: skip
+            return attempt
 
     async def record(self, pool: str, attempt: Attempt, size: int) -> None:
         """Count an attempt; push its entry if it was proven."""
