@@ -158,9 +158,9 @@ def test_game_messages_match_the_field_by_field_message() -> None:
     ]
     for record in records:
         for _ in range(2):  # the second time from the cached template
-            assert service._game_message(record, game, state) == reference_game(service, record, game, state)
+            assert service.steps.game_message(record, game, state) == reference_game(service, record, game, state)
     into = pb.ApplyMoveResponse()
-    service._game_message(records[1], game, state, into=into.game)
+    service.steps.game_message(records[1], game, state, into=into.game)
     assert into.game == reference_game(service, records[1], game, state)
 
 
@@ -179,7 +179,7 @@ def test_a_stored_position_is_decoded_unless_it_is_the_one_this_replica_wrote() 
     record = GameRecord("g" * 24, bytes(32), game.id, "", bytes(32), b"", b"", "", True, encode_state(game, mine),
                         3, "in-progress", 1, 2, 0, 0, 0, 600_000, 3)  # fmt: skip
     service.recent.remember(record, game, mine)
-    same_game, same_state = service._decode(replace(record))
+    same_game, same_state = service.steps.decode(replace(record))
     assert same_game is game and same_state is mine
     stored = replace(record, version=4, state=encode_state(game, theirs))
-    assert service._decode(stored) == decode_state(stored.state) and service._decode(stored)[1] == theirs
+    assert service.steps.decode(stored) == decode_state(stored.state) and service.steps.decode(stored)[1] == theirs
