@@ -40,7 +40,6 @@ from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from service import errors
 from service.errors import ServiceError
@@ -414,6 +413,19 @@ def _bind(listen: str, *, reuse_port: bool = False) -> socket.socket:
     return sock
 
 
+async def _no_app(scope: Any, receive: Any, send: Any) -> None:
+    """The probe's app: never called."""
+
+
+def httptools_protocol() -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol for ``http="httptools"``, as its own Config resolves the name (no import of
+    uvicorn's protocol modules)."""
+    probe = uvicorn.Config(app=_no_app, http="httptools", lifespan="off", log_config=None)
+    probe.load()
+    protocol: type[asyncio.Protocol] = probe.http_protocol_class
+    return protocol
+
+
 class HttpServer:
     """uvicorn serving the app inside the running asyncio loop (the gRPC server's loop)."""
 
@@ -459,7 +471,7 @@ class HttpServer:
             # uvicorn's httptools protocol (what http="httptools" names) inside the connection cap, the head's bound
             # and the head and body deadlines (service.rest.connections), which over TLS also add the client
             # certificate to the scope.
-            http=self.connections.protocol_class(HttpToolsProtocol),
+            http=self.connections.protocol_class(httptools_protocol()),
         )
         config.load()
         if self.ssl_context is not None:

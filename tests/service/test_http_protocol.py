@@ -18,9 +18,8 @@ from http_support import LiveServer, live_server
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from starlette.applications import Starlette
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from service.rest.app import HttpServer
+from service.rest.app import HttpServer, httptools_protocol
 from service.rest.connections import INVALID_REQUEST, MAX_HEAD_BYTES
 
 
@@ -61,8 +60,10 @@ def test_the_listener_speaks_httptools_bounded(server: LiveServer) -> None:
     http_server = server.server.http  # the running uvicorn's protocol, as created from its config
     assert isinstance(http_server, HttpServer) and http_server._server is not None
     protocol_class = http_server._server.config.http_protocol_class  # the connection guard around httptools
-    assert getattr(protocol_class, "inner_class", None) is HttpToolsProtocol
-    assert not issubclass(protocol_class, HttpToolsProtocol)  # composition: uvicorn's class is not subclassed
+    httptools = httptools_protocol()  # what uvicorn's Config names "httptools"
+    assert httptools.__name__ == "HttpToolsProtocol"
+    assert getattr(protocol_class, "inner_class", None) is httptools
+    assert not issubclass(protocol_class, httptools)  # composition: uvicorn's class is not subclassed
 
 
 def test_a_head_under_the_bound_is_served_and_one_over_it_refused(server: LiveServer) -> None:
