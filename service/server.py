@@ -27,6 +27,7 @@ from grpc_reflection.v1alpha import reflection, reflection_pb2
 from patience.v1 import patience_pb2
 
 from service.games import GameService
+from service.games.steps import Steps
 from service.grpc import reflection_v1
 from service.grpc.operations import Operations
 from service.grpc.servicer import PatienceServicer
@@ -220,7 +221,7 @@ async def create_server(
         cpu_seconds=settings.hint_cpu_seconds,
     )
     games = GameService(
-        settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter, hints=hints
+        Steps(settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter, hints=hints)
     )
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),

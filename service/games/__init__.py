@@ -24,10 +24,6 @@ game is over (``messages``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from engine.game import Game
-from engine.state import State
 from service.games.autoplaying import AutoPlaying
 from service.games.certifying import Certifying
 from service.games.dealing import Dealing
@@ -38,30 +34,14 @@ from service.games.ports import Credentials, KeyRing, Limiter, Tickets
 from service.games.solutions import Solutions
 from service.games.steps import Steps
 from service.security.tokens import MIX_LABEL, mix_seed, new_game_id, new_token, token_hash
-from service.settings.config import Settings
-from service.solving.hints import HintPool
-from service.store import GameStore
 
 
 class GameService:
     """The use cases over a store, a certificate key ring, a ticket minter, a rate limiter and a hint pool: one
     method per RPC (``apply_move`` for ApplyMove), each the method of the use-case object that holds it."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        store: GameStore,
-        key_ring: KeyRing | None = None,
-        tickets: Tickets | None = None,
-        *,
-        seed_source: Callable[[], bytes] | None = None,
-        dealer: Callable[[Game, bytes], State] | None = None,
-        limiter: Limiter | None = None,
-        hints: HintPool | None = None,
-    ) -> None:
-        steps = self.steps = Steps(
-            settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter, hints=hints
-        )
+    def __init__(self, steps: Steps) -> None:
+        self.steps = steps
         dealing, playing, auto, hinting = Dealing(steps), Playing(steps), AutoPlaying(steps), Hinting(steps)
         solutions, minting, certifying = Solutions(steps), Minting(steps), Certifying(steps)
         self.list_variants, self.prepare_game, self.new_game = (

@@ -113,10 +113,11 @@ def test_game_messages_match_the_field_by_field_message() -> None:
     from dataclasses import replace
 
     from service.games import GameService
+    from service.games.steps import Steps
     from service.settings.config import Settings
     from service.store import GameRecord
 
-    service = GameService(Settings(), store=None)  # type: ignore[arg-type]
+    service = GameService(Steps(Settings(), store=None))  # type: ignore[arg-type]
     game = get_game("cats-tail", {"sequence_moves": "false"})
     state = game.deal(bytes(32))
     now = 1_800_000_000_000
@@ -169,10 +170,11 @@ def test_a_stored_position_is_decoded_unless_it_is_the_one_this_replica_wrote() 
 
     from engine.encoding import decode_state, encode_state
     from service.games import GameService
+    from service.games.steps import Steps
     from service.settings.config import Settings
     from service.store import GameRecord
 
-    service = GameService(Settings(), store=None)  # type: ignore[arg-type]
+    service = GameService(Steps(Settings(), store=None))  # type: ignore[arg-type]
     game = get_game("sultan-52")
     mine = game.deal(bytes(32))
     theirs = game.play(mine, "s")[0]  # another replica moved on
