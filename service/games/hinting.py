@@ -7,7 +7,6 @@ line while the player follows it, and no hint is a move back to a position alrea
 
 from __future__ import annotations
 
-import hmac
 import logging
 
 from patience.v1 import patience_pb2 as pb
@@ -22,10 +21,9 @@ from engine.view import player_view
 from service import errors
 from service.games import convert
 from service.games.ports import Credentials
-from service.games.steps import Steps, refusal, unavailable
-from service.security.tokens import token_hash
+from service.games.steps import Steps, refusal
 from service.solving.hint_worker import HintAnswer, HintWork
-from service.store import HintBase, HintTrail, NotFound, StoreError, StoreUnavailable
+from service.store import HintBase, HintTrail, StoreError
 
 log = logging.getLogger("service.games")
 
@@ -92,19 +90,7 @@ class Hinting:
 
     async def _fetch_hint_base(self, game_id: str, credentials: Credentials) -> HintBase:
         """What Hint needs of the game (``GameStore.fetch_hint_base``), if the caller holds its token."""
-        if not game_id:
-            raise errors.missing_game_id()
-        if not credentials.game_token:
-            raise errors.missing_token()
-        try:
-            base = await self.steps.store.fetch_hint_base(game_id)
-        except NotFound as exc:
-            raise errors.game_not_found(game_id) from exc
-        except StoreUnavailable as exc:
-            raise unavailable(exc) from exc
-        if not hmac.compare_digest(base.record.token_hash, token_hash(credentials.game_token)):
-            raise errors.wrong_token(game_id)
-        return base
+        return await self.steps.owned(game_id, credentials, self.steps.store.fetch_hint_base)
 
     @staticmethod
     def _continued(base: HintBase, here: bytes) -> Followed | None:

@@ -9,8 +9,9 @@ import hmac
 import logging
 import secrets
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
+from typing import TypeVar
 
 from patience.certificates import CertificateContents
 from patience.v1 import patience_pb2 as pb
@@ -39,6 +40,7 @@ from service.store import (
     GameExpired,
     GameRecord,
     GameStore,
+    HintBase,
     NotFound,
     StoreError,
     StoreFull,
@@ -52,6 +54,10 @@ log = logging.getLogger("service.games")
 
 #: Replays longer than this run in a worker thread so that the event loop keeps serving other calls.
 THREAD_REPLAY = 500
+
+
+#: What a read of the store gives: a game's record, or the record with what one use case needs beside it.
+_Read = TypeVar("_Read", GameRecord, UndoBase, HintBase)
 
 
 def now_ms() -> int:
@@ -144,21 +150,27 @@ class Steps:
 
     # -- the store
 
-    async def fetch(self, game_id: str, credentials: Credentials, *, moves: bool = False) -> GameRecord:
-        """The game, if the caller holds its token."""
+    async def owned(self, game_id: str, credentials: Credentials, read: Callable[[str], Awaitable[_Read]]) -> _Read:
+        """What ``read(game_id)`` gives (a record, or a record with what a use case needs beside it: its ``record``),
+        if the caller holds the game's token; the refusals of a missing id, token or game, or of the store."""
         if not game_id:
             raise errors.missing_game_id()
         if not credentials.game_token:
             raise errors.missing_token()
         try:
-            record = await self.store.fetch(game_id, moves=moves)
+            found = await read(game_id)
         except NotFound as exc:
             raise errors.game_not_found(game_id) from exc
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
+        record = found if isinstance(found, GameRecord) else found.record
         if not hmac.compare_digest(record.token_hash, token_hash(credentials.game_token)):
             raise errors.wrong_token(game_id)
-        return record
+        return found
+
+    async def fetch(self, game_id: str, credentials: Credentials, *, moves: bool = False) -> GameRecord:
+        """The game, if the caller holds its token."""
+        return await self.owned(game_id, credentials, lambda gid: self.store.fetch(gid, moves=moves))
 
     @staticmethod
     def check_version_arg(version: int) -> None:
@@ -177,19 +189,7 @@ class Steps:
 
     async def fetch_undo_base(self, game_id: str, credentials: Credentials) -> UndoBase:
         """What UndoMove needs of the game (``GameStore.fetch_undo_base``), if the caller holds its token."""
-        if not game_id:
-            raise errors.missing_game_id()
-        if not credentials.game_token:
-            raise errors.missing_token()
-        try:
-            base = await self.store.fetch_undo_base(game_id)
-        except NotFound as exc:
-            raise errors.game_not_found(game_id) from exc
-        except StoreUnavailable as exc:
-            raise unavailable(exc) from exc
-        if not hmac.compare_digest(base.record.token_hash, token_hash(credentials.game_token)):
-            raise errors.wrong_token(game_id)
-        return base
+        return await self.owned(game_id, credentials, self.store.fetch_undo_base)
 
     async def check_room(self, record: GameRecord, moves: int, credentials: Credentials, *, cached: bool) -> None:
         """Refuse ``moves`` more when they would take the game's log past ``--max-moves`` (GAME_TOO_LONG): so no
