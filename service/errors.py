@@ -73,6 +73,10 @@ SERVICE_REASONS = frozenset(
         # credentials and callers
         "MISSING_TOKEN", "WRONG_TOKEN", "MISSING_OPERATOR_KEY", "WRONG_OPERATOR_KEY", "MINTING_DISABLED",
         "BAD_CLIENT_ADDRESS", "UNTRUSTED_CLIENT_ADDRESS", "CLIENT_CERTIFICATE_REQUIRED", "RATE_LIMITED",
+        # players (docs/players.md)
+        "MISSING_IDENTITY", "IDENTITY_MALFORMED", "IDENTITY_ALGORITHM", "IDENTITY_BAD_SIGNATURE", "IDENTITY_EXPIRED",
+        "IDENTITY_NOT_YET_VALID", "IDENTITY_WRONG_AUDIENCE", "IDENTITY_UNKNOWN_ISSUER", "IDENTITY_UNKNOWN_KEY",
+        "BAD_DISPLAY_NAME", "GUESTS_UNAVAILABLE",
         # games
         "GAME_NOT_FOUND", "STALE_VERSION", "GAME_OVER", "GAME_EXPIRED", "UNDO_FORBIDDEN", "NOTHING_TO_UNDO",
         "TOO_MANY_MOVES",
@@ -307,6 +311,41 @@ def wrong_token(game_id: str) -> ServiceError:
     return ServiceError(
         Code.PERMISSION_DENIED, "WRONG_TOKEN", "this token is not the game's token", {"game_id": game_id}
     )
+
+
+#: The refusals of an identity token (service.security.players), all UNAUTHENTICATED.
+IDENTITY_REASONS = frozenset(
+    {
+        "IDENTITY_MALFORMED", "IDENTITY_ALGORITHM", "IDENTITY_BAD_SIGNATURE", "IDENTITY_EXPIRED",
+        "IDENTITY_NOT_YET_VALID", "IDENTITY_WRONG_AUDIENCE", "IDENTITY_UNKNOWN_ISSUER", "IDENTITY_UNKNOWN_KEY",
+    }
+)  # fmt: skip
+
+
+def identity_refused(reason: str, message: str) -> ServiceError:
+    """An identity token that does not verify: which check failed is the reason (never the token itself)."""
+    if reason not in IDENTITY_REASONS:
+        raise ValueError(f"{reason!r} is not an identity refusal")
+    return ServiceError(Code.UNAUTHENTICATED, reason, message, {"header": "authorization"})
+
+
+def missing_identity() -> ServiceError:
+    return ServiceError(
+        Code.UNAUTHENTICATED, "MISSING_IDENTITY",
+        "sign in: send an identity token (OpenID Connect or CreateGuest) as `authorization: Bearer <token>`",
+        {"header": "authorization"},
+    )  # fmt: skip
+
+
+def bad_display_name(why: str) -> ServiceError:
+    return _invalid("BAD_DISPLAY_NAME", f"display name: {why}", {"field": "display_name"})
+
+
+def guests_unavailable() -> ServiceError:
+    return ServiceError(
+        Code.FAILED_PRECONDITION, "GUESTS_UNAVAILABLE", "this server has no guest key: it issues no guest identities",
+        {},
+    )  # fmt: skip
 
 
 def minting_disabled() -> ServiceError:

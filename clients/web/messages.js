@@ -135,6 +135,24 @@ const REASONS = {
   MISSING_OPERATOR_KEY: ['Only the operator may do that.', 'Это может сделать только оператор.'],
   WRONG_OPERATOR_KEY: ['Only the operator may do that.', 'Это может сделать только оператор.'],
   CLIENT_CERTIFICATE_REQUIRED: ['Only the operator may do that.', 'Это может сделать только оператор.'],
+  // Players (docs/players.md).
+  MISSING_IDENTITY: ['Sign in first.', 'Сначала войдите.'],
+  IDENTITY_MALFORMED: ['Your sign-in is not readable: sign in again.', 'Вход не читается: войдите снова.'],
+  IDENTITY_ALGORITHM: ['Your sign-in is not acceptable: sign in again.', 'Вход не принят: войдите снова.'],
+  IDENTITY_BAD_SIGNATURE: ['Your sign-in does not check out: sign in again.', 'Вход не прошёл проверку: войдите снова.'],
+  IDENTITY_EXPIRED: ['Your sign-in has expired: sign in again.', 'Срок входа истёк: войдите снова.'],
+  IDENTITY_NOT_YET_VALID: [
+    'Your sign-in is not valid yet: check the clock of this device.',
+    'Вход ещё не действует: проверьте часы этого устройства.',
+  ],
+  IDENTITY_WRONG_AUDIENCE: ['That sign-in is for another service.', 'Этот вход — для другого сервиса.'],
+  IDENTITY_UNKNOWN_ISSUER: ['This server does not know that sign-in.', 'Этот сервер не знает такого входа.'],
+  IDENTITY_UNKNOWN_KEY: ['Your sign-in is from an unknown key: sign in again.', 'Вход подписан неизвестным ключом: войдите снова.'],
+  BAD_DISPLAY_NAME: [
+    'A name is 1 to 32 visible characters, without control characters.',
+    'Имя — от 1 до 32 видимых символов, без управляющих.',
+  ],
+  GUESTS_UNAVAILABLE: ['This server does not sign guests in.', 'Этот сервер не принимает гостей.'],
   // The REST layer.
   INVALID_JSON: ['The server could not read the request.', 'Сервер не смог прочитать запрос.'],
   JSON_TOO_DEEP: ['The request is nested too deeply.', 'Запрос слишком глубоко вложен.'],

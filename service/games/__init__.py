@@ -15,7 +15,8 @@ inheriting them; ``GameService`` builds them and answers each RPC with the metho
 - ``hinting``: Hint (the solver itself runs in the hint pool, ``service.solving.hints``);
 - ``solutions``: SubmitSolution;
 - ``minting``: MintDeal;
-- ``certifying``: VerifyCertificate, GetSigningKeys.
+- ``certifying``: VerifyCertificate, GetSigningKeys;
+- ``players``: CreateGuest, GetPlayer (who the caller is: ``Steps.identify``, docs/players.md).
 
 Every position goes through the engine's one reducer (``Game.play``), the same one the replay verifier uses;
 responses carry the engine's player view only (``engine.view.player_view``), and a game's seed only once the
@@ -29,6 +30,7 @@ from service.games.certifying import Certifying
 from service.games.dealing import Dealing
 from service.games.hinting import Hinting
 from service.games.minting import Minting
+from service.games.players import Players
 from service.games.playing import Playing
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
 from service.games.solutions import Solutions
@@ -52,6 +54,8 @@ class GameService:
         self.auto_play, self.hint, self.submit_solution = auto.auto_play, hinting.hint, solutions.submit_solution
         self.mint_deal = minting.mint_deal
         self.verify_certificate, self.get_signing_keys = certifying.verify_certificate, certifying.get_signing_keys
+        players = Players(steps)
+        self.create_guest, self.get_player = players.create_guest, players.get_player
         # The adapters, for the server that stops them and for tests that look inside.
         self.settings, self.store, self.key_ring, self.tickets = (
             steps.settings,

@@ -30,6 +30,7 @@ from service.errors import ServiceError
 from service.games import convert, messages
 from service.games.caches import Certificates, RecentGames, Templates
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
+from service.security.players import Identities, Identity, Player, clean_display_name, fallback_name, looks_like_jwt
 from service.security.ratelimit import client_address
 from service.security.tickets import Ticket, TicketError, TicketReason
 from service.security.tokens import token_hash
@@ -49,6 +50,7 @@ from service.store import (
     UndoBase,
     VersionConflict,
 )
+from service.store.players import PlayerRecords
 
 log = logging.getLogger("service.games")
 
@@ -113,6 +115,8 @@ class Steps:
         dealer: Callable[[Game, bytes], State] | None = None,
         limiter: Limiter | None = None,
         hints: HintPool | None = None,
+        identities: Identities | None = None,
+        players: PlayerRecords | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -124,6 +128,8 @@ class Steps:
         self.deal: Callable[[Game, bytes], State] = dealer or (lambda game, seed: game.deal(seed))
         self.limiter = limiter  # None: no limits
         self.hints = hints  # None: Hint is refused (UNAVAILABLE)
+        self.identities = identities  # None: players are off (no player-id key), every call is anonymous
+        self.players = players
         self.recent = RecentGames()
         self.templates = Templates()
         self.certificates = Certificates()
@@ -147,6 +153,36 @@ class Steps:
             raise errors.missing_operator_key()
         if not hmac.compare_digest(credentials.operator_key.encode(), expected.encode()):
             raise errors.wrong_operator_key()
+
+    # -- players (docs/players.md)
+
+    async def identify(self, credentials: Credentials) -> tuple[Identity, str] | None:
+        """The verified identity of the caller's bearer JWT and its player id; None when the bearer is a game token
+        or absent; UNAUTHENTICATED ``IDENTITY_*`` when it is a JWT that does not verify."""
+        token = credentials.game_token
+        if token is None or not looks_like_jwt(token):
+            return None
+        if self.identities is None:
+            raise errors.identity_refused("IDENTITY_UNKNOWN_ISSUER", "this server accepts no identity tokens")
+        identity = await self.identities.verify(token)
+        return identity, self.identities.player_of(identity)
+
+    async def player(self, credentials: Credentials) -> Player:
+        """The signed-in caller as a player (recorded on first sight, with the name the identity claims if it is
+        an acceptable one); UNAUTHENTICATED ``MISSING_IDENTITY`` without an identity token."""
+        found = await self.identify(credentials)
+        if found is None or self.players is None:
+            raise errors.missing_identity()
+        identity, pid = found
+        try:
+            claimed = clean_display_name(identity.name)
+        except ServiceError:
+            claimed = fallback_name(pid)
+        try:
+            record = await self.players.put(pid, claimed, identity.kind, keep_name=True)
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        return Player(pid, record.display_name, identity.kind)
 
     # -- the store
 

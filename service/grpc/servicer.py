@@ -21,7 +21,7 @@ from service.observe.calls import failure
 from service.security import tls
 
 #: The use cases that count calls per client address (service.security.ratelimit).
-LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate", "hint"})
+LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate", "hint", "create_guest"})
 
 
 def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
@@ -59,6 +59,8 @@ _RPCS = {
     "MintDeal": "mint_deal",
     "VerifyCertificate": "verify_certificate",
     "GetSigningKeys": "get_signing_keys",
+    "CreateGuest": "create_guest",
+    "GetPlayer": "get_player",
 }
 
 

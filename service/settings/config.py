@@ -68,6 +68,8 @@ class Settings:
     limit_submit_solution: str = "20/minute;300/hour"
     limit_verify_certificate: str = "60/minute;1000/hour"
     limit_hint: str = "30/minute;600/hour"
+    limit_create_guest: str = "20/minute;300/hour"
+    guest_lifetime_days: int = 365
     limit_winnable: str = "5/minute;30/hour"
     hint_processes: int = 1
     hint_queue: int = 4
@@ -99,6 +101,7 @@ class Settings:
             "SubmitSolution": self.limit_submit_solution,
             "VerifyCertificate": self.limit_verify_certificate,
             "Hint": self.limit_hint,
+            "CreateGuest": self.limit_create_guest,
         }
 
     def tls_problem(self) -> str | None:
@@ -414,6 +417,20 @@ _SPECS: tuple[Spec, ...] = (
         "Hint calls per client address (each costs up to --hint-cpu-seconds of CPU)",
         values.rate_limits,
         "LIMITS",
+    ),
+    Spec(
+        "limit_create_guest",
+        "--limit-create-guest",
+        "CreateGuest calls (new guest identities) per client address",
+        values.rate_limits,
+        "LIMITS",
+    ),
+    Spec(
+        "guest_lifetime_days",
+        "--guest-lifetime-days",
+        "days a guest identity stays valid (docs/players.md); retired guest keys are kept this long",
+        values.positive(int),
+        "DAYS",
     ),
     Spec(
         "limit_winnable",

@@ -585,3 +585,39 @@ class MintDealResponse(_message.Message):
     commitment: bytes
     expires_at: _timestamp_pb2.Timestamp
     def __init__(self, deal_ticket: _Optional[str] = ..., ticket_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., commitment: _Optional[bytes] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Player(_message.Message):
+    __slots__ = ("id", "display_name", "kind")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    display_name: str
+    kind: str
+    def __init__(self, id: _Optional[str] = ..., display_name: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+
+class CreateGuestRequest(_message.Message):
+    __slots__ = ("display_name",)
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    display_name: str
+    def __init__(self, display_name: _Optional[str] = ...) -> None: ...
+
+class CreateGuestResponse(_message.Message):
+    __slots__ = ("token", "player", "expires_at")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    player: Player
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, token: _Optional[str] = ..., player: _Optional[_Union[Player, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetPlayerRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetPlayerResponse(_message.Message):
+    __slots__ = ("player",)
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    player: Player
+    def __init__(self, player: _Optional[_Union[Player, _Mapping]] = ...) -> None: ...

@@ -106,6 +106,16 @@ class PatienceServiceStub:
                 request_serializer=patience_dot_v1_dot_patience__pb2.GetSigningKeysRequest.SerializeToString,
                 response_deserializer=patience_dot_v1_dot_patience__pb2.GetSigningKeysResponse.FromString,
                 _registered_method=True)
+        self.CreateGuest = channel.unary_unary(
+                '/patience.v1.PatienceService/CreateGuest',
+                request_serializer=patience_dot_v1_dot_patience__pb2.CreateGuestRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.CreateGuestResponse.FromString,
+                _registered_method=True)
+        self.GetPlayer = channel.unary_unary(
+                '/patience.v1.PatienceService/GetPlayer',
+                request_serializer=patience_dot_v1_dot_patience__pb2.GetPlayerRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.GetPlayerResponse.FromString,
+                _registered_method=True)
 
 
 class PatienceServiceServicer:
@@ -227,6 +237,23 @@ class PatienceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateGuest(self, request, context):
+        """A guest identity the service issues itself, for front ends without an
+        OpenID Connect provider and for local play (docs/players.md): a signed,
+        long-lived token to send as `authorization: Bearer <token>`. Rate
+        limited per client address like NewGame.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPlayer(self, request, context):
+        """The signed-in player: who the identity token says the caller is.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PatienceServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -299,6 +326,16 @@ def add_PatienceServiceServicer_to_server(servicer, server):
                     servicer.GetSigningKeys,
                     request_deserializer=patience_dot_v1_dot_patience__pb2.GetSigningKeysRequest.FromString,
                     response_serializer=patience_dot_v1_dot_patience__pb2.GetSigningKeysResponse.SerializeToString,
+            ),
+            'CreateGuest': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateGuest,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.CreateGuestRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.CreateGuestResponse.SerializeToString,
+            ),
+            'GetPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPlayer,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.GetPlayerRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.GetPlayerResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -681,6 +718,60 @@ class PatienceService:
             '/patience.v1.PatienceService/GetSigningKeys',
             patience_dot_v1_dot_patience__pb2.GetSigningKeysRequest.SerializeToString,
             patience_dot_v1_dot_patience__pb2.GetSigningKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateGuest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/CreateGuest',
+            patience_dot_v1_dot_patience__pb2.CreateGuestRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.CreateGuestResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/GetPlayer',
+            patience_dot_v1_dot_patience__pb2.GetPlayerRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.GetPlayerResponse.FromString,
             options,
             channel_credentials,
             insecure,
