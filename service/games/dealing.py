@@ -40,6 +40,8 @@ class Dealing:
 
     async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
         client = await self.steps.limit("NewGame", credentials)
+        # A signed-in player's game is theirs (docs/players.md); a bad identity is refused before any deal is taken.
+        player = await self.steps.signed_in(credentials)
         dealt, number, ticket, server_seed, client_seed, solution = Dealt.RANDOM, 0, "", b"", b"", b""
         if request.winnable:
             game, seed, solution = await self._winnable_deal(request, client)
@@ -67,6 +69,9 @@ class Dealing:
             dealt=dealt,
             deal_number=number,
             solution=solution,
+            owner=player.id if player is not None else "",
+            owner_name=player.display_name if player is not None else "",
+            owner_kind=player.kind if player is not None else "",
         )
         try:
             record = await self.steps.store.create(record_in)

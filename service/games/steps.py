@@ -168,11 +168,20 @@ class Steps:
         return identity, self.identities.player_of(identity)
 
     async def player(self, credentials: Credentials) -> Player:
-        """The signed-in caller as a player (recorded on first sight, with the name the identity claims if it is
-        an acceptable one); UNAUTHENTICATED ``MISSING_IDENTITY`` without an identity token."""
-        found = await self.identify(credentials)
-        if found is None or self.players is None:
+        """The signed-in caller as a player; UNAUTHENTICATED ``MISSING_IDENTITY`` without an identity token."""
+        player = await self.signed_in(credentials)
+        if player is None:
             raise errors.missing_identity()
+        return player
+
+    async def signed_in(self, credentials: Credentials) -> Player | None:
+        """The caller as a player if they sent an identity token (recorded on first sight, with the name the
+        identity claims if it is an acceptable one); None for a game token or no token."""
+        found = await self.identify(credentials)
+        if found is None:
+            return None
+        if self.players is None:
+            raise errors.identity_refused("IDENTITY_UNKNOWN_ISSUER", "this server keeps no players")
         identity, pid = found
         try:
             claimed = clean_display_name(identity.name)

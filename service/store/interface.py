@@ -148,6 +148,10 @@ class NewGameRecord:
     deal_number: int = 0  # the public deal's number (Dealt.PUBLIC only)
     # A deal from a winnable pool (dealt Dealt.WINNABLE): the solver's winning line, packed (engine.movelog).
     solution: bytes = b""
+    # The signed-in player who dealt it (docs/players.md): pseudonymous id, display name then, kind; "" = anonymous.
+    owner: str = ""
+    owner_name: str = ""
+    owner_kind: str = ""
 
 
 @dataclass(slots=True)
@@ -185,6 +189,9 @@ class GameRecord:
     deal_number: int = 0  # the public deal's number, 0 unless dealt is Dealt.PUBLIC
     solution: bytes = b""  # the winning line of a deal dealt as winnable, packed; shown only once the game is over
     hint_count: int = 0  # hints given (Hint), at most one per version
+    owner: str = ""  # the signed-in player who dealt the game ("" = anonymous), as in NewGameRecord
+    owner_name: str = ""
+    owner_kind: str = ""
 
     @property
     def winnable(self) -> bool:

@@ -98,6 +98,8 @@ _F_DEALT = "dk"  # how the deal was chosen (absent from records written before i
 _F_DEAL_NUMBER = "dn"  # a public deal's number (absent unless dealt is "public")
 _B_DEALT, _B_DEAL_NUMBER = _F_DEALT.encode(), _F_DEAL_NUMBER.encode()
 _F_SOLUTION = "wl"
+_F_OWNER, _F_OWNER_NAME, _F_OWNER_KIND = "ow", "on", "ok"  # the signed-in player who dealt it (absent: anonymous)
+_B_OWNER, _B_OWNER_NAME, _B_OWNER_KIND = (f.encode() for f in (_F_OWNER, _F_OWNER_NAME, _F_OWNER_KIND))
 _B_SOLUTION = _F_SOLUTION.encode()
 _B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
@@ -249,6 +251,10 @@ class RedisGameStore(GameStore):
             if isinstance(game.deal_number, bool) or not 0 < game.deal_number < 1 << 32:
                 raise ValueError(f"a deal number is 1 to 2**32-1, not {game.deal_number!r}")
             fields += [_F_DEAL_NUMBER, str(game.deal_number)]
+        if game.owner:
+            fields += [_F_OWNER, _small("owner", game.owner.encode())]
+            fields += [_F_OWNER_NAME, _small("owner_name", game.owner_name.encode())]
+            fields += [_F_OWNER_KIND, _small("owner_kind", game.owner_kind.encode())]
         if game.solution:  # longer than a small field: a winnable game's hash is a hashtable, as a won game's is
             fields += [_F_SOLUTION, game.solution]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
@@ -537,4 +543,7 @@ class RedisGameStore(GameStore):
             deal_number=int(m.get(_B_DEAL_NUMBER, b"0")),
             solution=m.get(_B_SOLUTION, b""),
             hint_count=int(m.get(b"hc", b"0")),
+            owner=m.get(_B_OWNER, b"").decode(),
+            owner_name=m.get(_B_OWNER_NAME, b"").decode(),
+            owner_kind=m.get(_B_OWNER_KIND, b"").decode(),
         )

@@ -278,3 +278,23 @@ def test_a_rotated_guest_key_keeps_its_guests(tmp_path: Path) -> None:
 
 def test_without_a_player_id_key_players_are_off(tmp_path: Path) -> None:
     assert load_identities(tmp_path, env={}) is None
+
+
+def test_a_signed_in_players_game_names_them_and_an_anonymous_one_does_not(server: LiveServer, client: Client) -> None:
+    guest = client.CreateGuest(pb.CreateGuestRequest(display_name="Owner"))
+    mine = client.NewGame(pb.NewGameRequest(variant="cats-tail"), metadata=bearer(guest.token))
+    assert mine.game.HasField("player") and mine.game.player == guest.player
+    again = client.GetGame(pb.GetGameRequest(game_id=mine.game.game_id), metadata=bearer(mine.game_token))
+    assert again.game.player == guest.player
+    anonymous = client.NewGame(pb.NewGameRequest(variant="cats-tail"))
+    assert not anonymous.game.HasField("player")
+    # A bad identity is refused before anything is dealt, not ignored.
+    refused = refusal(lambda: client.NewGame(pb.NewGameRequest(variant="cats-tail"), metadata=bearer("x.y.z")))
+    assert (refused.code, refused.reason) == (grpc.StatusCode.UNAUTHENTICATED, "IDENTITY_MALFORMED")
+    body = httpx.post(
+        server.base_url + "/v1/games",
+        json={"variant": "cats-tail"},
+        headers={"Authorization": f"Bearer {guest.token}"},
+        timeout=30,
+    ).json()
+    assert body["game"]["player"] == {"id": guest.player.id, "displayName": "Owner", "kind": "guest"}
