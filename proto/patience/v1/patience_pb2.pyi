@@ -1,6 +1,7 @@
 import datetime
 
 from google.api import annotations_pb2 as _annotations_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -178,7 +179,7 @@ class NotatedMove(_message.Message):
     def __init__(self, text: _Optional[str] = ..., move: _Optional[_Union[Move, _Mapping]] = ...) -> None: ...
 
 class Game(_message.Message):
-    __slots__ = ("game_id", "variant", "options", "version", "status", "view", "move_count", "undo_count", "allow_undo", "deal_algorithm", "commitment", "client_seed", "ticket_id", "seed", "server_seed", "created_at", "updated_at", "finished_at", "expires_at", "moves", "certificate", "server_seed_commitment", "dealt", "deal_number", "hint_count", "solution", "player")
+    __slots__ = ("game_id", "variant", "options", "version", "status", "view", "move_count", "undo_count", "allow_undo", "deal_algorithm", "commitment", "client_seed", "ticket_id", "seed", "server_seed", "created_at", "updated_at", "finished_at", "expires_at", "moves", "certificate", "server_seed_commitment", "dealt", "deal_number", "hint_count", "solution", "player", "board", "ranked")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -213,6 +214,8 @@ class Game(_message.Message):
     HINT_COUNT_FIELD_NUMBER: _ClassVar[int]
     SOLUTION_FIELD_NUMBER: _ClassVar[int]
     PLAYER_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    RANKED_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     variant: str
     options: _containers.ScalarMap[str, str]
@@ -240,7 +243,9 @@ class Game(_message.Message):
     hint_count: int
     solution: _containers.RepeatedScalarFieldContainer[str]
     player: Player
-    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., allow_undo: _Optional[bool] = ..., deal_algorithm: _Optional[str] = ..., commitment: _Optional[bytes] = ..., client_seed: _Optional[bytes] = ..., ticket_id: _Optional[str] = ..., seed: _Optional[bytes] = ..., server_seed: _Optional[bytes] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., moves: _Optional[_Iterable[str]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., server_seed_commitment: _Optional[bytes] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ..., hint_count: _Optional[int] = ..., solution: _Optional[_Iterable[str]] = ..., player: _Optional[_Union[Player, _Mapping]] = ...) -> None: ...
+    board: str
+    ranked: bool
+    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., allow_undo: _Optional[bool] = ..., deal_algorithm: _Optional[str] = ..., commitment: _Optional[bytes] = ..., client_seed: _Optional[bytes] = ..., ticket_id: _Optional[str] = ..., seed: _Optional[bytes] = ..., server_seed: _Optional[bytes] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., moves: _Optional[_Iterable[str]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., server_seed_commitment: _Optional[bytes] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ..., hint_count: _Optional[int] = ..., solution: _Optional[_Iterable[str]] = ..., player: _Optional[_Union[Player, _Mapping]] = ..., board: _Optional[str] = ..., ranked: _Optional[bool] = ...) -> None: ...
 
 class PrepareGameRequest(_message.Message):
     __slots__ = ()
@@ -257,7 +262,7 @@ class PrepareGameResponse(_message.Message):
     def __init__(self, prepared_id: _Optional[str] = ..., server_seed_commitment: _Optional[bytes] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class NewGameRequest(_message.Message):
-    __slots__ = ("variant", "options", "client_seed", "deal_ticket", "allow_undo", "prepared_id", "winnable", "replay_seed", "deal_number")
+    __slots__ = ("variant", "options", "client_seed", "deal_ticket", "allow_undo", "prepared_id", "winnable", "replay_seed", "deal_number", "daily")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -274,6 +279,7 @@ class NewGameRequest(_message.Message):
     WINNABLE_FIELD_NUMBER: _ClassVar[int]
     REPLAY_SEED_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    DAILY_FIELD_NUMBER: _ClassVar[int]
     variant: str
     options: _containers.ScalarMap[str, str]
     client_seed: bytes
@@ -283,7 +289,8 @@ class NewGameRequest(_message.Message):
     winnable: bool
     replay_seed: bytes
     deal_number: int
-    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., client_seed: _Optional[bytes] = ..., deal_ticket: _Optional[str] = ..., allow_undo: _Optional[bool] = ..., prepared_id: _Optional[str] = ..., winnable: _Optional[bool] = ..., replay_seed: _Optional[bytes] = ..., deal_number: _Optional[int] = ...) -> None: ...
+    daily: bool
+    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., client_seed: _Optional[bytes] = ..., deal_ticket: _Optional[str] = ..., allow_undo: _Optional[bool] = ..., prepared_id: _Optional[str] = ..., winnable: _Optional[bool] = ..., replay_seed: _Optional[bytes] = ..., deal_number: _Optional[int] = ..., daily: _Optional[bool] = ...) -> None: ...
 
 class NewGameResponse(_message.Message):
     __slots__ = ("game", "game_token")
@@ -456,7 +463,7 @@ class SubmitSolutionResponse(_message.Message):
     def __init__(self, verdict: _Optional[_Union[Verdict, _Mapping]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., game_id: _Optional[str] = ..., game: _Optional[_Union[Game, _Mapping]] = ...) -> None: ...
 
 class Certificate(_message.Message):
-    __slots__ = ("encoded", "key_id", "signature", "game_id", "variant", "options", "seed", "commitment", "moves", "move_count", "undo_count", "started_at", "finished_at", "ticket_id", "final_state_hash", "played", "dealt", "deal_number", "hint_count")
+    __slots__ = ("encoded", "key_id", "signature", "game_id", "variant", "options", "seed", "commitment", "moves", "move_count", "undo_count", "started_at", "finished_at", "ticket_id", "final_state_hash", "played", "dealt", "deal_number", "hint_count", "player", "board")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -483,6 +490,8 @@ class Certificate(_message.Message):
     DEALT_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     HINT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
     encoded: bytes
     key_id: str
     signature: bytes
@@ -502,7 +511,9 @@ class Certificate(_message.Message):
     dealt: str
     deal_number: int
     hint_count: int
-    def __init__(self, encoded: _Optional[bytes] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ..., game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[bytes] = ..., commitment: _Optional[bytes] = ..., moves: _Optional[_Iterable[str]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ticket_id: _Optional[str] = ..., final_state_hash: _Optional[str] = ..., played: _Optional[str] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ..., hint_count: _Optional[int] = ...) -> None: ...
+    player: Player
+    board: str
+    def __init__(self, encoded: _Optional[bytes] = ..., key_id: _Optional[str] = ..., signature: _Optional[bytes] = ..., game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., seed: _Optional[bytes] = ..., commitment: _Optional[bytes] = ..., moves: _Optional[_Iterable[str]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., started_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., ticket_id: _Optional[str] = ..., final_state_hash: _Optional[str] = ..., played: _Optional[str] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ..., hint_count: _Optional[int] = ..., player: _Optional[_Union[Player, _Mapping]] = ..., board: _Optional[str] = ...) -> None: ...
 
 class VerifyCertificateRequest(_message.Message):
     __slots__ = ("certificate", "replay")
@@ -623,3 +634,115 @@ class GetPlayerResponse(_message.Message):
     PLAYER_FIELD_NUMBER: _ClassVar[int]
     player: Player
     def __init__(self, player: _Optional[_Union[Player, _Mapping]] = ...) -> None: ...
+
+class GetDailyDealRequest(_message.Message):
+    __slots__ = ("variant", "options", "date")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    DATE_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    options: str
+    date: str
+    def __init__(self, variant: _Optional[str] = ..., options: _Optional[str] = ..., date: _Optional[str] = ...) -> None: ...
+
+class GetDailyDealResponse(_message.Message):
+    __slots__ = ("board", "variant", "options", "date", "commitment", "seed", "opens_at", "closes_at", "game_id")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    DATE_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    OPENS_AT_FIELD_NUMBER: _ClassVar[int]
+    CLOSES_AT_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    variant: str
+    options: _containers.ScalarMap[str, str]
+    date: str
+    commitment: bytes
+    seed: bytes
+    opens_at: _timestamp_pb2.Timestamp
+    closes_at: _timestamp_pb2.Timestamp
+    game_id: str
+    def __init__(self, board: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., date: _Optional[str] = ..., commitment: _Optional[bytes] = ..., seed: _Optional[bytes] = ..., opens_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., closes_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., game_id: _Optional[str] = ...) -> None: ...
+
+class GetLeaderboardRequest(_message.Message):
+    __slots__ = ("board", "page_size", "page_token")
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    page_size: int
+    page_token: str
+    def __init__(self, board: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class LeaderboardEntry(_message.Message):
+    __slots__ = ("rank", "player", "move_count", "undo_count", "hint_count", "play_time", "finished_at", "game_id", "played", "certificate")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    UNDO_COUNT_FIELD_NUMBER: _ClassVar[int]
+    HINT_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PLAY_TIME_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
+    CERTIFICATE_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    player: Player
+    move_count: int
+    undo_count: int
+    hint_count: int
+    play_time: _duration_pb2.Duration
+    finished_at: _timestamp_pb2.Timestamp
+    game_id: str
+    played: str
+    certificate: Certificate
+    def __init__(self, rank: _Optional[int] = ..., player: _Optional[_Union[Player, _Mapping]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., hint_count: _Optional[int] = ..., play_time: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., game_id: _Optional[str] = ..., played: _Optional[str] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ...) -> None: ...
+
+class GetLeaderboardResponse(_message.Message):
+    __slots__ = ("board", "kind", "variant", "options", "date", "deal_number", "commitment", "seed", "frozen", "closes_at", "total", "entries", "next_page_token", "own")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    DATE_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    FROZEN_FIELD_NUMBER: _ClassVar[int]
+    CLOSES_AT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    OWN_FIELD_NUMBER: _ClassVar[int]
+    board: str
+    kind: str
+    variant: str
+    options: _containers.ScalarMap[str, str]
+    date: str
+    deal_number: int
+    commitment: bytes
+    seed: bytes
+    frozen: bool
+    closes_at: _timestamp_pb2.Timestamp
+    total: int
+    entries: _containers.RepeatedCompositeFieldContainer[LeaderboardEntry]
+    next_page_token: str
+    own: LeaderboardEntry
+    def __init__(self, board: _Optional[str] = ..., kind: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., date: _Optional[str] = ..., deal_number: _Optional[int] = ..., commitment: _Optional[bytes] = ..., seed: _Optional[bytes] = ..., frozen: _Optional[bool] = ..., closes_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., total: _Optional[int] = ..., entries: _Optional[_Iterable[_Union[LeaderboardEntry, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., own: _Optional[_Union[LeaderboardEntry, _Mapping]] = ...) -> None: ...

@@ -116,6 +116,16 @@ class PatienceServiceStub:
                 request_serializer=patience_dot_v1_dot_patience__pb2.GetPlayerRequest.SerializeToString,
                 response_deserializer=patience_dot_v1_dot_patience__pb2.GetPlayerResponse.FromString,
                 _registered_method=True)
+        self.GetDailyDeal = channel.unary_unary(
+                '/patience.v1.PatienceService/GetDailyDeal',
+                request_serializer=patience_dot_v1_dot_patience__pb2.GetDailyDealRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.GetDailyDealResponse.FromString,
+                _registered_method=True)
+        self.GetLeaderboard = channel.unary_unary(
+                '/patience.v1.PatienceService/GetLeaderboard',
+                request_serializer=patience_dot_v1_dot_patience__pb2.GetLeaderboardRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.GetLeaderboardResponse.FromString,
+                _registered_method=True)
 
 
 class PatienceServiceServicer:
@@ -254,6 +264,27 @@ class PatienceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def GetDailyDeal(self, request, context):
+        """The daily deal of a variant (docs/competition.md): one deal per UTC day
+        and option set, the same for everyone. Its commitment SHA-256(seed) is
+        readable from the day before (date = tomorrow), its seed once the day is
+        over. NewGame with daily deals today's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetLeaderboard(self, request, context):
+        """A leaderboard (docs/competition.md): "daily-{variant}-{YYYY-MM-DD}" or
+        "public-{variant}-{N}", ":{option}={value}" added for each option that
+        is not the default. Ranked wins of signed-in players, best first, each
+        with its certificate (a daily board's certificates once its day is
+        over), and the caller's own entry when signed in.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PatienceServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -336,6 +367,16 @@ def add_PatienceServiceServicer_to_server(servicer, server):
                     servicer.GetPlayer,
                     request_deserializer=patience_dot_v1_dot_patience__pb2.GetPlayerRequest.FromString,
                     response_serializer=patience_dot_v1_dot_patience__pb2.GetPlayerResponse.SerializeToString,
+            ),
+            'GetDailyDeal': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetDailyDeal,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.GetDailyDealRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.GetDailyDealResponse.SerializeToString,
+            ),
+            'GetLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetLeaderboard,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.GetLeaderboardRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.GetLeaderboardResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -772,6 +813,60 @@ class PatienceService:
             '/patience.v1.PatienceService/GetPlayer',
             patience_dot_v1_dot_patience__pb2.GetPlayerRequest.SerializeToString,
             patience_dot_v1_dot_patience__pb2.GetPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetDailyDeal(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/GetDailyDeal',
+            patience_dot_v1_dot_patience__pb2.GetDailyDealRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.GetDailyDealResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/GetLeaderboard',
+            patience_dot_v1_dot_patience__pb2.GetLeaderboardRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.GetLeaderboardResponse.FromString,
             options,
             channel_credentials,
             insecure,
