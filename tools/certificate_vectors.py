@@ -165,6 +165,7 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
             signed({**fields, "dealt": dealt, "deal_number": number}),
             "",
         )
+    out += _players_and_boards(signed, fields)
     flipped = bytearray(payload)
     flipped[payload.index(b'"undo_count":0') + len('"undo_count":')] = ord("1")
     add(
@@ -369,6 +370,69 @@ def tampered(signer: Ed25519PrivateKey, foreign: Ed25519PrivateKey, genuine: byt
     )
     out += _one_reading(signer, genuine)
     assert kid == fields["key_id"]
+    return out
+
+
+#: The signed-in player and the board of the vectors' ranked win (docs/competition.md).
+PLAYER = {"display_name": "Ада", "id": "p_" + "a2" * 13}
+DAILY_BOARD = "daily-cats-tail-2026-01-01"
+
+
+def ranked(fields: dict[str, Any]) -> dict[str, Any]:
+    """The vectors' win as a signed-in player's ranked win of the daily deal of 2026-01-01."""
+    return {**fields, "dealt": "daily", "deal_number": 0, "player": PLAYER, "board": DAILY_BOARD}
+
+
+def _players_and_boards(signed: Any, fields: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ``player`` and ``board`` fields (docs/certificates.md): certificates that carry them, and their faults."""
+    out: list[dict[str, Any]] = []
+
+    def add(name: str, what: str, payload: dict[str, Any], reason: str, replay_reason: str | None = None) -> None:
+        cert = signed(payload)
+        out.append({"name": name, "what": what, "certificate": cert.decode(), "certificate_is_base64": False,
+                    "reason": reason, "reason_with_replay": reason if replay_reason is None else replay_reason})  # fmt: skip
+
+    win = ranked(fields)
+    public = {**win, "dealt": "public", "deal_number": 7, "board": "public-cats-tail-7"}
+    lenient = {**win, "options": {"sequence_moves": "false"}, "board": DAILY_BOARD + ":sequence_moves=false"}
+    add("dealt-daily-0", "dealt 'daily', deal_number 0 (re-signed)", {**fields, "dealt": "daily", "deal_number": 0}, "")
+    add("player", "a signed-in player's win: player, no board (re-signed)", {**fields, "player": PLAYER}, "")
+    add("player-and-daily-board", "a ranked win of the daily deal: player and board (re-signed)", win, "")
+    add("public-board", "a win on the board of public deal 7 (re-signed)", public, "")
+    add("board-with-options", "a daily board of other options, named after them (re-signed): the moves need the "
+        "default rules, so the replay is not a win", lenient, "", "NOT_WON")  # fmt: skip
+    add("player-name-32", "a display name of 32 characters (re-signed)",
+        {**win, "player": {**PLAYER, "display_name": "Я" * 32}}, "")  # fmt: skip
+    for name, what, player in (
+        ("player-name-33", "a display name of 33 characters", {**PLAYER, "display_name": "Я" * 33}),
+        ("player-name-empty", "an empty display name", {**PLAYER, "display_name": ""}),
+        ("player-id-uppercase", "a player id in upper case", {**PLAYER, "id": PLAYER["id"].upper()}),
+        ("player-id-short", "a player id of 25 characters after p_", {**PLAYER, "id": PLAYER["id"][:-1]}),
+        ("player-extra-member", "the player with a third member, kind", {**PLAYER, "kind": "guest"}),
+        ("player-not-object", "the player as text", PLAYER["id"]),
+    ):
+        add(name, f"{what} (re-signed)", {**win, "player": player}, "MALFORMED")
+    for name, what, board in (
+        ("board-not-a-name", "a board that is no board's name", "the-daily"),
+        ("board-other-variant", "the daily board of another variant", "daily-royal-retinue-2026-01-01"),
+        ("board-bad-month", "a board of month 13", "daily-cats-tail-2026-13-01"),
+        ("board-option-unsorted", "board options out of order", "daily-cats-tail-2026-01-01:z=1:a=1"),
+        ("board-option-other-value", "a board option the certificate's options do not have",
+         DAILY_BOARD + ":sequence_moves=false"),
+        ("board-public-for-daily", "a public board for a daily deal", "public-cats-tail-7"),
+        ("board-not-text", "the board as a number", 7),
+    ):  # fmt: skip
+        add(name, f"{what} (re-signed)", {**win, "board": board}, "MALFORMED")
+    add("board-daily-for-public", "a daily board for public deal 7 (re-signed)", {**public, "board": DAILY_BOARD},
+        "MALFORMED")  # fmt: skip
+    add("board-public-other-number", "the board of public deal 8 for deal 7 (re-signed)",
+        {**public, "board": "public-cats-tail-8"}, "MALFORMED")  # fmt: skip
+    add("board-without-player", "a board without a player (re-signed): only signed-in players rank",
+        {k: v for k, v in win.items() if k != "player"}, "MALFORMED")  # fmt: skip
+    add("board-default-written", "a board naming the default option (re-signed): not its one spelling, seen on "
+        "replay", {**win, "board": DAILY_BOARD + ":sequence_moves=true"}, "", "MALFORMED")  # fmt: skip
+    add("board-impossible-day", "the board of 2026-02-30 (re-signed): no such day, seen on replay",
+        {**win, "board": "daily-cats-tail-2026-02-30"}, "", "MALFORMED")  # fmt: skip
     return out
 
 
@@ -679,6 +743,8 @@ def build() -> dict[str, bytes]:
     genuine = ring.sign(contents)
     payload = contents.payload(key_id_of(signer))
     kid = key_id_of(signer)
+    ranked_payload = canonical_json(ranked(json.loads(payload)))
+    ranked_certificate = envelope(signer, ranked_payload)
 
     def text(value: object) -> bytes:
         return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode()
@@ -727,6 +793,8 @@ def build() -> dict[str, bytes]:
         "played-positions.json": text(played_positions()),
         "canonical-json.json": text([{"text": s, "canonical_hex": canonical_json(s).hex()} for s in ESCAPES]),
         "tampered.json": text(tampered(signer, foreign, genuine)),
+        "certificate-ranked.json": ranked_certificate,
+        "decoded-ranked.json": text(json.loads(ranked_payload)),
         "seed-mix.json": text(seed_mixes()),
     }
     return files

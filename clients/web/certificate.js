@@ -76,17 +76,59 @@ export async function sha256Hex(bytes) {
 }
 
 // The payload's fields and their JSON types ("played", "dealt" with "deal_number", and "hints" are optional:
-// certificates signed before they existed lack them).
+// certificates signed before they existed lack them; "player" and "board" are only in a signed-in player's win).
 const FIELDS = {
   type: "string", key_id: "string", game_id: "string", variant: "string", options: "object", deal: "string",
   seed: "string", commitment: "string", moves: "array", move_count: "integer", undo_count: "integer",
   started_at: "integer", finished_at: "integer", ticket_id: "string", final_state_hash: "string", result: "string",
 };
 const MAX_INT = 2 ** 53 - 1;
-const OPTIONAL = ['played', 'dealt', 'deal_number', 'hints'];
+const OPTIONAL = ['played', 'dealt', 'deal_number', 'hints', 'player', 'board'];
 // How a deal was chosen (the "dealt" field); deal_number is 1 .. 2^32-1 for "public" and 0 for the others.
-export const DEALT = ['random', 'ticket', 'winnable', 'replay', 'public'];
+export const DEALT = ['random', 'ticket', 'winnable', 'replay', 'public', 'daily'];
 const MAX_DEAL_NUMBER = 2 ** 32 - 1;
+const PLAYER_ID = /^p_[a-z2-7]{26}$/;
+const MAX_PLAYER_NAME = 32;
+// A board's name (docs/competition.md; patience.boards): daily-VARIANT-YYYY-MM-DD or public-VARIANT-N, then
+// ":name=value" for each option that is not the default, sorted by name.
+const BOARD_OPTIONS = '((?::[a-z0-9_]+=(?:true|false|0|[1-9][0-9]*))*)';
+const DAILY_BOARD = new RegExp(
+  `^daily-([a-z0-9]+(?:-[a-z0-9]+)*)-([0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01]))${BOARD_OPTIONS}$`,
+);
+const PUBLIC_BOARD = new RegExp(`^public-([a-z0-9]+(?:-[a-z0-9]+)*)-([1-9][0-9]{0,9})${BOARD_OPTIONS}$`);
+const MAX_BOARD_LENGTH = 160;
+
+/** A board name read by its grammar: {kind, variant, date, number, options: [[name, value], ...]}, or null. */
+export function parseBoardName(name) {
+  if (typeof name !== 'string' || name.length > MAX_BOARD_LENGTH) return null;
+  const daily = DAILY_BOARD.exec(name);
+  const found = daily || PUBLIC_BOARD.exec(name);
+  if (!found) return null;
+  const options = found[3].split(':').slice(1).map((o) => o.split('='));
+  const names = options.map(([k]) => k);
+  if (names.some((k, i) => i > 0 && !(names[i - 1] < k))) return null; // sorted, each once
+  const number = daily ? 0 : Number(found[2]);
+  if (number > MAX_DEAL_NUMBER) return null;
+  return { kind: daily ? 'daily' : 'public', variant: found[1], date: daily ? found[2] : '', number, options };
+}
+
+function playerProblem(player) {
+  if (kind(player) !== 'object' || Object.keys(player).sort().join(',') !== 'display_name,id') return true;
+  if (typeof player.id !== 'string' || !PLAYER_ID.test(player.id)) return true;
+  const name = player.display_name;
+  return typeof name !== 'string' || Array.from(name).length < 1 || Array.from(name).length > MAX_PLAYER_NAME;
+}
+
+// The board names this certificate's deal: its variant, how it was dealt, the options it lists; and only beside
+// a player (only a signed-in player's win ranks).
+function boardProblem(contents) {
+  const board = parseBoardName(contents.board);
+  if (!board || !('player' in contents)) return true;
+  if (board.variant !== contents.variant) return true;
+  if (board.options.some(([k, v]) => contents.options?.[k] !== v)) return true;
+  if (board.kind === 'public') return contents.dealt !== 'public' || contents.deal_number !== board.number;
+  return contents.dealt !== 'daily';
+}
 
 function dealtProblem(contents) {
   if (('dealt' in contents) !== ('deal_number' in contents)) return true;
@@ -143,6 +185,7 @@ function checkPayload(payload, envelopeKeyId) {
   if ("hints" in contents && !(kind(contents.hints) === "integer" && contents.hints >= 0 && contents.hints <= MAX_INT)) {
     return "MALFORMED";
   }
+  if ("player" in contents && playerProblem(contents.player)) return "MALFORMED";
   const names = Object.keys(contents).filter((k) => !OPTIONAL.includes(k)).sort().join(",");
   if (names !== Object.keys(FIELDS).sort().join(",")) return "MALFORMED";
   for (const [name, type] of Object.entries(FIELDS)) {
@@ -156,6 +199,7 @@ function checkPayload(payload, envelopeKeyId) {
   // An option value's one spelling: "true", "false" or decimal ("True", "yes", "03" are not read).
   if (!Object.values(contents.options).every((v) => /^(?:true|false|0|[1-9][0-9]*)$/.test(v))) return "MALFORMED";
   if (!["seed", "commitment", "final_state_hash"].every((f) => /^[0-9a-f]{64}$/.test(contents[f]))) return "MALFORMED";
+  if ("board" in contents && boardProblem(contents)) return "MALFORMED";
   if (contents.key_id !== envelopeKeyId) return "KEY_MISMATCH";
   if (contents.deal !== DEAL) return "UNSUPPORTED_DEAL_ALGORITHM";
   return "";

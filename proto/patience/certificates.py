@@ -44,6 +44,7 @@ from engine.deal import ALGORITHM
 from engine.errors import PatienceError
 from engine.game import Game, format_option
 from engine.verify import Outcome, replay
+from patience.boards import DAILY, PUBLIC, parse_board, well_formed
 from patience.jsonlimits import MAX_JSON_DEPTH, too_deep
 
 __all__ = [
@@ -86,7 +87,9 @@ position) and ``result`` ("won"), and, in certificates signed since it exists, `
 move; "submitted": a whole solution submitted at once), and, in certificates signed since they exist, ``dealt``
 ("random", "ticket", "winnable", "replay" or "public": how the deal was chosen) with ``deal_number`` (the public
 deal's number, 1 to 2**32-1; 0 for any other deal), and ``hints`` (an integer: the hints given during the
-game). Check the signature over P's bytes first, then read the fields."""
+game), and, for a signed-in player's win, ``player`` (``{"display_name", "id"}``: the name when it was signed and
+the pseudonymous id "p_" + 26 base32 characters) and, for a win that counts on a leaderboard, ``board`` (its name,
+docs/competition.md). Check the signature over P's bytes first, then read the fields."""
 
 
 class CertificateReason(StrEnum):
@@ -143,15 +146,23 @@ class CertificateContents:
     deal_number: int = 0  # the public deal's number, 0 unless dealt is "public"
     key_id: str = ""  # the key the payload names, when read from a certificate (signing takes the signer's)
     hints: int | None = None  # hints given during the game (Hint); None in certificates signed before the field
+    player_id: str = ""  # the signed-in player who won ("" = anonymous: no ``player`` in the payload)
+    player_name: str = ""  # their display name when it was signed
+    board: str = ""  # the leaderboard the win counts for ("" = none: no ``board`` in the payload)
 
     def payload(self, key_id: str) -> bytes:
-        """The canonical signed bytes (``played``, ``dealt`` and ``hints`` only when known, so that a certificate
-        signed before the fields existed signs to the same bytes again)."""
+        """The canonical signed bytes (``played``, ``dealt``, ``hints``, ``player`` and ``board`` only when known, so
+        that a certificate signed before the fields existed, or of an anonymous game, signs to the same bytes
+        again)."""
         fields: dict[str, object] = {"played": self.played} if self.played else {}
         if self.dealt:
             fields.update(dealt=self.dealt, deal_number=self.deal_number)
         if self.hints is not None:
             fields["hints"] = self.hints
+        if self.player_id:
+            fields["player"] = {"display_name": self.player_name, "id": self.player_id}
+        if self.board:
+            fields["board"] = self.board
         return canonical_json(
             {
                 **fields,
@@ -199,6 +210,12 @@ class CertificateContents:
             raise ValueError(problem)
         if self.hints is not None and (isinstance(self.hints, bool) or not 0 <= self.hints <= _MAX_INT):
             raise ValueError("hints is a whole number from 0 to 2**53-1")
+        player = {"display_name": self.player_name, "id": self.player_id} if self.player_id or self.player_name else None
+        problem = _player_problem(player) if player is not None else None
+        if problem is None and self.board:
+            problem = _board_problem(self.board, self)
+        if problem is not None:
+            raise ValueError(problem)
 
 
 @dataclass(frozen=True)
@@ -331,8 +348,45 @@ _PAYLOAD_FIELDS: dict[str, type] = {
 #: How a win was played: the optional ``played`` field (absent from certificates signed before it existed).
 PLAYED = frozenset({"", "moves", "submitted"})
 #: How the deal was chosen: the ``dealt`` field (with ``deal_number``; both absent from older certificates).
-DEALT = frozenset({"random", "ticket", "winnable", "replay", "public"})
+DEALT = frozenset({"random", "ticket", "winnable", "replay", "public", "daily"})
 MAX_DEAL_NUMBER = (1 << 32) - 1
+#: A player's pseudonymous id (docs/players.md) and the longest display name, in characters.
+_PLAYER_ID = re.compile(r"p_[a-z2-7]{26}")
+MAX_PLAYER_NAME = 32
+
+
+def _player_problem(player: object) -> str | None:
+    """What is wrong with a ``player`` member, or None: exactly ``display_name`` (1 to 32 characters) and ``id``."""
+    if not isinstance(player, dict) or set(player) != {"display_name", "id"}:
+        return "player is an object with exactly display_name and id"
+    pid, name = player["id"], player["display_name"]
+    if not isinstance(pid, str) or not _PLAYER_ID.fullmatch(pid):
+        return 'player.id is "p_" and 26 base32 characters'
+    if not isinstance(name, str) or not 1 <= len(name) <= MAX_PLAYER_NAME:
+        return f"player.display_name is text of 1 to {MAX_PLAYER_NAME} characters"
+    return None
+
+
+def _board_problem(board: object, contents: CertificateContents) -> str | None:
+    """What is wrong with a ``board`` member, or None: a board name (patience.boards' grammar) that names this
+    certificate's deal -- its variant, how it was dealt (a daily deal, or public deal N), every option it lists with
+    the value the certificate's options give -- and only beside a ``player`` (only signed-in players' wins rank)."""
+    if not isinstance(board, str) or not well_formed(board):
+        return "board is a board name (daily-VARIANT-YYYY-MM-DD or public-VARIANT-N, options after ':')"
+    if not contents.player_id:
+        return "board comes with player: only a signed-in player's win ranks"
+    kind, rest = board.split("-", 1)
+    head, *options = rest.split(":")
+    if not head.startswith(contents.variant + "-") or any(
+        contents.options.get(k) != v for k, v in (o.split("=", 1) for o in options)
+    ):
+        return "board names another variant or other options than the certificate's"
+    tail = head[len(contents.variant) + 1 :]
+    if kind == PUBLIC and (contents.dealt != PUBLIC or tail != str(contents.deal_number)):
+        return "a public board's certificate is dealt public with the board's deal number"
+    if kind == DAILY and (contents.dealt != DAILY or "-" not in tail):
+        return "a daily board's certificate is dealt daily"
+    return None
 
 
 def _dealt_problem(dealt: object, deal_number: object) -> str | None:
@@ -372,6 +426,10 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
     hints = data.pop("hints", None)  # optional: certificates signed before it existed have none
     if hints is not None and (not isinstance(hints, int) or isinstance(hints, bool) or not 0 <= hints <= _MAX_INT):
         raise ValueError("hints is a whole number")
+    player, board = data.pop("player", None), data.pop("board", None)  # optional: anonymous wins have neither
+    problem = _player_problem(player) if player is not None else None
+    if problem is not None:
+        raise ValueError(problem)
     if set(data) != set(_PAYLOAD_FIELDS):
         missing = sorted(set(_PAYLOAD_FIELDS) - set(data))
         extra = sorted(set(data) - set(_PAYLOAD_FIELDS))
@@ -412,7 +470,13 @@ def _read_payload(payload: bytes) -> tuple[dict[str, Any], CertificateContents]:
         deal_number=deal_number,
         key_id=data["key_id"],
         hints=hints,
+        player_id=player["id"] if player is not None else "",
+        player_name=player["display_name"] if player is not None else "",
+        board=board if isinstance(board, str) else "",
     )
+    problem = _board_problem(board, contents) if board is not None else None
+    if problem is not None:
+        raise ValueError(problem)
     return data, contents
 
 
@@ -526,6 +590,8 @@ def _replay(contents: CertificateContents, seen: dict[str, Any]) -> Verification
     the certified final position."""
     try:
         game = _certified_game(contents.variant, contents.options)
+        if contents.board and parse_board(contents.board).game() != game:
+            raise ValueError(f"the board {contents.board} is not of the certified variant and options")
         played = replay(game, game.deal(contents.seed), contents.moves)
     except (PatienceError, ValueError) as exc:
         return _refuse(CertificateReason.MALFORMED, f"the deal cannot be made: {exc}", **seen)
