@@ -86,6 +86,9 @@ SERVICE_REASONS = frozenset(
         "CORRUPT_LOG", "INTERNAL", "UNIMPLEMENTED",
         # hints
         "HINTS_BUSY", "HINTS_IN_PROGRESS", "HINTS_UNAVAILABLE",
+        # daily deals and leaderboards (docs/competition.md)
+        "BAD_DATE", "DAILY_NOT_YET", "DAILY_DEAL_NOT_FOUND", "BAD_BOARD", "BAD_PAGE_SIZE", "BAD_PAGE_TOKEN",
+        "COMPETITION_UNAVAILABLE",
     }
 )  # fmt: skip
 #: Every ErrorInfo reason: the service's and the engine's.
@@ -232,6 +235,43 @@ def winnable_share_used(pool: str, limit: str, retry: int) -> ServiceError:
     )  # fmt: skip
     error.retry_after = retry
     return error
+
+
+def bad_date(field: str) -> ServiceError:
+    return _invalid("BAD_DATE", f"{field} is a UTC day written YYYY-MM-DD", {"field": field})
+
+
+def daily_not_yet(date: str, latest: str) -> ServiceError:
+    """A daily deal more than a day ahead: its seed is drawn the day before it starts, not earlier (docs/competition.md:
+    nobody may ask for a deal weeks ahead)."""
+    return _precondition(
+        "DAILY_NOT_YET", f"the daily deal of {date} is not drawn yet: the latest is {latest} (tomorrow's)",
+        {"field": "date", "latest": latest},
+    )  # fmt: skip
+
+
+def daily_deal_not_found(board: str) -> ServiceError:
+    return ServiceError(
+        Code.NOT_FOUND, "DAILY_DEAL_NOT_FOUND",
+        "no daily deal was drawn for that day (nobody asked for it in time), or it is no longer kept", {"board": board},
+    )  # fmt: skip
+
+
+def bad_board(why: str) -> ServiceError:
+    return _invalid("BAD_BOARD", f"not a leaderboard: {why}"[:300], {"field": "board"})
+
+
+def bad_page_size(limit: int) -> ServiceError:
+    message = f"page_size is 1 to {limit} (0: the default)"
+    return _invalid("BAD_PAGE_SIZE", message, {"field": "page_size", "limit": limit})
+
+
+def bad_page_token() -> ServiceError:
+    return _invalid("BAD_PAGE_TOKEN", "page_token is a next_page_token this board gave", {"field": "page_token"})
+
+
+def competition_unavailable() -> ServiceError:
+    return _precondition("COMPETITION_UNAVAILABLE", "this server keeps no daily deals or leaderboards (no Redis store)")
 
 
 def prepared_needs_client_seed() -> ServiceError:

@@ -14,6 +14,7 @@ import dataclasses
 import gc
 import logging
 import signal
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,8 @@ from service.settings.config import Settings
 from service.solving.hints import HintPool
 from service.solving.hints import derive_key as derive_hint_key
 from service.store import GameStore, RedisGameStore, StoreError, open_store
+from service.store.boards import Boards
+from service.store.daily import DailyDeals
 from service.store.players import PlayerRecords
 
 log = logging.getLogger(__name__)
@@ -179,6 +182,7 @@ async def create_server(
     identities: Identities | None = None,
     reuse_port: bool = False,
     health_interval: float = 5.0,
+    clock: Callable[[], float] | None = None,
 ) -> tuple[Server, int]:
     """Build the server bound to ``settings.listen`` (port 0: a free one); start it with ``await server.start()``.
 
@@ -238,6 +242,9 @@ async def create_server(
             hints=hints,
             identities=identities,
             players=PlayerRecords(store.client, settings.store_prefix) if isinstance(store, RedisGameStore) else None,
+            daily=DailyDeals(store.client, settings.store_prefix) if isinstance(store, RedisGameStore) else None,
+            boards=Boards(store.client, settings.store_prefix) if isinstance(store, RedisGameStore) else None,
+            clock=clock or time.time,
         )
     )
     options = [

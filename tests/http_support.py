@@ -14,7 +14,7 @@ import secrets
 import threading
 import time
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,8 +74,11 @@ def wait_for_file(path: str) -> bool:
 
 
 @contextmanager
-def live_server(redis_url: str, keys_dir: Path | None, **overrides: Any) -> Iterator[LiveServer]:
-    """gRPC on a free port and REST on another, both served by one ``create_server`` in a thread's loop."""
+def live_server(
+    redis_url: str, keys_dir: Path | None, *, clock: Callable[[], float] | None = None, **overrides: Any
+) -> Iterator[LiveServer]:
+    """gRPC on a free port and REST on another, both served by one ``create_server`` in a thread's loop; ``clock``
+    is the time of day the server reads (a test moves it: docs/competition.md)."""
     base: dict[str, Any] = {
         "listen": "127.0.0.1:0",
         "http_listen": "127.0.0.1:0",
@@ -97,7 +100,7 @@ def live_server(redis_url: str, keys_dir: Path | None, **overrides: Any) -> Iter
         asyncio.set_event_loop(loop)
 
         async def start() -> None:
-            server, port = await create_server(settings, seed_source=seeds)
+            server, port = await create_server(settings, seed_source=seeds, clock=clock)
             await server.start()
             box["server"], box["port"] = server, port
 

@@ -389,8 +389,9 @@ def _players_and_boards(signed: Any, fields: dict[str, Any]) -> list[dict[str, A
 
     def add(name: str, what: str, payload: dict[str, Any], reason: str, replay_reason: str | None = None) -> None:
         cert = signed(payload)
+        again = reason if replay_reason is None else replay_reason
         out.append({"name": name, "what": what, "certificate": cert.decode(), "certificate_is_base64": False,
-                    "reason": reason, "reason_with_replay": reason if replay_reason is None else replay_reason})  # fmt: skip
+                    "reason": reason, "reason_with_replay": again})  # fmt: skip
 
     win = ranked(fields)
     public = {**win, "dealt": "public", "deal_number": 7, "board": "public-cats-tail-7"}

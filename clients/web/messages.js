@@ -153,6 +153,17 @@ const REASONS = {
     'Имя — от 1 до 32 видимых символов, без управляющих.',
   ],
   GUESTS_UNAVAILABLE: ['This server does not sign guests in.', 'Этот сервер не принимает гостей.'],
+  // Daily deals and leaderboards.
+  BAD_DATE: ['A day is written YYYY-MM-DD.', 'День пишется ГГГГ-ММ-ДД.'],
+  DAILY_NOT_YET: ['That daily deal is not drawn yet: tomorrow’s is the latest.', 'Этот расклад дня ещё не выбран: самый поздний — завтрашний.'],
+  DAILY_DEAL_NOT_FOUND: ['There is no daily deal of that day.', 'Расклада дня за этот день нет.'],
+  BAD_BOARD: ['There is no such leaderboard.', 'Такой таблицы результатов нет.'],
+  BAD_PAGE_SIZE: ['A page holds 1 to 100 entries.', 'На странице от 1 до 100 строк.'],
+  BAD_PAGE_TOKEN: ['That page of the leaderboard is not known: start again.', 'Такой страницы таблицы нет: начните сначала.'],
+  COMPETITION_UNAVAILABLE: [
+    'This server keeps no daily deals or leaderboards.',
+    'Этот сервер не ведёт раскладов дня и таблиц результатов.',
+  ],
   // The REST layer.
   INVALID_JSON: ['The server could not read the request.', 'Сервер не смог прочитать запрос.'],
   JSON_TOO_DEEP: ['The request is nested too deeply.', 'Запрос слишком глубоко вложен.'],

@@ -34,6 +34,7 @@ __all__ = [
     "RankKey",
     "board_of",
     "daily_board",
+    "daily_date",
     "day_bounds_ms",
     "parse_board",
     "public_board",
@@ -103,6 +104,12 @@ def _parts(name: str) -> _Parts | None:
         return None
     kind = DAILY if daily else PUBLIC
     return _Parts(kind, found["variant"], [(k, v) for k, v in options], found["date"] if daily else "", number)
+
+
+def daily_date(name: str) -> str:
+    """A daily board's day (YYYY-MM-DD) by the grammar alone, "" for any other name."""
+    parts = _parts(name)
+    return parts.date if parts is not None else ""
 
 
 def well_formed(name: str) -> bool:

@@ -210,7 +210,8 @@ class CertificateContents:
             raise ValueError(problem)
         if self.hints is not None and (isinstance(self.hints, bool) or not 0 <= self.hints <= _MAX_INT):
             raise ValueError("hints is a whole number from 0 to 2**53-1")
-        player = {"display_name": self.player_name, "id": self.player_id} if self.player_id or self.player_name else None
+        named = self.player_id or self.player_name
+        player = {"display_name": self.player_name, "id": self.player_id} if named else None
         problem = _player_problem(player) if player is not None else None
         if problem is None and self.board:
             problem = _board_problem(self.board, self)

@@ -16,7 +16,9 @@ inheriting them; ``GameService`` builds them and answers each RPC with the metho
 - ``solutions``: SubmitSolution;
 - ``minting``: MintDeal;
 - ``certifying``: VerifyCertificate, GetSigningKeys;
-- ``players``: CreateGuest, GetPlayer (who the caller is: ``Steps.identify``, docs/players.md).
+- ``players``: CreateGuest, GetPlayer (who the caller is: ``Steps.identify``, docs/players.md);
+- ``daily`` and ``leaderboards``: GetDailyDeal, GetLeaderboard (docs/competition.md; what they share with dealing
+  and winning, the day's clock among it, is ``competition``).
 
 Every position goes through the engine's one reducer (``Game.play``), the same one the replay verifier uses;
 responses carry the engine's player view only (``engine.view.player_view``), and a game's seed only once the
@@ -27,8 +29,10 @@ from __future__ import annotations
 
 from service.games.autoplaying import AutoPlaying
 from service.games.certifying import Certifying
+from service.games.daily import Daily
 from service.games.dealing import Dealing
 from service.games.hinting import Hinting
+from service.games.leaderboards import Leaderboards
 from service.games.minting import Minting
 from service.games.players import Players
 from service.games.playing import Playing
@@ -56,6 +60,7 @@ class GameService:
         self.verify_certificate, self.get_signing_keys = certifying.verify_certificate, certifying.get_signing_keys
         players = Players(steps)
         self.create_guest, self.get_player = players.create_guest, players.get_player
+        self.get_daily_deal, self.get_leaderboard = Daily(steps).get_daily_deal, Leaderboards(steps).get_leaderboard
         # The adapters, for the server that stops them and for tests that look inside.
         self.settings, self.store, self.key_ring, self.tickets = (
             steps.settings,

@@ -7,6 +7,7 @@ import hashlib
 import logging
 import time
 
+from patience.boards import Board, public_board
 from patience.v1 import patience_pb2 as pb
 
 from engine.catalogue import variants
@@ -16,15 +17,18 @@ from engine.game import Game
 from service import errors
 from service.games import convert, messages
 from service.games.ports import Credentials
-from service.games.steps import Steps, now_ms, unavailable
+from service.games.steps import Steps, now_ms, refusal, unavailable
 from service.observe import metrics
+from service.security.players import Player
 from service.security.tokens import mix_seed, new_game_id, new_token, token_hash
 from service.solving.winnable import Entry, pool_name
-from service.store import AlreadyExists, Dealt, NewGameRecord, StoreUnavailable
+from service.store import AlreadyExists, Dealt, GameRecord, NewGameRecord, NotFound, StoreError, StoreUnavailable
 
 #: NewGame fields a winnable deal excludes (the seed is the pool's). Fields this version of the API lacks are
 #: skipped, so a field added to the request is refused as soon as it is named here.
-NOT_WITH_WINNABLE = ("deal_ticket", "client_seed", "prepared_id", "replay_seed", "deal_number")
+NOT_WITH_WINNABLE = ("deal_ticket", "client_seed", "prepared_id", "replay_seed", "deal_number", "daily")
+#: NewGame fields a daily deal excludes: the day's seed is the same for everyone.
+NOT_WITH_DAILY = ("deal_ticket", "client_seed", "prepared_id", "replay_seed", "deal_number")
 #: How often NewGame looks at an empty pool again while it waits (seconds).
 POOL_POLL = 0.1
 
@@ -43,11 +47,17 @@ class Dealing:
         # A signed-in player's game is theirs (docs/players.md); a bad identity is refused before any deal is taken.
         player = await self.steps.signed_in(credentials)
         dealt, number, ticket, server_seed, client_seed, solution = Dealt.RANDOM, 0, "", b"", b"", b""
+        board: Board | None = None
         if request.winnable:
             game, seed, solution = await self._winnable_deal(request, client)
             dealt = Dealt.WINNABLE
+        elif request.daily:
+            game, seed, board = await self._daily_deal(request)
+            dealt = Dealt.DAILY
         elif request.HasField("replay_seed") or request.HasField("deal_number"):
             game, seed, dealt, number = self._chosen_deal(request)
+            if dealt == Dealt.PUBLIC and player is not None:  # a signed-in player's win ranks on the deal's board
+                board = public_board(game, number)
         elif request.HasField("deal_ticket"):
             game, seed, server_seed, client_seed, ticket = self._ticket_deal(request)
             dealt = Dealt.TICKET
@@ -72,6 +82,8 @@ class Dealing:
             owner=player.id if player is not None else "",
             owner_name=player.display_name if player is not None else "",
             owner_kind=player.kind if player is not None else "",
+            board=board.name if board is not None else "",
+            ranked=dealt == Dealt.DAILY and player is not None,
         )
         try:
             record = await self.steps.store.create(record_in)
@@ -79,9 +91,58 @@ class Dealing:
             raise errors.id_collision("game id") from exc
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
+        if record.ranked and board is not None and player is not None:
+            resumed = await self._ranked(board, player, record, token)
+            if resumed is not None:
+                return resumed
         self.steps.recent.remember(record, game, state, token)
         log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id, "dealt": dealt})
         return pb.NewGameResponse(game=self.steps.game_message(record, game, state), game_token=token)
+
+    async def _daily_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, Board]:
+        """Today's daily deal of the variant and options: game, seed (the same for every player today) and board."""
+        for other in NOT_WITH_DAILY:
+            if request.HasField(other):
+                raise errors.deal_fields_conflict("daily", other)
+        game = self.steps.game(request.variant, request.options)
+        board = self.steps.competition.todays_board(game)
+        seed = await self.steps.competition.daily_seed(board, draw=True)
+        assert seed is not None  # drawn
+        return game, seed, board
+
+    async def _ranked(self, board: Board, player: Player, record: GameRecord, token: str) -> pb.NewGameResponse | None:
+        """Make ``record`` the player's one ranked game of the daily deal, or -- when they have one already -- drop it
+        and answer with theirs, under a new token (the old one stops working: docs/competition.md). Games are created
+        before they are claimed, so a claimed game the store no longer holds is gone for good (dropped unmoved, or
+        erased), and the claim passes to this one. None: ``record`` is theirs."""
+        competition, store = self.steps.competition, self.steps.store
+        held = await competition.claim(board, player.id, record.game_id)
+        for _ in range(3):
+            if held == record.game_id:
+                return None
+            try:
+                theirs = await store.rotate_token(held, token_hash(token))
+            except NotFound:
+                held = await competition.claim(board, player.id, record.game_id, stale=held)
+                continue
+            except StoreError as exc:
+                await self._drop(record.game_id)
+                raise refusal(exc, held) from exc
+            if theirs.owner != player.id:  # never: a claim names the claimer's own game
+                raise errors.corrupt_state()
+            await self._drop(record.game_id)
+            self.steps.recent.forget(held)
+            game, state = self.steps.decode(theirs)
+            log.info("daily game resumed", extra={"game_id": held, "board": board.name})
+            return pb.NewGameResponse(game=self.steps.game_message(theirs, game, state), game_token=token)
+        await self._drop(record.game_id)
+        raise errors.store_failed(RuntimeError("the ranked game's claim kept changing"))
+
+    async def _drop(self, game_id: str) -> None:
+        try:
+            await self.steps.store.delete(game_id)
+        except StoreError as exc:  # an unclaimed game nobody holds a token to: it expires unmoved
+            log.warning("a game dealt in a race was not dropped: %s", exc, extra={"game_id": game_id})
 
     def _chosen_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, Dealt, int]:
         """A deal the player names: a replay of a seed, or public deal #N. The seed is known to the player (or to

@@ -85,8 +85,10 @@ class Solutions:
             raise refusal(exc, game_id) from exc
         self.steps.recent.forget(record.game_id)
         certificate = await self.steps.signed(updated, game, result.state)
+        if certificate is not None:  # kept, and on its board if it counts on one
+            await self.steps.keep_won(updated, certificate)
+        # A daily deal's certificate holds its seed: it is shown once the day is over (docs/competition.md).
         self.steps.game_message(updated, game, result.state, into=response.game, certificate=certificate)
-        await self.steps.keep_certificate(updated, response.game.certificate)
         response.certificate.CopyFrom(response.game.certificate)
         return response
 

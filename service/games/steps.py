@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
+from patience.boards import board_of
 from patience.certificates import CertificateContents
 from patience.v1 import patience_pb2 as pb
 
@@ -29,6 +30,7 @@ from service import errors
 from service.errors import ServiceError
 from service.games import convert, messages
 from service.games.caches import Certificates, RecentGames, Templates
+from service.games.competition import Competition
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
 from service.security.players import Identities, Identity, Player, clean_display_name, fallback_name, looks_like_jwt
 from service.security.ratelimit import client_address
@@ -50,6 +52,8 @@ from service.store import (
     UndoBase,
     VersionConflict,
 )
+from service.store.boards import Boards
+from service.store.daily import DailyDeals
 from service.store.players import PlayerRecords
 
 log = logging.getLogger("service.games")
@@ -117,6 +121,9 @@ class Steps:
         hints: HintPool | None = None,
         identities: Identities | None = None,
         players: PlayerRecords | None = None,
+        daily: DailyDeals | None = None,
+        boards: Boards | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -133,6 +140,10 @@ class Steps:
         self.recent = RecentGames()
         self.templates = Templates()
         self.certificates = Certificates()
+        # Daily deals and leaderboards; ``clock`` (Unix seconds) says which day it is: a test moves it.
+        self.competition = Competition(
+            daily, boards, clock=clock, seed_source=self.seed_source, retention_days=settings.board_retention_days
+        )
 
     # -- callers
 
@@ -321,6 +332,7 @@ class Steps:
         the caller has ``game.status(state)`` already; ``certificate`` when the caller signed it, ``_signed``)."""
         view = player_view(game, state, status)
         shown = messages.shown_status(record, view.status)
+        sealed = self.competition.sealed(record)  # a daily deal's seed, until its day is over
         msg = pb.Game() if into is None else into
         key = messages.template_key(record, game)
         template = self.templates.get(record.game_id, key)
@@ -335,7 +347,7 @@ class Steps:
         msg.undo_count = record.undo_count
         msg.hint_count = record.hint_count
         messages.set_ms(msg.updated_at, record.updated_at)
-        if messages.seed_revealed(record, shown):
+        if messages.seed_revealed(record, shown) and not sealed:
             msg.seed = record.seed
             msg.server_seed = record.server_seed
             if record.solution:  # dealt as winnable: the line that proves it, beside the seed, never before
@@ -348,7 +360,7 @@ class Steps:
             messages.set_ms(msg.expires_at, record.expires_at)
         if with_moves and record.moves is not None:
             msg.moves.extend([m.text() for m in record.moves])
-        if shown == pb.GAME_STATUS_WON and self.key_ring is not None:
+        if shown == pb.GAME_STATUS_WON and self.key_ring is not None and not sealed:
             kept = self.kept_certificate(record) if certificate is None else None
             if certificate is not None:
                 msg.certificate.CopyFrom(certificate)
@@ -404,6 +416,9 @@ class Steps:
             dealt=record.dealt,
             deal_number=record.deal_number,
             hints=record.hint_count,
+            player_id=record.owner,
+            player_name=record.owner_name,
+            board=record.board if record.owner else "",
         )
         # The certificate as first issued, when the store keeps one: a key rotated since must not change its bytes.
         encoded = record.certificate or self.key_ring.sign(contents)
@@ -444,11 +459,18 @@ class Steps:
         if log_moves is not None:
             updated = replace(updated, moves=(*log_moves, *moves))
             certificate = await self.signed(updated, game, state)
+            if certificate is not None:
+                await self.keep_won(updated, certificate)
         else:
             self.recent.remember(updated, game, state, credentials.game_token)
         self.game_message(updated, game, state, into=into, status=status, certificate=certificate)
-        if won:
-            await self.keep_certificate(updated, into.certificate)
+
+    async def keep_won(self, record: GameRecord, certificate: pb.Certificate) -> None:
+        """A win's certificate kept (``keep_certificate``: it becomes the kept one if another replica was first) and
+        the win put on its leaderboard, if it counts on one (docs/competition.md)."""
+        await self.keep_certificate(record, certificate)
+        if record.board and record.owner:
+            await self.competition.enter(record, certificate, board_of(record.board))
 
     async def keep_certificate(self, record: GameRecord, certificate: pb.Certificate) -> None:
         """Keep the first certificate issued for a win (in the game's record), so that it keeps its bytes whatever

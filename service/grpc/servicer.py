@@ -61,6 +61,8 @@ _RPCS = {
     "GetSigningKeys": "get_signing_keys",
     "CreateGuest": "create_guest",
     "GetPlayer": "get_player",
+    "GetDailyDeal": "get_daily_deal",
+    "GetLeaderboard": "get_leaderboard",
 }
 
 

@@ -70,6 +70,7 @@ class Settings:
     limit_hint: str = "30/minute;600/hour"
     limit_create_guest: str = "20/minute;300/hour"
     guest_lifetime_days: int = 365
+    board_retention_days: int = 400
     limit_winnable: str = "5/minute;30/hour"
     hint_processes: int = 1
     hint_queue: int = 4
@@ -429,6 +430,14 @@ _SPECS: tuple[Spec, ...] = (
         "guest_lifetime_days",
         "--guest-lifetime-days",
         "days a guest identity stays valid (docs/players.md); retired guest keys are kept this long",
+        values.positive(int),
+        "DAYS",
+    ),
+    Spec(
+        "board_retention_days",
+        "--board-retention-days",
+        "days a leaderboard is kept (a daily board after its day, a public board after its latest entry), and a "
+        "daily deal's seed with it (docs/competition.md)",
         values.positive(int),
         "DAYS",
     ),

@@ -116,6 +116,7 @@ class Dealt(StrEnum):
     WINNABLE = "winnable"  # drawn from deals known to be winnable
     REPLAY = "replay"  # a seed the player gave (a deal played again)
     PUBLIC = "public"  # the numbered public deal ``deal_number``
+    DAILY = "daily"  # the daily deal of a UTC day (``board`` names it: docs/competition.md)
 
 
 def dealt_of(stored: str, ticket_id: str) -> str:
@@ -152,6 +153,10 @@ class NewGameRecord:
     owner: str = ""
     owner_name: str = ""
     owner_kind: str = ""
+    # The deal's leaderboard (docs/competition.md): a daily deal's always, a public deal's when a player dealt it;
+    # ``ranked``: the player's one ranked game of a daily deal.
+    board: str = ""
+    ranked: bool = False
 
 
 @dataclass(slots=True)
@@ -192,6 +197,8 @@ class GameRecord:
     owner: str = ""  # the signed-in player who dealt the game ("" = anonymous), as in NewGameRecord
     owner_name: str = ""
     owner_kind: str = ""
+    board: str = ""  # the deal's leaderboard, as in NewGameRecord
+    ranked: bool = False
 
     @property
     def winnable(self) -> bool:
@@ -382,6 +389,11 @@ class GameStore(ABC):
     async def keep_certificate(self, game_id: str, encoded: bytes) -> bytes:
         """Keep a won game's certificate unless one is kept already; the kept one (the first issued, whatever keys
         rotate later). NotFound."""
+
+    @abstractmethod
+    async def rotate_token(self, game_id: str, token_hash: bytes) -> GameRecord:
+        """Give the game a new token (``token_hash``): the old one stops working. An open game's version goes up by
+        one, so that no replica's memory of it (service.games.caches) serves the old token's holder. NotFound."""
 
     @abstractmethod
     async def delete(self, game_id: str) -> bool:

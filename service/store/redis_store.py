@@ -100,6 +100,8 @@ _B_DEALT, _B_DEAL_NUMBER = _F_DEALT.encode(), _F_DEAL_NUMBER.encode()
 _F_SOLUTION = "wl"
 _F_OWNER, _F_OWNER_NAME, _F_OWNER_KIND = "ow", "on", "ok"  # the signed-in player who dealt it (absent: anonymous)
 _B_OWNER, _B_OWNER_NAME, _B_OWNER_KIND = (f.encode() for f in (_F_OWNER, _F_OWNER_NAME, _F_OWNER_KIND))
+_F_BOARD, _F_RANKED = "bd", "rk"  # the deal's leaderboard, and "1" for a player's one ranked game of a daily deal
+_B_BOARD, _B_RANKED = _F_BOARD.encode(), _F_RANKED.encode()
 _B_SOLUTION = _F_SOLUTION.encode()
 _B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
@@ -171,6 +173,7 @@ class RedisGameStore(GameStore):
         self._replace = client.register_script(scripts.REPLACE)
         self._finish = client.register_script(scripts.FINISH)
         self._keep_certificate = client.register_script(scripts.KEEP_CERTIFICATE)
+        self._rotate_token = client.register_script(scripts.ROTATE_TOKEN)
         #: Each script's name by its SHA-1: the name of its span when traces are on (service.observe.tracing).
         self._script_names = {
             script.sha: name.removeprefix("_") for name, script in vars(self).items() if isinstance(script, AsyncScript)
@@ -255,6 +258,10 @@ class RedisGameStore(GameStore):
             fields += [_F_OWNER, _small("owner", game.owner.encode())]
             fields += [_F_OWNER_NAME, _small("owner_name", game.owner_name.encode())]
             fields += [_F_OWNER_KIND, _small("owner_kind", game.owner_kind.encode())]
+        if game.board:
+            fields += [_F_BOARD, _small("board", game.board.encode())]
+        if game.ranked:
+            fields += [_F_RANKED, b"1"]
         if game.solution:  # longer than a small field: a winnable game's hash is a hashtable, as a won game's is
             fields += [_F_SOLUTION, game.solution]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
@@ -382,6 +389,15 @@ class RedisGameStore(GameStore):
             raise NotFound(game_id)
         return bytes(reply[1])
 
+    async def rotate_token(self, game_id: str, token_hash: bytes) -> GameRecord:
+        if not _check_game_id(game_id):
+            raise NotFound(game_id)
+        args = [*self._ttl_args, _small("token_hash", token_hash)]
+        reply = await self._script(self._rotate_token, self.keys(game_id), args, durable=True)
+        if reply[0] == -1:
+            raise NotFound(game_id)
+        return self._record(game_id, reply[1], reply[2], reply[3] or b"")
+
     async def delete(self, game_id: str) -> bool:
         if not _check_game_id(game_id):
             return False
@@ -508,7 +524,8 @@ class RedisGameStore(GameStore):
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
-            p.certificate, p.dealt, p.deal_number, p.solution, int(hc),
+            p.certificate, p.dealt, p.deal_number, p.solution, int(hc), p.owner, p.owner_name, p.owner_kind,
+            p.board, p.ranked,
         )  # fmt: skip
 
     def _record(
@@ -546,4 +563,6 @@ class RedisGameStore(GameStore):
             owner=m.get(_B_OWNER, b"").decode(),
             owner_name=m.get(_B_OWNER_NAME, b"").decode(),
             owner_kind=m.get(_B_OWNER_KIND, b"").decode(),
+            board=m.get(_B_BOARD, b"").decode(),
+            ranked=m.get(_B_RANKED) == b"1",
         )

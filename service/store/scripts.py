@@ -301,3 +301,25 @@ touch(ARGV[3])
 return {1, redis.call('HGETALL', KEYS[1]), now, redis.call('GET', KEYS[2])}
 """
 )
+
+# ARGV[4] = the new token's hash. A new token for a game (a resumed daily game: docs/competition.md): the old one
+# stops working. An open game's version goes up (a change, as a move is: its time and TTLs too), so that a replica
+# remembering it at the old version (with the old token checked) serves nobody: every write there is a
+# compare-and-set on the version.
+ROTATE_TOKEN = (
+    _WRITES
+    + _NOW
+    + """
+local h = redis.call('HMGET', KEYS[1], 'v', 'fa', 'ua')
+if not h[1] then return {-1} end
+redis.call('HSET', KEYS[1], 'th', ARGV[4])
+local idle, fresh = string.match(ARGV[2], '^(%d+),(%d+)$')
+if h[1] == '1' then idle = fresh end
+if h[2] == '0' and tonumber(h[3]) + tonumber(idle) > tonumber(now) then
+  -- a change to an open game (not expired), as a move is: a version, a time, the open game's TTL on every key
+  redis.call('HSET', KEYS[1], 'v', tonumber(h[1]) + 1, 'ua', now)
+  for i = 1, 6 do redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+end
+return {1, redis.call('HGETALL', KEYS[1]), now, redis.call('GET', KEYS[2])}
+"""
+)
