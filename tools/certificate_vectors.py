@@ -33,6 +33,9 @@ from engine.state import State
 from engine.verify import replay
 from service.security.signing import KeyRing
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from leaderboard_vectors import leaderboards
+
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "certificate-vectors"
 FIXTURE = ROOT / "tests/data/fcs/cats-tail-257c14e06afb0502d3246a7228c26c637cd570a3e4a0b73ab45b7714b074c0be.txt"
@@ -795,6 +798,7 @@ def build() -> dict[str, bytes]:
         "canonical-json.json": text([{"text": s, "canonical_hex": canonical_json(s).hex()} for s in ESCAPES]),
         "tampered.json": text(tampered(signer, foreign, genuine)),
         "certificate-ranked.json": ranked_certificate,
+        "leaderboard.json": text(leaderboards(ring, contents)),
         "decoded-ranked.json": text(json.loads(ranked_payload)),
         "seed-mix.json": text(seed_mixes()),
     }
