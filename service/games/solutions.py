@@ -89,7 +89,8 @@ class Solutions:
             await self.steps.keep_won(updated, certificate)
         # A daily deal's certificate holds its seed: it is shown once the day is over (docs/competition.md).
         self.steps.game_message(updated, game, result.state, into=response.game, certificate=certificate)
-        response.certificate.CopyFrom(response.game.certificate)
+        if response.game.HasField("certificate"):
+            response.certificate.CopyFrom(response.game.certificate)
         return response
 
     async def _submit_for_ticket(self, text: str, moves: list[str]) -> pb.SubmitSolutionResponse:
