@@ -307,3 +307,79 @@ console.log(JSON.stringify(out));
     done = subprocess.run([node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == [c["mixed"] for c in load("seed-mix.json")]
+
+
+# --------------------------------------------------------------------------- a ranked win, and whole boards
+
+
+def test_the_ranked_certificate_names_its_player_and_board_to_every_verifier() -> None:
+    """certificate-ranked.json: the vectors' win re-signed as a signed-in player's ranked win of a daily deal; the
+    anonymous certificate.json keeps the bytes it had before player and board existed."""
+    ranked = (VECTORS / "certificate-ranked.json").read_bytes()
+    decoded = load("decoded-ranked.json")
+    assert decoded["player"] == {"display_name": "Ада", "id": "p_" + "a2" * 13}
+    assert decoded["board"] == "daily-cats-tail-2026-01-01" and decoded["dealt"] == "daily"
+    anonymous = load("decoded.json")
+    assert "player" not in anonymous and "board" not in anonymous
+    assert {k: v for k, v in decoded.items() if k not in ("player", "board", "dealt")} == {
+        k: v for k, v in anonymous.items() if k != "dealt"
+    }
+    for checked in (verify_certificate(ranked, ring(), replay=True), client_verify(ranked, public_keys(), replay=True)):
+        assert checked.valid and checked.contents is not None
+        assert (checked.contents.player_id, checked.contents.player_name) == ("p_" + "a2" * 13, "Ада")
+        assert checked.contents.board == "daily-cats-tail-2026-01-01"
+    script = f"""
+import {{ verifyCertificate }} from {json.dumps((ROOT / "clients" / "web" / "certificate.js").as_uri())};
+import {{ readFileSync }} from "node:fs";
+const keys = JSON.parse(readFileSync({json.dumps(str(VECTORS / "signing-keys.json"))}, "utf8")).keys;
+const r = await verifyCertificate(readFileSync({json.dumps(str(VECTORS / "certificate-ranked.json"))}), keys);
+console.log(JSON.stringify([r.valid, r.contents.player, r.contents.board]));
+"""
+    done = subprocess.run([node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [True, decoded["player"], decoded["board"]]
+
+
+def board_cases() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = load("leaderboard.json")["cases"]
+    return cases
+
+
+@pytest.mark.parametrize("case", board_cases(), ids=lambda c: str(c["name"]))
+def test_the_python_board_check_agrees(case: dict[str, Any]) -> None:
+    from google.protobuf import json_format
+    from patience.leaderboards import check_leaderboard
+    from patience.v1 import patience_pb2 as pb
+
+    board = json_format.ParseDict(case["board"], pb.GetLeaderboardResponse())
+    checked = check_leaderboard(board, public_keys())
+    assert (checked.reason, [e.reason for e in checked.entries]) == (case["reason"], case["entries"])
+    assert checked.valid is (case["reason"] == "" and not any(case["entries"]))
+
+
+def test_the_javascript_board_check_agrees() -> None:
+    """clients/web/leaderboard.js under node, on every board of leaderboard.json (the browser test runs it in
+    Chromium too)."""
+    module = ROOT / "clients" / "web" / "leaderboard.js"
+    script = f"""
+import {{ checkLeaderboard }} from {json.dumps(module.as_uri())};
+import {{ readFileSync }} from "node:fs";
+const cases = JSON.parse(readFileSync({json.dumps(str(VECTORS / "leaderboard.json"))}, "utf8")).cases;
+const keys = JSON.parse(readFileSync({json.dumps(str(VECTORS / "signing-keys.json"))}, "utf8")).keys;
+const out = [];
+for (const c of cases) {{
+  const r = await checkLeaderboard(c.board, keys);
+  out.push([r.reason, r.entries.map((e) => e.reason)]);
+}}
+console.log(JSON.stringify(out));
+"""
+    done = subprocess.run([node(), "--input-type=module", "-e", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == [[c["reason"], c["entries"]] for c in board_cases()]
+
+
+def test_the_board_vectors_cover_every_board_reason() -> None:
+    from patience.leaderboards import BoardReason
+
+    seen = {c["reason"] for c in board_cases()} | {r for c in board_cases() for r in c["entries"]}
+    assert {r.value for r in BoardReason} <= seen

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from pathlib import Path
 
 import grpc
+from competition_support import DayClock, board_store_round, guest, play
+from http_support import fcs_fixtures, live_server
+from patience.leaderboards import check_pages
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from service_harness import Client, FixedSeeds, bearer, running, settings_for
@@ -59,6 +63,56 @@ def test_games_on_a_cluster_race_move_and_win(redis_cluster_db: str) -> None:
                 pb.VerifyCertificateRequest(certificate=reply.game.certificate.encoded, replay=True)
             )
             assert verified.valid
+        finally:
+            ca.close()
+            cb.close()
+
+
+def test_the_board_store_on_a_cluster(redis_cluster_db: str) -> None:
+    """Boards, their index by player and erase_player on a cluster: every script touches one board's slot."""
+    board_store_round(redis_cluster_db)
+
+
+def test_a_daily_deal_and_its_board_on_a_cluster(redis_cluster_db: str, tmp_path: Path) -> None:
+    """Two replicas on a cluster: one ranked game per player however they race, the board sealed all day, then
+    frozen with every entry checking against the published keys."""
+    clock = DayClock()
+    day = clock.today
+    seed, moves = fcs_fixtures("cats-tail")[0]
+    prefix = "cl" + day.strftime("%m%d")
+    with (
+        live_server(redis_cluster_db, tmp_path, clock=clock, store_prefix=prefix) as a,
+        live_server(redis_cluster_db, tmp_path, clock=clock, store_prefix=prefix) as b,
+    ):
+        ca, cb = Client(f"127.0.0.1:{a.grpc_port}"), Client(f"127.0.0.1:{b.grpc_port}")
+        try:
+            a.seeds.push(seed)
+            assert (
+                ca.GetDailyDeal(pb.GetDailyDealRequest(variant="cats-tail")).commitment == hashlib.sha256(seed).digest()
+            )
+            tokens = [guest(ca, "Ада"), guest(cb, "Bob")]
+
+            async def race(token: str) -> set[str]:
+                async with grpc.aio.insecure_channel(a_address) as x, grpc.aio.insecure_channel(b_address) as y:
+                    stubs = [pb_grpc.PatienceServiceStub(x), pb_grpc.PatienceServiceStub(y)]
+                    request = pb.NewGameRequest(variant="cats-tail", daily=True)
+                    calls = [stubs[i % 2].NewGame(request, metadata=bearer(token)) for i in range(6)]
+                    return {r.game.game_id for r in await asyncio.gather(*calls)}
+
+            a_address, b_address = f"127.0.0.1:{a.grpc_port}", f"127.0.0.1:{b.grpc_port}"
+            for i, token in enumerate(tokens):
+                assert len(asyncio.run(race(token))) == 1
+                mine = (ca, cb)[i].NewGame(pb.NewGameRequest(variant="cats-tail", daily=True), metadata=bearer(token))
+                play((cb, ca)[i], mine.game, mine.game_token, moves)
+            name = f"daily-cats-tail-{day}"
+            sealed = cb.GetLeaderboard(pb.GetLeaderboardRequest(board=name))
+            assert (
+                sealed.total == 2 and not sealed.frozen and not any(e.HasField("certificate") for e in sealed.entries)
+            )
+            clock.next_day()
+            frozen = ca.GetLeaderboard(pb.GetLeaderboardRequest(board=name))
+            keys = {k.key_id: bytes(k.public_key) for k in cb.GetSigningKeys(pb.GetSigningKeysRequest()).keys}
+            assert frozen.frozen and frozen.seed == seed and check_pages([frozen], keys, replay=True).valid
         finally:
             ca.close()
             cb.close()
