@@ -52,6 +52,8 @@ SUBMIT_SOLUTION = Rpc("SubmitSolution", pb.SubmitSolutionRequest, pb.SubmitSolut
 MINT_DEAL = Rpc("MintDeal", pb.MintDealRequest, pb.MintDealResponse, False)
 VERIFY_CERTIFICATE = Rpc("VerifyCertificate", pb.VerifyCertificateRequest, pb.VerifyCertificateResponse, True)
 GET_SIGNING_KEYS = Rpc("GetSigningKeys", pb.GetSigningKeysRequest, pb.GetSigningKeysResponse, True)
+GET_DAILY_DEAL = Rpc("GetDailyDeal", pb.GetDailyDealRequest, pb.GetDailyDealResponse, True)
+GET_LEADERBOARD = Rpc("GetLeaderboard", pb.GetLeaderboardRequest, pb.GetLeaderboardResponse, True)
 
 ALL_RPCS: tuple[Rpc, ...] = (
     LIST_VARIANTS,
@@ -68,6 +70,8 @@ ALL_RPCS: tuple[Rpc, ...] = (
     MINT_DEAL,
     VERIFY_CERTIFICATE,
     GET_SIGNING_KEYS,
+    GET_DAILY_DEAL,
+    GET_LEADERBOARD,
 )
 
 
@@ -100,8 +104,11 @@ def new_game_request(
     replay_seed: bytes | None = None,
     deal_number: int | None = None,
     winnable: bool | None = None,
+    daily: bool | None = None,
 ) -> pb.NewGameRequest:
     req = pb.NewGameRequest(variant=variant, options=options_text(options))
+    if daily is not None:
+        req.daily = daily
     if replay_seed is not None:
         req.replay_seed = replay_seed
     if deal_number is not None:
@@ -119,6 +126,16 @@ def new_game_request(
     if winnable is not None:
         req.winnable = winnable
     return req
+
+
+def identity_metadata(identity: str | None) -> tuple[tuple[str, str], ...]:
+    """A player's identity token (OpenID Connect, or a guest's from CreateGuest) as the bearer, or nothing."""
+    return (("authorization", f"Bearer {identity}"),) if identity else ()
+
+
+def daily_request(variant: str, options: OptionValues | None, date: str) -> pb.GetDailyDealRequest:
+    text = ",".join(f"{k}={v}" for k, v in sorted(options_text(options).items()))
+    return pb.GetDailyDealRequest(variant=variant, options=text, date=date)
 
 
 def apply_move_request(game_id: str, move: MoveLike, expected_version: int) -> pb.ApplyMoveRequest:

@@ -21,6 +21,7 @@ from ._api import OptionValues
 from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
 from .config import NO_RETRY, ClientSettings
 from .errors import ServiceError, VersionConflict, error_from_rpc
+from .leaderboards import BoardCheck, check_pages
 from .moves import MoveLike
 
 R = TypeVar("R", bound=Message)
@@ -121,12 +122,24 @@ class AsyncPatienceClient:
         replay_seed: bytes | None = None,
         deal_number: int | None = None,
         winnable: bool | None = None,
+        daily: bool | None = None,
+        identity: str | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
         req = _api.new_game_request(
-            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number, winnable
+            variant,
+            options,
+            client_seed,
+            deal_ticket,
+            allow_undo,
+            prepared_id,
+            replay_seed,
+            deal_number,
+            winnable,
+            daily,
         )
-        resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
+        md = _api.identity_metadata(identity)
+        resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout, metadata=md)
         self.credentials.remember(resp.game.game_id, resp.game_token)
         return resp
 
@@ -247,6 +260,51 @@ class AsyncPatienceClient:
         if keys is None:
             keys = keys_from_proto(await self.get_signing_keys())
         return await asyncio.to_thread(verify_certificate, encoded, keys, replay=replay)
+
+    # -- daily deals and leaderboards (docs/competition.md) ------------------------
+
+    async def daily_deal(
+        self,
+        variant: str,
+        options: OptionValues | None = None,
+        *,
+        date: str = "",
+        identity: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.GetDailyDealResponse:
+        req = _api.daily_request(variant, options, date)
+        md = _api.identity_metadata(identity)
+        return await self._call(_api.GET_DAILY_DEAL, req, pb.GetDailyDealResponse, timeout=timeout, metadata=md)
+
+    async def leaderboard(
+        self,
+        board: str,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        identity: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.GetLeaderboardResponse:
+        req = pb.GetLeaderboardRequest(board=board, page_size=page_size, page_token=page_token)
+        md = _api.identity_metadata(identity)
+        return await self._call(_api.GET_LEADERBOARD, req, pb.GetLeaderboardResponse, timeout=timeout, metadata=md)
+
+    async def leaderboard_pages(
+        self, board: str, *, page_size: int = 100, timeout: float | None = None
+    ) -> list[pb.GetLeaderboardResponse]:
+        pages = [await self.leaderboard(board, page_size=page_size, timeout=timeout)]
+        while pages[-1].next_page_token:
+            pages.append(await self.leaderboard(board, page_size=page_size, page_token=pages[-1].next_page_token))
+        return pages
+
+    async def verify_leaderboard(
+        self, board: str, *, keys: PublicKeys | None = None, replay: bool = False, page_size: int = 100
+    ) -> BoardCheck:
+        """Check a whole board locally; the checks (and replays, if asked) run in a worker thread."""
+        pages = await self.leaderboard_pages(board, page_size=page_size)
+        if keys is None:
+            keys = keys_from_proto(await self.get_signing_keys())
+        return await asyncio.to_thread(check_pages, pages, keys, replay=replay)
 
 
 class AsyncGameSession:

@@ -3,7 +3,7 @@
 The server address and the game token come from options, else the
 environment (PATIENCE_TARGET, PATIENCE_TOKEN, PATIENCE_GAME, PATIENCE_TLS,
 PATIENCE_CA_FILE, PATIENCE_CERT_FILE, PATIENCE_KEY_FILE, PATIENCE_TIMEOUT,
-PATIENCE_OPERATOR_KEY), else the state file
+PATIENCE_OPERATOR_KEY, PATIENCE_IDENTITY), else the state file
 that remembers the current game (PATIENCE_STATE_FILE, default
 ~/.config/patience/current.json), so ``patience-cli show`` after a break finds
 the game again. Exit codes: 0 done, 1 refused (an illegal move, a solution
@@ -41,6 +41,7 @@ from .cli_commands import (
     cmd_undo,
     cmd_variants,
 )
+from .cli_competition import cmd_daily, cmd_leaderboard
 from .cli_context import Context, UsageError, refusal
 from .config import DEFAULT_TARGET, ClientSettings
 from .errors import PatienceClientError, ServiceError
@@ -62,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key-file", help="PEM key of that client certificate (env PATIENCE_KEY_FILE)")
     p.add_argument("--timeout", type=float, help="deadline of each call in seconds (env PATIENCE_TIMEOUT)")
     p.add_argument("--operator-key", help="for mint (env PATIENCE_OPERATOR_KEY)")
+    p.add_argument(
+        "--identity", help="a player's identity token, OpenID Connect or guest (env PATIENCE_IDENTITY): new, daily"
+    )
     p.add_argument("--state-file", type=Path, help="where the current game is kept (env PATIENCE_STATE_FILE)")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="coloured suits")
     sub = p.add_subparsers(dest="command", required=True)
@@ -82,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
             "--winnable",
             action="store_true",
             help="a deal the server's solver has won (its winning line is shown when the game ends)",
+        )
+        s.add_argument(
+            "--daily",
+            action="store_true",
+            help="today's daily deal (with --identity: your one ranked game of it; again: the same game)",
         )
 
     cmd(
@@ -134,6 +143,17 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--submit", action="store_true", help="submit it at once (SubmitSolution) for a certificate")
     what.add_argument("--play", action="store_true", help="play the moves one by one (ApplyMove)")
     s.add_argument("--cert-out", help="where to save the certificate (default patience-GAME_ID.cert)")
+    s = cmd("daily", cmd_daily, "a daily deal: its board, its commitment, its seed once the day is over")
+    s.add_argument("variant")
+    s.add_argument("-o", "--option", action="append", default=[], metavar="K=V", help="a variant option")
+    s.add_argument("--date", help="YYYY-MM-DD (UTC); default today, at most tomorrow")
+    s = cmd("leaderboard", cmd_leaderboard, "a leaderboard: daily-VARIANT-YYYY-MM-DD or public-VARIANT-N")
+    s.add_argument("board")
+    s.add_argument("--page-size", type=int, default=0, help="entries to show (1-100; default 25)")
+    s.add_argument("--verify", action="store_true", help="fetch the whole board and check every entry offline")
+    s.add_argument("--replay", action="store_true", help="with --verify: also replay every certificate's moves")
+    s.add_argument("--keys", help="public keys JSON (from `patience-cli keys --out`); default: ask the server")
+    s.add_argument("--public-key", action="append", metavar="KEY_ID:HEX", help="a public key (repeatable)")
     s = cmd("play", cmd_play, "play interactively (the current game, or a new one of VARIANT)")
     s.add_argument("variant", nargs="?", help="start a new game of this variant")
     s.add_argument("--cert-out", help="where to save the certificate of a win (default patience-GAME_ID.cert)")

@@ -24,7 +24,7 @@ def engine_reason(code: str) -> Reason | None:
         return None
 
 
-def _load_keys(ctx: Context) -> PublicKeys:
+def load_keys(ctx: Context) -> PublicKeys:
     a = ctx.args
     keys: dict[str, bytes] = {}
     if a.keys:
@@ -47,7 +47,7 @@ def cmd_verify_cert(ctx: Context) -> int:
         ok, reason, message = resp.valid, resp.reason, resp.message
         ctx.print(f"server says: {'valid' if ok else 'NOT valid'}" + (f": {reason}: {message}" if not ok else ""))
         return 0 if ok else 1
-    check = verify_certificate(encoded, _load_keys(ctx), replay=ctx.args.replay)
+    check = verify_certificate(encoded, load_keys(ctx), replay=ctx.args.replay)
     ctx.print(describe_check(check))
     return 0 if check.valid else 1
 
@@ -62,7 +62,8 @@ def dealt_words(dealt: str, deal_number: int) -> str:
         return f"public deal #{deal_number} (no fairness claim)"
     if dealt == "replay":
         return "a replay of a seed the player chose (no fairness claim)"
-    words = {"random": "dealt at random", "ticket": "a minted deal", "winnable": "a deal the server's solver has won"}
+    words = {"random": "dealt at random", "ticket": "a minted deal", "winnable": "a deal the server's solver has won",
+             "daily": "a daily deal"}  # fmt: skip
     return words.get(dealt, dealt)
 
 
@@ -79,6 +80,8 @@ def describe_check(check: CertificateCheck) -> str:
         + (f", {_PLAYED.get(c.played, c.played)}" if c.played else ""),
         f"  seed {c.seed.hex()}" + (f", {how}" if how else ""),
     ]
+    if c.player_id:
+        lines.append(f"  won by {c.player_name} ({c.player_id})" + (f", on board {c.board}" if c.board else ""))
     if check.replayed:
         lines.append(f"  replayed with the engine: won, final state {c.final_state_hash[:16]} matches")
     return "\n".join(lines)

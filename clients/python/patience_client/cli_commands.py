@@ -62,7 +62,8 @@ def _new(
         replay_seed = _seed_arg(a.replay)
     deal_number = getattr(a, "deal", None)
     winnable = True if getattr(a, "winnable", False) else None
-    choosers = (("--replay", replay_seed), ("--deal", deal_number), ("--winnable", winnable))
+    daily = True if getattr(a, "daily", False) else None
+    choosers = (("--replay", replay_seed), ("--deal", deal_number), ("--winnable", winnable), ("--daily", daily))
     chosen = [name for name, given in choosers if given is not None]
     others = [name for name, given in (("--client-seed", client_seed), ("--ticket", getattr(a, "ticket", None)))
               if given is not None]  # fmt: skip
@@ -83,10 +84,15 @@ def _new(
         replay_seed=replay_seed,
         deal_number=deal_number,
         winnable=winnable,
+        daily=daily,
+        identity=ctx.settings_identity,
     )
     ctx.save(resp.game)
     game = resp.game
-    how = f" ({dealt_words(game.dealt, game.deal_number)})" if game.dealt in ("public", "replay", "winnable") else ""
+    shown = ("public", "replay", "winnable", "daily")
+    how = f" ({dealt_words(game.dealt, game.deal_number)})" if game.dealt in shown else ""
+    if game.board:
+        how += f", on board {game.board}" + (" (your ranked game)" if game.ranked else "")
     ctx.print(f"new game {game.game_id}{how}:")
     ctx.print(f"  commitment {game.commitment.hex()}")
     return game

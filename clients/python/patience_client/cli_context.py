@@ -43,6 +43,11 @@ class Context:
             self._client = PatienceClient(self.settings)
         return self._client
 
+    @property
+    def settings_identity(self) -> str | None:
+        """The player's identity token: ``--identity``, else PATIENCE_IDENTITY (never the game token)."""
+        return getattr(self.args, "identity", None) or os.environ.get("PATIENCE_IDENTITY") or None
+
     def close(self) -> None:
         if self._client is not None:
             self._client.close()

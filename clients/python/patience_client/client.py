@@ -24,6 +24,7 @@ from ._api import OptionValues
 from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
 from .config import NO_RETRY, ClientSettings
 from .errors import ServiceError, VersionConflict, error_from_rpc
+from .leaderboards import BoardCheck, check_pages
 from .moves import MoveLike
 
 R = TypeVar("R", bound=Message)
@@ -134,6 +135,8 @@ class PatienceClient:
         replay_seed: bytes | None = None,
         deal_number: int | None = None,
         winnable: bool | None = None,
+        daily: bool | None = None,
+        identity: str | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
         """Deal a new game; the response carries the game and its token (remembered by this client).
@@ -146,12 +149,26 @@ class PatienceClient:
         with it); once the game is over, ``Game.solution`` holds the server's winning line. The server answers
         UNAVAILABLE ``WINNABLE_POOL_EMPTY`` when no such deal is ready.
 
+        ``daily=True`` deals today's daily deal of the variant (docs/competition.md), the same for everyone. With
+        ``identity`` (a player's identity token: OpenID Connect, or a guest's) the game is the player's and, for a
+        daily deal, their one ranked game of it: a second call answers with the same game under a new token.
+
         Never retried: a repeat would deal a second game.
         """
         req = _api.new_game_request(
-            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number, winnable
+            variant,
+            options,
+            client_seed,
+            deal_ticket,
+            allow_undo,
+            prepared_id,
+            replay_seed,
+            deal_number,
+            winnable,
+            daily,
         )
-        resp = self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
+        md = _api.identity_metadata(identity)
+        resp = self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout, metadata=md)
         self.credentials.remember(resp.game.game_id, resp.game_token)
         return resp
 
@@ -295,6 +312,59 @@ class PatienceClient:
         if keys is None:
             keys = keys_from_proto(self.get_signing_keys())
         return verify_certificate(encoded, keys, replay=replay)
+
+    # -- daily deals and leaderboards (docs/competition.md) ------------------------
+
+    def daily_deal(
+        self,
+        variant: str,
+        options: OptionValues | None = None,
+        *,
+        date: str = "",
+        identity: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.GetDailyDealResponse:
+        """The daily deal of ``variant`` on ``date`` (YYYY-MM-DD, UTC; default today, at most tomorrow): its board,
+        its commitment, and its seed once the day is over. With ``identity``, ``game_id`` is the player's ranked
+        game of it ("" if none)."""
+        req = _api.daily_request(variant, options, date)
+        md = _api.identity_metadata(identity)
+        return self._call(_api.GET_DAILY_DEAL, req, pb.GetDailyDealResponse, timeout=timeout, metadata=md)
+
+    def leaderboard(
+        self,
+        board: str,
+        *,
+        page_size: int = 0,
+        page_token: str = "",
+        identity: str | None = None,
+        timeout: float | None = None,
+    ) -> pb.GetLeaderboardResponse:
+        """One page of a leaderboard (``daily-VARIANT-YYYY-MM-DD`` or ``public-VARIANT-N``): ranked wins, best
+        first, each with its certificate (a daily board's once its day is over); ``own`` is the player's entry when
+        ``identity`` is given and they are on the board."""
+        req = pb.GetLeaderboardRequest(board=board, page_size=page_size, page_token=page_token)
+        md = _api.identity_metadata(identity)
+        return self._call(_api.GET_LEADERBOARD, req, pb.GetLeaderboardResponse, timeout=timeout, metadata=md)
+
+    def leaderboard_pages(
+        self, board: str, *, page_size: int = 100, timeout: float | None = None
+    ) -> list[pb.GetLeaderboardResponse]:
+        """Every page of a board, first to last."""
+        pages = [self.leaderboard(board, page_size=page_size, timeout=timeout)]
+        while pages[-1].next_page_token:
+            pages.append(self.leaderboard(board, page_size=page_size, page_token=pages[-1].next_page_token))
+        return pages
+
+    def verify_leaderboard(
+        self, board: str, *, keys: PublicKeys | None = None, replay: bool = False, page_size: int = 100
+    ) -> BoardCheck:
+        """Fetch the whole board and check every entry here, with ``keys`` or the service's keys fetched once
+        (patience_client.leaderboards): ``valid`` only when the board and every entry check."""
+        pages = self.leaderboard_pages(board, page_size=page_size)
+        if keys is None:
+            keys = keys_from_proto(self.get_signing_keys())
+        return check_pages(pages, keys, replay=replay)
 
 
 class GameSession:

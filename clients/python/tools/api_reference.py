@@ -31,6 +31,7 @@ MODULES = (
     "patience_client.config",
     "patience_client.errors",
     "patience_client.certificates",
+    "patience_client.leaderboards",
     "patience_client.moves",
     "patience_client.solver",
     "patience_client.statefile",
