@@ -52,7 +52,8 @@ const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
 export const api = {
   listVariants: () => call('GET', '/v1/variants'),
   prepareGame: () => call('POST', '/v1/games:prepare', { body: {} }),
-  newGame: (request) => call('POST', '/v1/games', { body: request }),
+  /** NewGame; with a player's identity token the game is the player's (docs/players.md). */
+  newGame: (request, identity = null) => call('POST', '/v1/games', { body: request, token: identity }),
   getGame: (id, token, includeMoves = false) =>
     call('GET', game(id), { token, query: includeMoves ? { includeMoves: 'true' } : undefined }),
   applyMove: (id, token, expectedVersion, text) =>
@@ -68,4 +69,9 @@ export const api = {
   submitSolution: (id, token, moves) => call('POST', `${game(id)}/solution`, { token, body: { moves } }),
   verifyCertificate: (encoded) => call('POST', '/v1/certificates/verify', { body: { certificate: encoded } }),
   signingKeys: () => call('GET', '/v1/signing-keys'),
+  // Daily deals and leaderboards (docs/competition.md); ``identity``: the signed-in player's token, or null.
+  dailyDeal: (variant, query = {}, identity = null) =>
+    call('GET', `/v1/daily/${encodeURIComponent(variant)}`, { token: identity, query }),
+  leaderboard: (board, query = {}, identity = null) =>
+    call('GET', `/v1/leaderboards/${encodeURIComponent(board)}`, { token: identity, query }),
 };

@@ -3,7 +3,7 @@
 // holds), draw.js (the table and header), selection.js (what a click means), play.js (moves to the server and
 // back), hint.js (the Hint button), watch.js (the server's winning line, played on a replay), result.js (the
 // end of a game, its deal and certificate), new-game.js (the New game dialog and the links that deal), menu.js
-// (statistics, rules). The page only ever holds what the API sends a player: the view (hidden cards as
+// (statistics, rules), competition.js (daily deals and the leaderboards, checked in the browser). The page only ever holds what the API sends a player: the view (hidden cards as
 // counts), the legal moves, and the seed once the game is over.
 //
 // URLs: /?variant=ID&option=value deals a new game of that game; /?game=ID reopens a game whose key (token)
@@ -24,6 +24,7 @@ import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from '
 import * as store from './storage.js';
 import { fit } from './fit.js';
 import { attachWatch, watchLine } from './watch.js';
+import { attachBoard, relabelBoard } from './competition.js';
 
 function switchLanguage() {
   closeMenu();
@@ -37,6 +38,7 @@ function relabel() {
   $('btn-lang').lang = lang() === 'ru' ? 'en' : 'ru';
   document.title = t('brand');
   fillVariants();
+  relabelBoard();
   if (state.game) {
     render({ animate: false });
     if (!$('result').hidden) showResult();
@@ -178,7 +180,7 @@ async function main() {
   });
   $('opt-autodrop').addEventListener('change', () => store.keepSetting('autodrop', $('opt-autodrop').checked ? 'on' : 'off'));
   $('variant').addEventListener('change', () => fillOptions());
-  for (const id of ['winnable', 'deal-number']) $(id).addEventListener('input', showLink);
+  for (const id of ['winnable', 'deal-number', 'daily']) $(id).addEventListener('input', showLink);
   $('new-game-form').addEventListener('submit', deal);
   $('new-cancel').addEventListener('click', () => $('new-game').close());
   $('result-close').addEventListener('click', () => {
@@ -188,6 +190,7 @@ async function main() {
   $('result-again').addEventListener('click', playAgain);
   $('result-watch').addEventListener('click', watchLine);
   attachWatch();
+  attachBoard();
 
   try {
     const catalogue = await api.listVariants();

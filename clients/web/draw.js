@@ -34,6 +34,7 @@ export function render({ animate = true } = {}) {
 function dealtTag(g) {
   if (g.dealt === 'public' && g.dealNumber) return t('deal.public', { n: g.dealNumber });
   if (g.dealt === 'replay' || g.dealt === 'winnable') return t(`deal.${g.dealt}`);
+  if (g.dealt === 'daily') return g.ranked ? `${t('deal.daily')} (${t('deal.ranked')})` : t('deal.daily');
   return '';
 }
 
@@ -54,7 +55,8 @@ export function controls() {
   $('btn-undo').disabled = isOver() || watching || !g.allowUndo || !(g.moveCount > 0);
   $('btn-redo').disabled = isOver() || watching || !state.redo.length;
   $('btn-resign').disabled = isOver() || watching;
-  $('btn-restart').disabled = isOver() || watching;
+  // A daily deal's seed stays secret all day: nothing to deal it again from.
+  $('btn-restart').disabled = isOver() || watching || g.dealt === 'daily';
   // After the end, Resign's place in the bar opens the result again (its replay, its line, its checks, its link).
   $('btn-resign').hidden = isOver();
   $('btn-result').hidden = !isOver();

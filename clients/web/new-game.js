@@ -1,6 +1,6 @@
 // The New game dialog and the links that deal: a game and its options, undo, winnable deals only (kept in the
-// browser), a public deal's number, the player's own seed or a deal ticket; /?variant=ID&option=value (with
-// &deal=N, &winnable=true) read into the same request.
+// browser), today's daily deal, a public deal's number, the player's own seed or a deal ticket;
+// /?variant=ID&option=value (with &deal=N, &daily=true, &winnable=true) read into the same request.
 
 import { ApiError } from './api.js';
 import { lang, t } from './i18n.js';
@@ -10,7 +10,7 @@ import { summary } from './rules.js';
 import { $, closeMenu, state } from './state.js';
 import * as store from './storage.js';
 
-const RESERVED_PARAMS = new Set(['variant', 'game', 'lang', 'undo', 'deal', 'winnable', 'replay']);
+const RESERVED_PARAMS = new Set(['variant', 'game', 'lang', 'undo', 'deal', 'winnable', 'replay', 'daily']);
 const MAX_DEAL_NUMBER = 2 ** 32 - 1;
 
 /** A public deal's number from text: 1 .. 2^32-1, or null when it is not one. */
@@ -101,6 +101,7 @@ export function showLink() {
   for (const opt of v.options || []) if (options[opt.name] !== opt.defaultValue) params.set(opt.name, options[opt.name]);
   const number = dealNumber($('deal-number').value.trim());
   if (number !== null) params.set('deal', String(number));
+  else if ($('daily').checked) params.set('daily', 'true');
   else if ($('winnable').checked) params.set('winnable', 'true');
   const link = $('variant-link');
   link.href = `/?${params}`;
@@ -123,7 +124,8 @@ export async function deal(e) {
     request.variant = $('variant').value;
     request.options = chosenOptions();
     const seed = $('client-seed').value;
-    // One way of choosing the deal: a public deal's number, the player's seed, or a winnable deal, or chance.
+    // One way of choosing the deal: a public deal's number, the player's seed, today's daily deal, or a winnable
+    // deal, or chance.
     if (number) {
       const n = dealNumber(number);
       if (n === null) {
@@ -133,6 +135,8 @@ export async function deal(e) {
       request.dealNumber = n;
     } else if (seed) {
       request.clientSeed = utf8Base64(seed);
+    } else if ($('daily').checked) {
+      request.daily = true;
     } else if ($('winnable').checked) {
       request.winnable = true;
     }
@@ -179,6 +183,8 @@ export function requestFromUrl(params) {
     const n = dealNumber(params.get('deal'));
     if (n === null) return { error: t('msg.bad-deal-number') };
     request.dealNumber = n;
+  } else if (params.get('daily') === 'true') {
+    request.daily = true;
   } else if (params.get('winnable') === 'true') {
     request.winnable = true;
   }

@@ -14,6 +14,7 @@ import { homeMove, moveText, showSelection, targetsOf } from './selection.js';
 import { $, gameUrl, isColumn, isOver, parseLegal, pileCards, say, state, variant, view } from './state.js';
 import { loadClock } from './clock.js';
 import * as store from './storage.js';
+import { identityToken } from './competition.js';
 
 /** Whether the player may act on the table now: a game on, no call of theirs in flight, no line being shown. */
 const idle = () => !isOver() && !state.busy && !state.watching;
@@ -368,11 +369,16 @@ export async function dealGame(request, { watch = false, replace = false } = {})
     request.preparedId = prepared.preparedId;
     serverCommitment = prepared.serverSeedCommitment;
   }
-  const response = await api.newGame(request);
+  const response = await api.newGame(request, identityToken());
   const g = response.game;
-  const record = { token: response.gameToken, variant: g.variant, firstView: g.view, serverCommitment, dealt: Date.now() };
+  // A daily deal's ranked game dealt before answers again, under a new key (docs/competition.md): it is no new
+  // game, and its first layout is the one this browser kept then, if it did (on another device: unknown).
+  const known = store.game(g.gameId);
+  const resumed = Boolean(known) || Number(g.version) > 1;
+  const firstView = resumed ? (known && known.firstView) || null : g.view;
+  const record = { token: response.gameToken, variant: g.variant, firstView, serverCommitment, dealt: Date.now() };
   store.keepGame(g.gameId, watch ? { ...record, watched: true } : record);
-  if (store.counts(g)) store.countDeal(g);
+  if (!resumed && store.counts(g)) store.countDeal(g);
   // A deal from a link takes the link's place in the history: Back leaves it, never to a table it does not show.
   if (replace) history.replaceState({ game: g.gameId }, '', gameUrl(g.gameId));
   else history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));

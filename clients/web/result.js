@@ -12,6 +12,7 @@ import { celebrate } from './motion.js';
 import { revealHidden } from './reveal.js';
 import { $, closeMenu, elapsed, say, state, variant, variantName } from './state.js';
 import * as store from './storage.js';
+import { showDailyNote } from './competition.js';
 
 export async function showResult() {
   const g = state.game;
@@ -46,6 +47,9 @@ export async function showResult() {
   $('certificate').hidden = !cert;
   $('cert-none').hidden = !(won && !cert);
   if (won) celebrate($('table'));
+  showDailyNote(g);
+  // A daily game's win during the day has its certificate, sealed: "no certificate" would say otherwise.
+  if (g.dealt === 'daily' && !g.seed) $('cert-none').hidden = true;
   if (cert) await fillCertificate($('certificate'), cert);
   await showDeal(g);
 }
@@ -60,6 +64,7 @@ export function shareLink(g) {
   if (!g.allowUndo) params.set('undo', 'false');
   if (g.dealt === 'public' && g.dealNumber) params.set('deal', String(g.dealNumber));
   else if (g.seed) params.set('replay', g.seed);
+  else if (g.dealt === 'daily') params.set('daily', 'true'); // today's daily deal, whoever opens it
   else return '';
   return `${location.origin}/?${params}`;
 }
@@ -242,6 +247,7 @@ async function fillCertificate(root, cert) {
     if (key.endsWith('_at') && typeof value === 'number') text = new Date(value).toISOString();
     else if (key === 'dealt' && t(`cert.dealt.${value}`) !== `cert.dealt.${value}`) text = t(`cert.dealt.${value}`);
     else if (['played', 'result'].includes(key) && t(`cert.${key}.${value}`) !== `cert.${key}.${value}`) text = t(`cert.${key}.${value}`);
+    else if (key === 'player' && value && typeof value === 'object') text = `${value.display_name} (${value.id})`;
     else if (Array.isArray(value)) text = value.join(' ');
     else if (value && typeof value === 'object') text = JSON.stringify(value);
     addField(fields, label.startsWith('cert.field.') ? key : label, text);
