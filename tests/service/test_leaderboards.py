@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import httpx
@@ -183,3 +184,38 @@ def test_pages_and_names(server: LiveServer, client: Client) -> None:
 
 def test_the_board_store_on_one_redis(redis_db: str) -> None:
     board_store_round(redis_db)
+
+
+def test_what_a_board_entry_costs_redis(redis_db: str) -> None:
+    """The capacity model's figure (docs/operations.md, "Capacity"): a board entry is its certificate and a few
+    hundred bytes; printed for the docs, bounded so that a change that bloats it fails here."""
+    import asyncio
+    import time
+
+    import redis
+
+    from service.store import open_store
+    from service.store.boards import BoardEntry, Boards
+
+    certificate = (
+        Path(__file__).resolve().parents[2] / "docs/certificate-vectors/certificate-ranked.json"
+    ).read_bytes()
+
+    async def fill() -> list[str]:
+        store = open_store(redis_db, idle_seconds=60, key_prefix="mem")
+        boards = Boards(store.client, "mem")
+        until = int(time.time() * 1000) + 86_400_000
+        for i in range(500):
+            pid = "p_" + f"{i:026d}".translate(str.maketrans("0123456789", "abcdefghij"))
+            entry = BoardEntry(
+                pid, f"Player {i}", "guest", f"g{i:023d}", 290, i % 2, 0, 1000, 2000 + i, "moves", certificate
+            )
+            await boards.enter("public-cats-tail-1", entry, rank_key(i % 2, 290, 1000, 2000 + i), until)
+        await store.close()
+        return boards.keys("public-cats-tail-1")
+
+    keys = asyncio.run(fill())
+    client = redis.Redis.from_url(redis_db)
+    per_entry = sum(client.memory_usage(k, samples=0) or 0 for k in keys) / 500
+    print(f"\n[board entry, redis] {per_entry:.0f} B with a certificate of {len(certificate)} B (290 moves)")
+    assert len(certificate) < per_entry < len(certificate) + 1200
