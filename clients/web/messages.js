@@ -158,7 +158,7 @@ const REASONS = {
   DAILY_NOT_YET: ['That daily deal is not drawn yet: tomorrow’s is the latest.', 'Этот расклад дня ещё не выбран: самый поздний — завтрашний.'],
   DAILY_DEAL_NOT_FOUND: ['There is no daily deal of that day.', 'Расклада дня за этот день нет.'],
   BAD_BOARD: ['There is no such leaderboard.', 'Такой таблицы результатов нет.'],
-  BAD_PAGE_SIZE: ['A page holds 1 to 100 entries.', 'На странице от 1 до 100 строк.'],
+  BAD_PAGE_SIZE: ['A page holds 1 to 50 entries.', 'На странице от 1 до 50 строк.'],
   BAD_PAGE_TOKEN: ['That page of the leaderboard is not known: start again.', 'Такой страницы таблицы нет: начните сначала.'],
   COMPETITION_UNAVAILABLE: [
     'This server keeps no daily deals or leaderboards.',

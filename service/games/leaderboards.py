@@ -16,8 +16,8 @@ from service.games.steps import Steps, unavailable
 from service.store import StoreUnavailable
 from service.store.boards import BoardEntry
 
-#: Entries per page: the default and the most.
-PAGE_SIZE, MAX_PAGE_SIZE = 25, 100
+#: Entries per page: the default and the most (50 certificates of games at --max-moves, 2,000, are about 2 MB).
+PAGE_SIZE, MAX_PAGE_SIZE = 25, 50
 #: The furthest a page may start (a board holds one entry per player: far more than anyone pages through).
 MAX_OFFSET = 10**7
 
@@ -112,5 +112,6 @@ class Leaderboards:
                 self.steps.certificates.put(game_id, encoded, known)
         if known is not None:
             out.MergeFromString(known)
+            out.ClearField("moves")  # they are in ``encoded``: a page of long wins stays within a message's size
         else:
             out.encoded = encoded

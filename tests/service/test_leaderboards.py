@@ -167,7 +167,7 @@ def test_pages_and_names(server: LiveServer, client: Client) -> None:
                  "public-picture-gallery-7:deals=4", "public-cats-tail-7 ", "x" * 300):  # fmt: skip
         refused = refusal(lambda n=name: board_of(client, n))
         assert (refused.code, refused.reason) == (invalid, "BAD_BOARD"), name
-    for size, page, reason in ((101, "", "BAD_PAGE_SIZE"), (-1, "", "BAD_PAGE_SIZE"), (0, "x", "BAD_PAGE_TOKEN"),
+    for size, page, reason in ((51, "", "BAD_PAGE_SIZE"), (-1, "", "BAD_PAGE_SIZE"), (0, "x", "BAD_PAGE_TOKEN"),
                                (0, "-1", "BAD_PAGE_TOKEN"), (0, "999999999", "BAD_PAGE_TOKEN")):  # fmt: skip
         refused = refusal(lambda s=size, p=page: board_of(client, "public-cats-tail-9", size=s, page=p))
         assert (refused.code, refused.reason) == (invalid, reason)

@@ -290,7 +290,7 @@ class AsyncPatienceClient:
         return await self._call(_api.GET_LEADERBOARD, req, pb.GetLeaderboardResponse, timeout=timeout, metadata=md)
 
     async def leaderboard_pages(
-        self, board: str, *, page_size: int = 100, timeout: float | None = None
+        self, board: str, *, page_size: int = 50, timeout: float | None = None
     ) -> list[pb.GetLeaderboardResponse]:
         pages = [await self.leaderboard(board, page_size=page_size, timeout=timeout)]
         while pages[-1].next_page_token:
@@ -298,7 +298,7 @@ class AsyncPatienceClient:
         return pages
 
     async def verify_leaderboard(
-        self, board: str, *, keys: PublicKeys | None = None, replay: bool = False, page_size: int = 100
+        self, board: str, *, keys: PublicKeys | None = None, replay: bool = False, page_size: int = 50
     ) -> BoardCheck:
         """Check a whole board locally; the checks (and replays, if asked) run in a worker thread."""
         pages = await self.leaderboard_pages(board, page_size=page_size)

@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--date", help="YYYY-MM-DD (UTC); default today, at most tomorrow")
     s = cmd("leaderboard", cmd_leaderboard, "a leaderboard: daily-VARIANT-YYYY-MM-DD or public-VARIANT-N")
     s.add_argument("board")
-    s.add_argument("--page-size", type=int, default=0, help="entries to show (1-100; default 25)")
+    s.add_argument("--page-size", type=int, default=0, help="entries to show (1-50; default 25)")
     s.add_argument("--verify", action="store_true", help="fetch the whole board and check every entry offline")
     s.add_argument("--replay", action="store_true", help="with --verify: also replay every certificate's moves")
     s.add_argument("--keys", help="public keys JSON (from `patience-cli keys --out`); default: ask the server")

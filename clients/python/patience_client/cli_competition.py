@@ -52,7 +52,7 @@ def _line(entry: pb.LeaderboardEntry, mark: str) -> str:
 def cmd_leaderboard(ctx: Context) -> int:
     a = ctx.args
     if a.verify:
-        pages = ctx.client.leaderboard_pages(a.board, page_size=a.page_size or 100)
+        pages = ctx.client.leaderboard_pages(a.board, page_size=a.page_size or 50)
     else:
         pages = [ctx.client.leaderboard(a.board, page_size=a.page_size, identity=identity(ctx))]
     first = pages[0]

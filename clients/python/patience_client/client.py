@@ -348,7 +348,7 @@ class PatienceClient:
         return self._call(_api.GET_LEADERBOARD, req, pb.GetLeaderboardResponse, timeout=timeout, metadata=md)
 
     def leaderboard_pages(
-        self, board: str, *, page_size: int = 100, timeout: float | None = None
+        self, board: str, *, page_size: int = 50, timeout: float | None = None
     ) -> list[pb.GetLeaderboardResponse]:
         """Every page of a board, first to last."""
         pages = [self.leaderboard(board, page_size=page_size, timeout=timeout)]
@@ -357,7 +357,7 @@ class PatienceClient:
         return pages
 
     def verify_leaderboard(
-        self, board: str, *, keys: PublicKeys | None = None, replay: bool = False, page_size: int = 100
+        self, board: str, *, keys: PublicKeys | None = None, replay: bool = False, page_size: int = 50
     ) -> BoardCheck:
         """Fetch the whole board and check every entry here, with ``keys`` or the service's keys fetched once
         (patience_client.leaderboards): ``valid`` only when the board and every entry check."""
