@@ -151,10 +151,12 @@ def test_the_image_traces_a_move_and_a_hint_into_its_solver_process(
 
                 moved = receiver.wait_for(complete(f"{SERVICE}/ApplyMove", "EVALSHA "), move_trace)
                 hinted = receiver.wait_for(complete(f"{SERVICE}/Hint", "hint_worker.compute"), hint_trace)
+                lines = [r for r in service.records() if r.get("msg") == "rpc" and r.get("trace_id") == move_trace]
             finally:
                 service.stop()
     finally:
         container.remove()
+    assert [line["method"] for line in lines] == [f"/{SERVICE}/ApplyMove"], "the trace id in the JSON access line"
     server = spans_named(moved, f"{SERVICE}/ApplyMove")
     case = spans_named(moved, "GameService.apply_move")
     scripts = [span for span in moved if span.name.startswith("EVALSHA ")]
