@@ -12,9 +12,8 @@ from typing import Any, NamedTuple
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
 
-from service.store.failures import unavailable
+from service.store.failures import REDIS_FAILURES, unavailable
 
 #: A player record outlives the player's last visit by this much (docs/players.md).
 RETAIN_SECONDS = 400 * 86400
@@ -77,7 +76,7 @@ class PlayerRecords:
     async def _call(awaitable: Any) -> Any:
         try:
             return await awaitable
-        except (RedisError, OSError) as exc:
+        except REDIS_FAILURES as exc:
             error = unavailable(exc)
             if error is None:
                 raise

@@ -46,13 +46,12 @@ import redis.asyncio as aioredis
 from opentelemetry.trace import SpanKind
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError
 
 from engine import movelog
 from engine.moves import Move
 from service.observe import tracing
 from service.store import durability, scripts
-from service.store.failures import unavailable
+from service.store.failures import REDIS_FAILURES, unavailable
 from service.store.interface import (
     AlreadyExists,
     GameClosed,
@@ -482,7 +481,7 @@ class RedisGameStore(GameStore):
             return await self._call(script(keys=keys, args=args))
         try:  # _call's mapping, inline: one coroutine less on the path of every move
             return await self.pipe.evalsha(script.sha, script.script, keys, args)
-        except (RedisError, OSError) as exc:
+        except REDIS_FAILURES as exc:
             error = unavailable(exc)
             if error is None:
                 raise
@@ -492,7 +491,7 @@ class RedisGameStore(GameStore):
     async def _call(awaitable: Awaitable[_T]) -> _T:
         try:
             return await awaitable
-        except (RedisError, OSError) as exc:
+        except REDIS_FAILURES as exc:
             error = unavailable(exc)
             if error is None:
                 raise

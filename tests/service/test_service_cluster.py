@@ -62,3 +62,38 @@ def test_games_on_a_cluster_race_move_and_win(redis_cluster_db: str) -> None:
         finally:
             ca.close()
             cb.close()
+
+
+def test_a_slot_no_master_serves_is_unavailable_not_internal() -> None:
+    """A failover under load can leave redis-py's cluster client with a slot no node covers: it raises
+    RedisClusterException ("All slots are not covered", SlotNotCoveredError), which is not a RedisError. The
+    store must answer that as "not now" (StoreUnavailable: UNAVAILABLE STORE_UNAVAILABLE), as it answers a
+    connection error, never let it through as a bug (INTERNAL): the fault soak's INTERNAL at a master kill."""
+    import redis as sync_redis
+    from redis_support import start_redis_cluster
+
+    from service.store import StoreUnavailable, open_store
+
+    cluster = start_redis_cluster(masters=3)
+    try:
+        store = open_store(cluster.url, idle_seconds=60, key_prefix="slots")
+        slot = sync_redis.RedisCluster.from_url(cluster.url.replace("redis+cluster://", "redis://")).keyslot(
+            store.keys("g1")[0]
+        )
+        for node_url in cluster.node_urls:  # every node forgets who serves the game's slot
+            with sync_redis.Redis.from_url(node_url) as node:
+                node.execute_command("CLUSTER", "DELSLOTS", slot)
+
+        async def fetch() -> BaseException | None:
+            try:
+                await store.fetch("g1")
+            except BaseException as exc:  # noqa: BLE001  (what the store raises is the subject of the test)
+                return exc
+            finally:
+                await store.close()
+            return None
+
+        raised = asyncio.run(fetch())
+        assert isinstance(raised, StoreUnavailable), repr(raised)
+    finally:
+        cluster.stop()
