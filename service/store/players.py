@@ -35,9 +35,10 @@ class PlayerRecord(NamedTuple):
 class PlayerRecords:
     """Players' records over the game store's Redis client (one Redis or Redis Cluster)."""
 
-    def __init__(self, client: Redis | RedisCluster, key_prefix: str) -> None:
+    def __init__(self, client: Redis | RedisCluster, key_prefix: str, *, max_games: int = MAX_GAMES) -> None:
         self.client = client
         self.key_prefix = key_prefix
+        self.max_games = max_games
 
     def key(self, player_id: str) -> str:
         return f"{self.key_prefix}:pl:{{{player_id}}}"
@@ -86,13 +87,13 @@ class PlayerRecords:
         return f"{self.key_prefix}:pg:{{{player_id}}}"
 
     async def add_game(self, player_id: str, game_id: str, dealt_ms: int) -> list[str]:
-        """List a game as the player's; the games that fell off the list for it (beyond :data:`MAX_GAMES`), which
-        the caller unlinks and then :meth:`drop_games`."""
+        """List a game as the player's; the games that fell off the list for it (beyond ``max_games``), which the
+        caller unlinks and then :meth:`drop_games`."""
         key = self.games_key(player_id)
         pipe = self.client.pipeline(transaction=False)
         pipe.zadd(key, {game_id: dealt_ms})
         pipe.expire(key, RETAIN_SECONDS)
-        pipe.zrange(key, 0, -MAX_GAMES - 1)
+        pipe.zrange(key, 0, -self.max_games - 1)
         replies = await self._call(pipe.execute())
         return [_text(m) for m in replies[-1]]
 
