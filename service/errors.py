@@ -76,7 +76,7 @@ SERVICE_REASONS = frozenset(
         # players (docs/players.md)
         "MISSING_IDENTITY", "IDENTITY_MALFORMED", "IDENTITY_ALGORITHM", "IDENTITY_BAD_SIGNATURE", "IDENTITY_EXPIRED",
         "IDENTITY_NOT_YET_VALID", "IDENTITY_WRONG_AUDIENCE", "IDENTITY_UNKNOWN_ISSUER", "IDENTITY_UNKNOWN_KEY",
-        "BAD_DISPLAY_NAME", "GUESTS_UNAVAILABLE",
+        "BAD_DISPLAY_NAME", "GUESTS_UNAVAILABLE", "IDENTITY_PROVIDER_UNAVAILABLE", "BAD_PAGE_SIZE", "BAD_PAGE_TOKEN",
         # games
         "GAME_NOT_FOUND", "STALE_VERSION", "GAME_OVER", "GAME_EXPIRED", "UNDO_FORBIDDEN", "NOTHING_TO_UNDO",
         "TOO_MANY_MOVES",
@@ -346,6 +346,28 @@ def guests_unavailable() -> ServiceError:
         Code.FAILED_PRECONDITION, "GUESTS_UNAVAILABLE", "this server has no guest key: it issues no guest identities",
         {},
     )  # fmt: skip
+
+
+def identity_provider_unavailable(retry: int) -> ServiceError:
+    """The identity token's provider never answered for its keys: the token can be neither accepted nor refused
+    (the keys are asked for again after ``retry`` seconds)."""
+    error = ServiceError(
+        Code.UNAVAILABLE, "IDENTITY_PROVIDER_UNAVAILABLE",
+        "the identity provider's keys could not be fetched; try again later",
+        {"header": "authorization", "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def bad_page_size(maximum: int) -> ServiceError:
+    return _invalid("BAD_PAGE_SIZE", f"page_size is 0 (the default) to {maximum}", {"field": "page_size"})
+
+
+def bad_page_token() -> ServiceError:
+    return _invalid(
+        "BAD_PAGE_TOKEN", "page_token is not one this call gave: start again without it", {"field": "page_token"}
+    )
 
 
 def minting_disabled() -> ServiceError:

@@ -153,6 +153,12 @@ const REASONS = {
     'Имя — от 1 до 32 видимых символов, без управляющих.',
   ],
   GUESTS_UNAVAILABLE: ['This server does not sign guests in.', 'Этот сервер не принимает гостей.'],
+  IDENTITY_PROVIDER_UNAVAILABLE: [
+    'Your sign-in cannot be checked right now: try again in a minute.',
+    'Вход сейчас не проверить: попробуйте через минуту.',
+  ],
+  BAD_PAGE_SIZE: ['A page holds 1 to 100 games.', 'На странице — от 1 до 100 игр.'],
+  BAD_PAGE_TOKEN: ['The list has changed: it starts again from the top.', 'Список изменился: он начнётся сначала.'],
   // The REST layer.
   INVALID_JSON: ['The server could not read the request.', 'Сервер не смог прочитать запрос.'],
   JSON_TOO_DEEP: ['The request is nested too deeply.', 'Запрос слишком глубоко вложен.'],

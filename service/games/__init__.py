@@ -16,7 +16,9 @@ inheriting them; ``GameService`` builds them and answers each RPC with the metho
 - ``solutions``: SubmitSolution;
 - ``minting``: MintDeal;
 - ``certifying``: VerifyCertificate, GetSigningKeys;
-- ``players``: CreateGuest, GetPlayer (who the caller is: ``Steps.identify``, docs/players.md).
+- ``players``: CreateGuest, GetPlayer, UpdatePlayer, ErasePlayer (who the caller is: ``Steps.identify``,
+  docs/players.md);
+- ``my_games``: ListGames (a signed-in player's games, listed by NewGame).
 
 Every position goes through the engine's one reducer (``Game.play``), the same one the replay verifier uses;
 responses carry the engine's player view only (``engine.view.player_view``), and a game's seed only once the
@@ -30,6 +32,7 @@ from service.games.certifying import Certifying
 from service.games.dealing import Dealing
 from service.games.hinting import Hinting
 from service.games.minting import Minting
+from service.games.my_games import MyGames
 from service.games.players import Players
 from service.games.playing import Playing
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
@@ -44,7 +47,8 @@ class GameService:
 
     def __init__(self, steps: Steps) -> None:
         self.steps = steps
-        dealing, playing, auto, hinting = Dealing(steps), Playing(steps), AutoPlaying(steps), Hinting(steps)
+        my_games = MyGames(steps)
+        dealing, playing, auto, hinting = Dealing(steps, my_games), Playing(steps), AutoPlaying(steps), Hinting(steps)
         solutions, minting, certifying = Solutions(steps), Minting(steps), Certifying(steps)
         self.list_variants, self.prepare_game, self.new_game = (
             dealing.list_variants, dealing.prepare_game, dealing.new_game,
@@ -54,8 +58,10 @@ class GameService:
         self.auto_play, self.hint, self.submit_solution = auto.auto_play, hinting.hint, solutions.submit_solution
         self.mint_deal = minting.mint_deal
         self.verify_certificate, self.get_signing_keys = certifying.verify_certificate, certifying.get_signing_keys
-        players = Players(steps)
+        players = Players(steps, my_games)
         self.create_guest, self.get_player = players.create_guest, players.get_player
+        self.update_player, self.erase_player = players.update_player, players.erase_player
+        self.list_games = my_games.list_games
         # The adapters, for the server that stops them and for tests that look inside.
         self.settings, self.store, self.key_ring, self.tickets = (
             steps.settings,

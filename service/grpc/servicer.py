@@ -61,6 +61,9 @@ _RPCS = {
     "GetSigningKeys": "get_signing_keys",
     "CreateGuest": "create_guest",
     "GetPlayer": "get_player",
+    "UpdatePlayer": "update_player",
+    "ErasePlayer": "erase_player",
+    "ListGames": "list_games",
 }
 
 

@@ -379,7 +379,7 @@ def create_app(
         CORSMiddleware(
             _ApiFirst(gateway, site),
             allow_origins=list(cors_origins),
-            allow_methods=["GET", "POST"],  # every route of the API (docs/rest.md)
+            allow_methods=sorted({r.http_method for r in gateway.routes}),  # every method of the API's routes
             allow_headers=list(CORS_HEADERS),
             expose_headers=["x-request-id"],
             allow_credentials=False,  # tokens go in Authorization, which CORS allows without cookies

@@ -70,6 +70,9 @@ class Settings:
     limit_hint: str = "30/minute;600/hour"
     limit_create_guest: str = "20/minute;300/hour"
     guest_lifetime_days: int = 365
+    oidc_issuer: tuple[str, ...] = ()
+    oidc_audience: tuple[str, ...] = ()
+    oidc_jwks_url: tuple[str, ...] = ()
     limit_winnable: str = "5/minute;30/hour"
     hint_processes: int = 1
     hint_queue: int = 4
@@ -433,6 +436,28 @@ _SPECS: tuple[Spec, ...] = (
         "DAYS",
     ),
     Spec(
+        "oidc_issuer",
+        "--oidc-issuer",
+        "OpenID Connect providers whose identity tokens players may sign in with: their issuers (iss), "
+        "comma-separated; --oidc-audience and --oidc-jwks-url give each one's audience and key set, in the same order",
+        values.names,
+        "ISSUERS",
+    ),
+    Spec(
+        "oidc_audience",
+        "--oidc-audience",
+        "the audience (aud) each provider's tokens name for this service, comma-separated, one per --oidc-issuer",
+        values.names,
+        "AUDIENCES",
+    ),
+    Spec(
+        "oidc_jwks_url",
+        "--oidc-jwks-url",
+        "the URL of each provider's JSON Web Key Set, comma-separated, one per --oidc-issuer",
+        values.names,
+        "URLS",
+    ),
+    Spec(
         "limit_winnable",
         "--limit-winnable",
         "proven deals one client address may take from each winnable pool (NewGame with winnable); beyond: "
@@ -579,6 +604,12 @@ FILLER_SETTINGS = (
 )  # fmt: skip
 
 
+def providers_problem(settings: Settings) -> str | None:
+    from service.security.providers import settings_problem
+
+    return settings_problem(settings.oidc_issuer, settings.oidc_audience, settings.oidc_jwks_url)
+
+
 def specs() -> tuple[Spec, ...]:
     """Every setting (docs/configuration.md is checked against this)."""
     return _SPECS
@@ -634,7 +665,7 @@ def load(
     settings = dataclasses.replace(Settings(), **values)  # type: ignore[arg-type]
     if settings.reveal_retention < 1 or settings.idle_timeout < 1:
         p.error("timeouts must be positive")
-    problem = settings.tls_problem()
+    problem = settings.tls_problem() or providers_problem(settings)
     if problem:
         p.error(problem)
     return settings

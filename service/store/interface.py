@@ -388,6 +388,11 @@ class GameStore(ABC):
         """Remove the game now; whether it existed."""
 
     @abstractmethod
+    async def unlink_owner(self, game_id: str, owner: str) -> bool:
+        """Remove the game's owner (id, name, kind) if it is ``owner``, leaving the game as it is (version, times,
+        TTL): whether it was. ErasePlayer's step, and a game's when it falls off its player's list."""
+
+    @abstractmethod
     async def put_prepared(self, prepared_id: str, server_seed: bytes, ttl_seconds: int) -> None:
         """Keep a PrepareGame server seed for ``ttl_seconds``; AlreadyExists if the id is taken."""
 

@@ -170,6 +170,7 @@ class RedisGameStore(GameStore):
         self._replace = client.register_script(scripts.REPLACE)
         self._finish = client.register_script(scripts.FINISH)
         self._keep_certificate = client.register_script(scripts.KEEP_CERTIFICATE)
+        self._unlink_owner = client.register_script(scripts.UNLINK_OWNER)
         #: Each script's name by its SHA-1: the name of its span when traces are on (service.observe.tracing).
         self._script_names = {
             script.sha: name.removeprefix("_") for name, script in vars(self).items() if isinstance(script, AsyncScript)
@@ -387,6 +388,11 @@ class RedisGameStore(GameStore):
         # One slot, so a multi-key DEL is fine on a cluster too.
         return bool(await self._call(self.client.delete(*self.keys(game_id))))
 
+    async def unlink_owner(self, game_id: str, owner: str) -> bool:
+        if not _check_game_id(game_id) or not owner:
+            return False
+        return bool(await self._script(self._unlink_owner, self.keys(game_id)[:1], [owner], durable=True))
+
     def prepared_key(self, prepared_id: str) -> str:
         """A prepared server seed's key (its own hash tag: it belongs to no game yet)."""
         return f"{self.key_prefix}:prep:{{{prepared_id}}}"
@@ -498,16 +504,18 @@ class RedisGameStore(GameStore):
             raise error from exc
 
     def _changed(self, previous: GameRecord, changed: list[bytes], now: bytes, state: bytes) -> GameRecord:
-        """``previous`` after a write, from the fields the write changes (v, st, ua, fa, mc, uc) and the hint count
-        (which a Hint may have changed since ``previous`` was read): the others are set once, when the game is
-        created."""
-        v, st, ua, fa, mc, uc, hc = changed
+        """``previous`` after a write, from the fields the write changes (v, st, ua, fa, mc, uc), the hint count
+        (which a Hint may have changed since ``previous`` was read) and the owner (which ErasePlayer may have
+        removed): the others are set once, when the game is created."""
+        v, st, ua, fa, mc, uc, hc, ow = changed
         p = previous
+        owned = bool(ow) and ow.decode() == p.owner
         return GameRecord(
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
-            p.certificate, p.dealt, p.deal_number, p.solution, int(hc),
+            p.certificate, p.dealt, p.deal_number, p.solution, int(hc), p.owner if owned else "",
+            p.owner_name if owned else "", p.owner_kind if owned else "",
         )  # fmt: skip
 
     def _record(

@@ -126,7 +126,8 @@ class AsyncPatienceClient:
         req = _api.new_game_request(
             variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number, winnable
         )
-        resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
+        md = self.credentials.identity_metadata()
+        resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout, metadata=md)
         self.credentials.remember(resp.game.game_id, resp.game_token)
         return resp
 
@@ -247,6 +248,34 @@ class AsyncPatienceClient:
         if keys is None:
             keys = keys_from_proto(await self.get_signing_keys())
         return await asyncio.to_thread(verify_certificate, encoded, keys, replay=replay)
+
+    # -- players: see PatienceClient's
+
+    async def create_guest(self, display_name: str, *, timeout: float | None = None) -> pb.CreateGuestResponse:
+        req = pb.CreateGuestRequest(display_name=display_name)
+        resp = await self._call(_api.CREATE_GUEST, req, pb.CreateGuestResponse, timeout=timeout)
+        self.credentials.identity = resp.token
+        return resp
+
+    async def get_player(self, *, timeout: float | None = None) -> pb.Player:
+        req, md = pb.GetPlayerRequest(), self.credentials.identity_metadata()
+        return (await self._call(_api.GET_PLAYER, req, pb.GetPlayerResponse, timeout=timeout, metadata=md)).player
+
+    async def update_player(self, display_name: str, *, timeout: float | None = None) -> pb.Player:
+        req, md = pb.UpdatePlayerRequest(display_name=display_name), self.credentials.identity_metadata()
+        resp = await self._call(_api.UPDATE_PLAYER, req, pb.UpdatePlayerResponse, timeout=timeout, metadata=md)
+        return resp.player
+
+    async def erase_player(self, *, timeout: float | None = None) -> int:
+        req, md = pb.ErasePlayerRequest(), self.credentials.identity_metadata()
+        resp = await self._call(_api.ERASE_PLAYER, req, pb.ErasePlayerResponse, timeout=timeout, metadata=md)
+        return resp.games_unlinked
+
+    async def list_games(
+        self, *, page_size: int = 0, page_token: str = "", timeout: float | None = None
+    ) -> pb.ListGamesResponse:
+        req, md = pb.ListGamesRequest(page_size=page_size, page_token=page_token), self.credentials.identity_metadata()
+        return await self._call(_api.LIST_GAMES, req, pb.ListGamesResponse, timeout=timeout, metadata=md)
 
 
 class AsyncGameSession:
