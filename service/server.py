@@ -41,7 +41,7 @@ from service.security.tickets import TicketMinter
 from service.settings.config import Settings
 from service.solving.hints import HintPool
 from service.solving.hints import derive_key as derive_hint_key
-from service.store import GameStore, StoreError, open_store
+from service.store import GameStore, RedisGameStore, StoreError, open_store
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +111,7 @@ class Server:
             self._watcher.cancel()
         await self.health.enter_graceful_shutdown()
         metrics.observe_health(ready=False)
+        await self.games.watching.close()  # the streams end now: their clients reconnect to another replica
         if self.http is not None:
             await _maybe_await(self.http.stop())
         await self.grpc.stop(self.settings.grace if grace is None else grace)
@@ -221,7 +222,8 @@ async def create_server(
         cpu_seconds=settings.hint_cpu_seconds,
     )
     games = GameService(
-        Steps(settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter, hints=hints)
+        Steps(settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter, hints=hints),
+        store.changes() if isinstance(store, RedisGameStore) else None,
     )
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),

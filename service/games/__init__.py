@@ -15,7 +15,8 @@ inheriting them; ``GameService`` builds them and answers each RPC with the metho
 - ``hinting``: Hint (the solver itself runs in the hint pool, ``service.solving.hints``);
 - ``solutions``: SubmitSolution;
 - ``minting``: MintDeal;
-- ``certifying``: VerifyCertificate, GetSigningKeys.
+- ``certifying``: VerifyCertificate, GetSigningKeys;
+- ``watching``: WatchGame (a stream: the game after every change, over the store's change notifications).
 
 Every position goes through the engine's one reducer (``Game.play``), the same one the replay verifier uses;
 responses carry the engine's player view only (``engine.view.player_view``), and a game's seed only once the
@@ -30,9 +31,10 @@ from service.games.dealing import Dealing
 from service.games.hinting import Hinting
 from service.games.minting import Minting
 from service.games.playing import Playing
-from service.games.ports import Credentials, KeyRing, Limiter, Tickets
+from service.games.ports import Changes, Credentials, KeyRing, Limiter, Tickets
 from service.games.solutions import Solutions
 from service.games.steps import Steps
+from service.games.watching import Watch, Watching
 from service.security.tokens import MIX_LABEL, mix_seed, new_game_id, new_token, token_hash
 
 
@@ -40,7 +42,7 @@ class GameService:
     """The use cases over a store, a certificate key ring, a ticket minter, a rate limiter and a hint pool: one
     method per RPC (``apply_move`` for ApplyMove), each the method of the use-case object that holds it."""
 
-    def __init__(self, steps: Steps) -> None:
+    def __init__(self, steps: Steps, changes: Changes | None = None) -> None:
         self.steps = steps
         dealing, playing, auto, hinting = Dealing(steps), Playing(steps), AutoPlaying(steps), Hinting(steps)
         solutions, minting, certifying = Solutions(steps), Minting(steps), Certifying(steps)
@@ -52,6 +54,8 @@ class GameService:
         self.auto_play, self.hint, self.submit_solution = auto.auto_play, hinting.hint, solutions.submit_solution
         self.mint_deal = minting.mint_deal
         self.verify_certificate, self.get_signing_keys = certifying.verify_certificate, certifying.get_signing_keys
+        self.watching = Watching(steps, changes)  # None: WatchGame is refused (UNAVAILABLE, WATCH_UNAVAILABLE)
+        self.watch_game = self.watching.watch_game
         # The adapters, for the server that stops them and for tests that look inside.
         self.settings, self.store, self.key_ring, self.tickets = (
             steps.settings,
@@ -64,11 +68,13 @@ class GameService:
 
 __all__ = [
     "MIX_LABEL",
+    "Changes",
     "Credentials",
     "GameService",
     "KeyRing",
     "Limiter",
     "Tickets",
+    "Watch",
     "mix_seed",
     "new_game_id",
     "new_token",

@@ -67,6 +67,7 @@ class Dealing:
             dealt=dealt,
             deal_number=number,
             solution=solution,
+            watchable=request.watchable,  # default false: nobody watches a game unless its player says so
         )
         try:
             record = await self.steps.store.create(record_in)

@@ -148,6 +148,7 @@ class NewGameRecord:
     deal_number: int = 0  # the public deal's number (Dealt.PUBLIC only)
     # A deal from a winnable pool (dealt Dealt.WINNABLE): the solver's winning line, packed (engine.movelog).
     solution: bytes = b""
+    watchable: bool = False  # spectators may watch it without its token (WatchGame)
 
 
 @dataclass(slots=True)
@@ -185,6 +186,7 @@ class GameRecord:
     deal_number: int = 0  # the public deal's number, 0 unless dealt is Dealt.PUBLIC
     solution: bytes = b""  # the winning line of a deal dealt as winnable, packed; shown only once the game is over
     hint_count: int = 0  # hints given (Hint), at most one per version
+    watchable: bool = False  # spectators may watch it without its token (WatchGame)
 
     @property
     def winnable(self) -> bool:

@@ -13,6 +13,8 @@ client; nothing else differs)::
                                 count, the log's length then and the encoded state ("mc,offset,state")
     <prefix>:{<id>}:h   hash    the hint trail of a game being played (interface.HintTrail): v, mc, o, s, l, k, n
     <prefix>:{<id>}:p   string  the keys of the positions met up to the trail's version, 8 bytes each, appended to
+    <prefix>:{<id>}:w   channel a sharded pub/sub channel (SPUBLISH, never a key): each write script publishes the
+                                game's new version on it for its watchers (service.store.changes)
     <prefix>:win:{<pool>}  list  a winnable pool (service.solving.winnable): entries of a seed and its winning line
 
 The hint trail and path are written by Hint only (with the hint's count, a compare-and-set on the game's
@@ -52,6 +54,7 @@ from engine import movelog
 from engine.moves import Move
 from service.observe import tracing
 from service.store import durability, scripts
+from service.store.changes import GameChanges
 from service.store.failures import unavailable
 from service.store.interface import (
     AlreadyExists,
@@ -98,6 +101,8 @@ _F_DEALT = "dk"  # how the deal was chosen (absent from records written before i
 _F_DEAL_NUMBER = "dn"  # a public deal's number (absent unless dealt is "public")
 _B_DEALT, _B_DEAL_NUMBER = _F_DEALT.encode(), _F_DEAL_NUMBER.encode()
 _F_SOLUTION = "wl"
+_F_WATCHABLE = "wa"  # "1" when spectators may watch the game (absent otherwise)
+_B_WATCHABLE = _F_WATCHABLE.encode()
 _B_SOLUTION = _F_SOLUTION.encode()
 _B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
@@ -174,6 +179,10 @@ class RedisGameStore(GameStore):
             script.sha: name.removeprefix("_") for name, script in vars(self).items() if isinstance(script, AsyncScript)
         }
 
+    def changes(self) -> GameChanges:
+        """The games' change notifications (their write scripts publish them), on a connection of their own."""
+        return GameChanges(self.client, self.key_prefix)
+
     @property
     def is_cluster(self) -> bool:
         return isinstance(self.client, RedisCluster)
@@ -249,6 +258,8 @@ class RedisGameStore(GameStore):
             if isinstance(game.deal_number, bool) or not 0 < game.deal_number < 1 << 32:
                 raise ValueError(f"a deal number is 1 to 2**32-1, not {game.deal_number!r}")
             fields += [_F_DEAL_NUMBER, str(game.deal_number)]
+        if game.watchable:
+            fields += [_F_WATCHABLE, "1"]
         if game.solution:  # longer than a small field: a winnable game's hash is a hashtable, as a won game's is
             fields += [_F_SOLUTION, game.solution]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
@@ -502,7 +513,7 @@ class RedisGameStore(GameStore):
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
-            p.certificate, p.dealt, p.deal_number, p.solution, int(hc),
+            p.certificate, p.dealt, p.deal_number, p.solution, int(hc), p.watchable,
         )  # fmt: skip
 
     def _record(
@@ -537,4 +548,5 @@ class RedisGameStore(GameStore):
             deal_number=int(m.get(_B_DEAL_NUMBER, b"0")),
             solution=m.get(_B_SOLUTION, b""),
             hint_count=int(m.get(b"hc", b"0")),
+            watchable=m.get(_B_WATCHABLE) == b"1",
         )
