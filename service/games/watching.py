@@ -48,10 +48,16 @@ class Watch:
     was iterated or not (it holds a stream slot and a follower of the game until then)."""
 
     def __init__(
-        self, updates: AsyncIterator[pb.WatchGameResponse], release: Callable[[], Awaitable[None]] | None = None
+        self,
+        updates: AsyncIterator[pb.WatchGameResponse],
+        release: Callable[[], Awaitable[None]] | None = None,
+        *,
+        empty: bool = False,
     ) -> None:
         self._updates = updates
         self._release = release
+        #: Nothing to send: the game was over at the caller's version (REST answers 204 No Content).
+        self.empty = empty
 
     def __aiter__(self) -> Watch:
         return self
@@ -92,7 +98,7 @@ class Watching:
         after = request.after_version if request.after_version <= record.version else 0  # not a version it had
         if _over(record):  # nothing will change: the last state, unless the caller has it, and the end
             if after >= record.version:
-                return Watch(_nothing())
+                return Watch(_nothing(), empty=True)
             return Watch(_once(await self._shown(record.game_id)))
         self.slots.take(client)
         metrics.WATCH_STREAMS.inc()
