@@ -367,6 +367,12 @@ def openapi_document(
         responses: JsonObject = {
             "200": {"description": "OK", "content": {"application/json": {"schema": response_schema}}}
         }
+        if method.server_streaming:  # Server-Sent Events, each event's data one message (service.rest.events)
+            responses["200"] = {
+                "description": f"Server-Sent Events: each event's data is a {method.output_type.name} in JSON",
+                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+            }
+            responses["204"] = {"description": "nothing to send: the game was over at the version given"}
         for code, text in _ERRORS.items():
             responses[code] = {"description": text, "content": {"application/json": {"schema": status_ref}}}
         responses["default"] = {
