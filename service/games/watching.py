@@ -58,12 +58,17 @@ class Watch:
         self._release = release
         #: Nothing to send: the game was over at the caller's version (REST answers 204 No Content).
         self.empty = empty
+        #: The stream ends because the game is over (its last state sent, or the caller had it): not to be resumed.
+        self.over = empty
 
     def __aiter__(self) -> Watch:
         return self
 
     async def __anext__(self) -> pb.WatchGameResponse:
-        return await self._updates.__anext__()
+        update = await self._updates.__anext__()
+        if update.game.status in messages.OVER:
+            self.over = True
+        return update
 
     async def aclose(self) -> None:
         try:

@@ -21,6 +21,8 @@ from service.observe import tracing
 from service.observe.calls import failure
 from service.security import tls
 
+#: The trailer of a WatchGame stream that ended because the game is over (one that ends without it: reconnect).
+GAME_OVER_TRAILER = "x-game-over"
 #: The use cases that count calls per client address (service.security.ratelimit).
 LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate", "hint"})
 
@@ -90,6 +92,8 @@ class PatienceServicer(patience_pb2_grpc.PatienceServiceServicer):  # type: igno
             await abort(context, failure(exc, "watch_game"))
         finally:
             await watch.aclose()
+        if watch.over:  # ended for good, not for its lifetime: a stream that sent nothing says so in its trailer
+            context.set_trailing_metadata((*context.trailing_metadata(), (GAME_OVER_TRAILER, "true")))
 
 
 def _needs_client_certificate(

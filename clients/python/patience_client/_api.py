@@ -52,6 +52,19 @@ SUBMIT_SOLUTION = Rpc("SubmitSolution", pb.SubmitSolutionRequest, pb.SubmitSolut
 MINT_DEAL = Rpc("MintDeal", pb.MintDealRequest, pb.MintDealResponse, False)
 VERIFY_CERTIFICATE = Rpc("VerifyCertificate", pb.VerifyCertificateRequest, pb.VerifyCertificateResponse, True)
 GET_SIGNING_KEYS = Rpc("GetSigningKeys", pb.GetSigningKeysRequest, pb.GetSigningKeysResponse, True)
+#: A server stream (not in ALL_RPCS, which are unary): resumed from the last version seen, so always safe.
+WATCH_GAME = Rpc("WatchGame", pb.WatchGameRequest, pb.WatchGameResponse, True)
+#: The trailer of a WatchGame stream that ended because the game is over (without it, a stream that ends was
+#: only at the end of its lifetime: resume it).
+GAME_OVER_TRAILER = "x-game-over"
+#: The statuses of a game that is over.
+OVER = frozenset({pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED, pb.GAME_STATUS_FORFEITED})
+
+
+def stream_over(trailers: Any) -> bool:
+    """Whether a WatchGame stream's trailing metadata says the game is over."""
+    return any(key == GAME_OVER_TRAILER and value == "true" for key, value in trailers or ())
+
 
 ALL_RPCS: tuple[Rpc, ...] = (
     LIST_VARIANTS,
@@ -100,8 +113,11 @@ def new_game_request(
     replay_seed: bytes | None = None,
     deal_number: int | None = None,
     winnable: bool | None = None,
+    watchable: bool | None = None,
 ) -> pb.NewGameRequest:
     req = pb.NewGameRequest(variant=variant, options=options_text(options))
+    if watchable is not None:
+        req.watchable = watchable
     if replay_seed is not None:
         req.replay_seed = replay_seed
     if deal_number is not None:
