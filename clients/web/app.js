@@ -7,7 +7,8 @@
 // counts), the legal moves, and the seed once the game is over.
 //
 // URLs: /?variant=ID&option=value deals a new game of that game; /?game=ID reopens a game whose key (token)
-// this browser keeps; /?lang=ru picks the language.
+// this browser keeps; /?watch=ID follows a game its player opened to spectators, live (spectate.js); /?lang=ru
+// picks the language.
 
 import { api, ApiError } from './api.js';
 import { render, tick } from './draw.js';
@@ -24,6 +25,7 @@ import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from '
 import * as store from './storage.js';
 import { fit } from './fit.js';
 import { attachWatch, watchLine } from './watch.js';
+import { spectate } from './spectate.js';
 
 function switchLanguage() {
   closeMenu();
@@ -64,6 +66,10 @@ async function reopen(id) {
 
 async function openFromUrl() {
   const params = new URLSearchParams(location.search);
+  if (params.get('watch')) {
+    spectate(params.get('watch'));
+    return;
+  }
   if (params.get('variant')) {
     const { request, error } = requestFromUrl(params);
     if (request) {
@@ -119,7 +125,7 @@ async function main() {
     pileCards,
     isColumn,
     selection: () => state.selection,
-    playable: () => !isOver() && !state.busy && !state.watching,
+    playable: () => !isOver() && !state.busy && !state.watching && !state.spectating,
   });
   window.addEventListener('resize', () => {
     if (state.game) fit(table);
