@@ -3,10 +3,8 @@
 Two devices of one player (a gRPC stream and a REST event stream, each on another replica) see each other's moves,
 each as GetGame shows it; a spectator sees a watchable game and is refused any other as GetGame refuses a call
 without a token; a stream resumes from the last version seen (``after_version``, ``Last-Event-ID``) with the latest
-game, not every version between; it ends after the game's last state (a win, a resignation, an expiry); the
-bounds hold (streams per address and per replica, the rate limit, the lifetime). No assertion on time: each
-waits up to ``watch_support.WAIT`` for what must arrive.
-"""
+game; it ends after the game's last state (a win, a resignation, an expiry); the bounds hold (streams per address
+and per replica, the rate limit, the lifetime). No assertion on time: each waits up to ``watch_support.WAIT``."""
 
 from __future__ import annotations
 
