@@ -86,6 +86,8 @@ SERVICE_REASONS = frozenset(
         "CORRUPT_LOG", "INTERNAL", "UNIMPLEMENTED",
         # hints
         "HINTS_BUSY", "HINTS_IN_PROGRESS", "HINTS_UNAVAILABLE",
+        # watching
+        "BAD_AFTER_VERSION", "BAD_LAST_EVENT_ID", "WATCH_STREAMS_FULL", "WATCH_STREAMS_PER_CLIENT", "WATCH_UNAVAILABLE",
     }
 )  # fmt: skip
 #: Every ErrorInfo reason: the service's and the engine's.
@@ -505,6 +507,51 @@ def hints_unavailable() -> ServiceError:
     """No hint pool, or one of its processes died (service.solving.hints logs it and starts a new pool for the next
     hint)."""
     return ServiceError(Code.UNAVAILABLE, "HINTS_UNAVAILABLE", "the hint solver is unavailable; try again", {})
+
+
+# -- watching
+
+
+def bad_after_version(value: int) -> ServiceError:
+    return _invalid(
+        "BAD_AFTER_VERSION", f"after_version is a version seen (>= 0; 0: the current game first), not {value}",
+        {"field": "after_version"},
+    )  # fmt: skip
+
+
+def bad_last_event_id(value: str) -> ServiceError:
+    return _invalid(
+        "BAD_LAST_EVENT_ID", f"Last-Event-ID is the version of the last event seen (digits), not {value[:32]!r}",
+        {"header": "last-event-id"},
+    )  # fmt: skip
+
+
+def watch_streams_full(limit: int, retry: int) -> ServiceError:
+    """This replica holds as many watch streams as it serves (``--watch-streams``): try again, perhaps elsewhere."""
+    error = ServiceError(
+        Code.RESOURCE_EXHAUSTED, "WATCH_STREAMS_FULL",
+        f"this server holds {limit} watch streams already; try again soon",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def watch_streams_per_client(limit: int, retry: int) -> ServiceError:
+    """This address holds as many watch streams as one address may (``--watch-per-client``)."""
+    error = ServiceError(
+        Code.RESOURCE_EXHAUSTED, "WATCH_STREAMS_PER_CLIENT",
+        f"this address holds {limit} watch stream{'s' if limit > 1 else ''} already (at most {limit} at once); "
+        "close one first",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def watch_unavailable() -> ServiceError:
+    """The server has no change notifications (its store cannot publish them)."""
+    return ServiceError(Code.UNAVAILABLE, "WATCH_UNAVAILABLE", "this server cannot stream games; poll GetGame", {})
 
 
 def store_unavailable(exc: Exception, *, full: bool = False) -> ServiceError:

@@ -114,6 +114,7 @@ class Server:
             self._watcher.cancel()
         await self.health.enter_graceful_shutdown()
         metrics.observe_health(ready=False)
+        await self.games.watching.close()  # the streams end now: their clients reconnect to another replica
         if self.http is not None:
             await _maybe_await(self.http.stop())
         await self.grpc.stop(self.settings.grace if grace is None else grace)
@@ -238,7 +239,8 @@ async def create_server(
             hints=hints,
             identities=identities,
             players=PlayerRecords(store.client, settings.store_prefix) if isinstance(store, RedisGameStore) else None,
-        )
+        ),
+        store.changes() if isinstance(store, RedisGameStore) else None,
     )
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),

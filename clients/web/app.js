@@ -7,8 +7,9 @@
 // counts), the legal moves, and the seed once the game is over.
 //
 // URLs: /?variant=ID&option=value deals a new game of that game; /?game=ID reopens a game whose key (token)
-// this browser keeps, or the signed-in player's own game; /?lang=ru picks the language; /#id_token=JWT signs a
-// player in with a token their front end's OpenID Connect provider issued (players.js).
+// this browser keeps, or the signed-in player's own game; /?watch=ID follows a game its player opened to
+// spectators, live (spectate.js); /?lang=ru picks the language; /#id_token=JWT signs a player in with a token
+// their front end's OpenID Connect provider issued (players.js).
 
 import { api, ApiError } from './api.js';
 import { render, tick } from './draw.js';
@@ -26,6 +27,7 @@ import * as store from './storage.js';
 import { fit } from './fit.js';
 import { attachWatch, watchLine } from './watch.js';
 import { adoptFragment, askErase, copyKey, erase, moreGames, openMyGames, openPlayer, refreshPlayer, rename, showPlayer, signInGuest, signInWithKey, signOut } from './players.js';
+import { spectate } from './spectate.js';
 
 function switchLanguage() {
   closeMenu();
@@ -72,6 +74,10 @@ async function reopen(id) {
 
 async function openFromUrl() {
   const params = new URLSearchParams(location.search);
+  if (params.get('watch')) {
+    spectate(params.get('watch'));
+    return;
+  }
   if (params.get('variant')) {
     const { request, error } = requestFromUrl(params);
     if (request) {
@@ -127,7 +133,7 @@ async function main() {
     pileCards,
     isColumn,
     selection: () => state.selection,
-    playable: () => !isOver() && !state.busy && !state.watching,
+    playable: () => !isOver() && !state.busy && !state.watching && !state.spectating,
   });
   window.addEventListener('resize', () => {
     if (state.game) fit(table);

@@ -129,6 +129,21 @@ const REASONS = {
     'Подсказка для вас ещё готовится: спросите снова, когда она будет готова.',
   ],
   HINTS_UNAVAILABLE: ['Hints are unavailable right now: try again.', 'Подсказки сейчас недоступны: попробуйте ещё раз.'],
+  // Watching a game.
+  BAD_AFTER_VERSION: ['That is not a version of the game.', 'Это не версия партии.'],
+  BAD_LAST_EVENT_ID: ['That is not a version of the game.', 'Это не версия партии.'],
+  WATCH_STREAMS_FULL: [
+    'Too many people are watching on this server: try again in a moment.',
+    'На этом сервере сейчас слишком много зрителей: попробуйте чуть позже.',
+  ],
+  WATCH_STREAMS_PER_CLIENT: [
+    'You are watching too many games at once: close one first.',
+    'Вы смотрите слишком много партий сразу: сначала закройте одну.',
+  ],
+  WATCH_UNAVAILABLE: [
+    'This game cannot be watched live right now: try again.',
+    'Сейчас за этой партией нельзя следить вживую: попробуйте ещё раз.',
+  ],
   BAD_VALIDITY: ['A ticket\'s validity is out of range.', 'Срок действия билета вне допустимых пределов.'],
   BAD_LABEL: ['A ticket\'s label is at most 200 characters.', 'Подпись билета — не длиннее 200 символов.'],
   MINTING_DISABLED: ['This server mints no deal tickets.', 'Этот сервер не выпускает билеты раздач.'],

@@ -74,6 +74,7 @@ class Dealing:
             owner=player.id if player is not None else "",
             owner_name=player.display_name if player is not None else "",
             owner_kind=player.kind if player is not None else "",
+            watchable=request.watchable,  # default false: nobody watches a game unless its player says so
         )
         if player is not None:  # listed before it is written: a player's game is never missing from their list
             await self.my_games.listed(player.id, record_in.game_id)

@@ -74,6 +74,10 @@ class Settings:
     oidc_audience: tuple[str, ...] = ()
     oidc_jwks_url: tuple[str, ...] = ()
     limit_winnable: str = "5/minute;30/hour"
+    limit_watch: str = "30/minute;600/hour"
+    watch_streams: int = 1000
+    watch_per_client: int = 8
+    watch_max_seconds: float = 600.0
     hint_processes: int = 1
     hint_queue: int = 4
     hint_per_client: int = 1
@@ -105,6 +109,7 @@ class Settings:
             "VerifyCertificate": self.limit_verify_certificate,
             "Hint": self.limit_hint,
             "CreateGuest": self.limit_create_guest,
+            "WatchGame": self.limit_watch,
         }
 
     def tls_problem(self) -> str | None:
@@ -386,9 +391,9 @@ _SPECS: tuple[Spec, ...] = (
     Spec(
         "rate_limits",
         "--rate-limits",
-        "count NewGame, PrepareGame, SubmitSolution, VerifyCertificate and Hint per client address in Redis and refuse "
-        "the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with Retry-After), and each "
-        "address's share of every winnable pool (--limit-winnable)",
+        "count NewGame, PrepareGame, SubmitSolution, VerifyCertificate, Hint and WatchGame per client address in "
+        "Redis and refuse the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with "
+        "Retry-After), and each address's share of every winnable pool (--limit-winnable)",
         values.boolean,
         "BOOL",
     ),
@@ -464,6 +469,36 @@ _SPECS: tuple[Spec, ...] = (
         "RESOURCE_EXHAUSTED, WINNABLE_SHARE_USED",
         values.rate_limits,
         "LIMITS",
+    ),
+    Spec(
+        "limit_watch",
+        "--limit-watch",
+        "WatchGame streams one client address may open (each reconnection counts)",
+        values.rate_limits,
+        "LIMITS",
+    ),
+    Spec(
+        "watch_streams",
+        "--watch-streams",
+        "WatchGame streams open at once per process, gRPC and REST together; more are refused (RESOURCE_EXHAUSTED, "
+        "WATCH_STREAMS_FULL). Keep it below --grpc-max-calls and --http-max-connections: the other calls need room",
+        values.positive(int),
+        "N",
+    ),
+    Spec(
+        "watch_per_client",
+        "--watch-per-client",
+        "WatchGame streams one client address may hold open at once per process; more are refused "
+        "(RESOURCE_EXHAUSTED, WATCH_STREAMS_PER_CLIENT)",
+        values.positive(int),
+        "N",
+    ),
+    Spec(
+        "watch_max_seconds",
+        "--watch-max-seconds",
+        "seconds a WatchGame stream stays open; then it ends and the client reconnects with the last version it saw",
+        values.positive(float),
+        "SECONDS",
     ),
     Spec(
         "hint_processes",

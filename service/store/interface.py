@@ -152,6 +152,7 @@ class NewGameRecord:
     owner: str = ""
     owner_name: str = ""
     owner_kind: str = ""
+    watchable: bool = False  # spectators may watch it without its token (WatchGame)
 
 
 @dataclass(slots=True)
@@ -192,6 +193,7 @@ class GameRecord:
     owner: str = ""  # the signed-in player who dealt the game ("" = anonymous), as in NewGameRecord
     owner_name: str = ""
     owner_kind: str = ""
+    watchable: bool = False  # spectators may watch it without its token (WatchGame)
 
     @property
     def winnable(self) -> bool:

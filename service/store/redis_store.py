@@ -13,6 +13,8 @@ client; nothing else differs)::
                                 count, the log's length then and the encoded state ("mc,offset,state")
     <prefix>:{<id>}:h   hash    the hint trail of a game being played (interface.HintTrail): v, mc, o, s, l, k, n
     <prefix>:{<id>}:p   string  the keys of the positions met up to the trail's version, 8 bytes each, appended to
+    <prefix>:{<id>}:w   channel a sharded pub/sub channel (SPUBLISH, never a key): each write script publishes the
+                                game's new version on it for its watchers (service.store.changes)
     <prefix>:win:{<pool>}  list  a winnable pool (service.solving.winnable): entries of a seed and its winning line
 
 The hint trail and path are written by Hint only (with the hint's count, a compare-and-set on the game's
@@ -51,6 +53,7 @@ from engine import movelog
 from engine.moves import Move
 from service.observe import tracing
 from service.store import durability, scripts
+from service.store.changes import GameChanges
 from service.store.failures import REDIS_FAILURES, unavailable
 from service.store.interface import (
     AlreadyExists,
@@ -99,6 +102,8 @@ _B_DEALT, _B_DEAL_NUMBER = _F_DEALT.encode(), _F_DEAL_NUMBER.encode()
 _F_SOLUTION = "wl"
 _F_OWNER, _F_OWNER_NAME, _F_OWNER_KIND = "ow", "on", "ok"  # the signed-in player who dealt it (absent: anonymous)
 _B_OWNER, _B_OWNER_NAME, _B_OWNER_KIND = (f.encode() for f in (_F_OWNER, _F_OWNER_NAME, _F_OWNER_KIND))
+_F_WATCHABLE = "wa"  # "1" when spectators may watch the game (absent otherwise)
+_B_WATCHABLE = _F_WATCHABLE.encode()
 _B_SOLUTION = _F_SOLUTION.encode()
 _B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
@@ -175,6 +180,10 @@ class RedisGameStore(GameStore):
         self._script_names = {
             script.sha: name.removeprefix("_") for name, script in vars(self).items() if isinstance(script, AsyncScript)
         }
+
+    def changes(self) -> GameChanges:
+        """The games' change notifications (their write scripts publish them), on a connection of their own."""
+        return GameChanges(self.client, self.key_prefix)
 
     @property
     def is_cluster(self) -> bool:
@@ -255,6 +264,8 @@ class RedisGameStore(GameStore):
             fields += [_F_OWNER, _small("owner", game.owner.encode())]
             fields += [_F_OWNER_NAME, _small("owner_name", game.owner_name.encode())]
             fields += [_F_OWNER_KIND, _small("owner_kind", game.owner_kind.encode())]
+        if game.watchable:
+            fields += [_F_WATCHABLE, "1"]
         if game.solution:  # longer than a small field: a winnable game's hash is a hashtable, as a won game's is
             fields += [_F_SOLUTION, game.solution]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
@@ -515,7 +526,7 @@ class RedisGameStore(GameStore):
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
             p.certificate, p.dealt, p.deal_number, p.solution, int(hc), p.owner if owned else "",
-            p.owner_name if owned else "", p.owner_kind if owned else "",
+            p.owner_name if owned else "", p.owner_kind if owned else "", p.watchable,
         )  # fmt: skip
 
     def _record(
@@ -553,4 +564,5 @@ class RedisGameStore(GameStore):
             owner=m.get(_B_OWNER, b"").decode(),
             owner_name=m.get(_B_OWNER_NAME, b"").decode(),
             owner_kind=m.get(_B_OWNER_KIND, b"").decode(),
+            watchable=m.get(_B_WATCHABLE) == b"1",
         )

@@ -40,12 +40,18 @@ if h[4] ~= '0' then return {-2, v, h[2]} end
 local idle, fresh = string.match(ARGV[2], '^(%d+),(%d+)$')
 if v == 1 then idle = fresh end
 if tonumber(h[3]) + tonumber(idle) <= tonumber(now) then return {-3, v} end
+-- Tell the game's watchers (service.store.changes) its new version: a sharded channel in the game's own slot, so
+-- the same script publishes on a single Redis and on a cluster (SPUBLISH with no subscriber costs a lookup).
+local function notify(version)
+  redis.call('SPUBLISH', KEYS[1] .. ':w', version)
+end
 local function touch(ttl)
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now)
   redis.call('PEXPIRE', KEYS[1], ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
   redis.call('PEXPIRE', KEYS[3], ttl)
   redis.call('PEXPIRE', KEYS[4], ttl)
+  notify(v + 1)
 end
 -- After moves that leave the game open at move count mc with the state ARGV[5]: a checkpoint when the last is
 -- CHECKPOINT_EVERY moves back or more. A game that closes drops its checkpoints (it is never undone again) and
@@ -154,6 +160,7 @@ redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
 redis.call('APPEND', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ttl)
 checkpoint(mc, ARGV[7] ~= '', ttl)
+notify(v + 1)
 if ARGV[8] == '1' then return {1, {v + 1, st, now, fa, mc, h[6], h[7] or '0', h[9] or ''}, now} end
 return {1, redis.call('HGETALL', KEYS[1]), now}
 """
@@ -180,6 +187,7 @@ redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
 redis.call('APPEND', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ttl)
 checkpoint(mc, ARGV[8] ~= '', ttl)
+notify(v + n)
 return {1, redis.call('HGETALL', KEYS[1]), now}
 """
 )

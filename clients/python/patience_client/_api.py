@@ -57,6 +57,19 @@ GET_PLAYER = Rpc("GetPlayer", pb.GetPlayerRequest, pb.GetPlayerResponse, True)
 UPDATE_PLAYER = Rpc("UpdatePlayer", pb.UpdatePlayerRequest, pb.UpdatePlayerResponse, True)  # the same name twice
 ERASE_PLAYER = Rpc("ErasePlayer", pb.ErasePlayerRequest, pb.ErasePlayerResponse, True)  # a repeat erases nothing more
 LIST_GAMES = Rpc("ListGames", pb.ListGamesRequest, pb.ListGamesResponse, True)
+#: A server stream (not in ALL_RPCS, which are unary): resumed from the last version seen, so always safe.
+WATCH_GAME = Rpc("WatchGame", pb.WatchGameRequest, pb.WatchGameResponse, True)
+#: The trailer of a WatchGame stream that ended because the game is over (without it, a stream that ends was
+#: only at the end of its lifetime: resume it).
+GAME_OVER_TRAILER = "x-game-over"
+#: The statuses of a game that is over.
+OVER = frozenset({pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED, pb.GAME_STATUS_FORFEITED})
+
+
+def stream_over(trailers: Any) -> bool:
+    """Whether a WatchGame stream's trailing metadata says the game is over."""
+    return any(key == GAME_OVER_TRAILER and value == "true" for key, value in trailers or ())
+
 
 ALL_RPCS: tuple[Rpc, ...] = (
     LIST_VARIANTS,
@@ -110,8 +123,11 @@ def new_game_request(
     replay_seed: bytes | None = None,
     deal_number: int | None = None,
     winnable: bool | None = None,
+    watchable: bool | None = None,
 ) -> pb.NewGameRequest:
     req = pb.NewGameRequest(variant=variant, options=options_text(options))
+    if watchable is not None:
+        req.watchable = watchable
     if replay_seed is not None:
         req.replay_seed = replay_seed
     if deal_number is not None:

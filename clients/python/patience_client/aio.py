@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
@@ -16,7 +16,7 @@ import grpc.aio
 from google.protobuf.message import Message
 from patience.v1 import patience_pb2 as pb
 
-from . import _api
+from . import _api, watching
 from ._api import OptionValues
 from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
 from .config import NO_RETRY, ClientSettings
@@ -121,15 +121,33 @@ class AsyncPatienceClient:
         replay_seed: bytes | None = None,
         deal_number: int | None = None,
         winnable: bool | None = None,
+        watchable: bool | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
         req = _api.new_game_request(
-            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number, winnable
+            variant,
+            options,
+            client_seed,
+            deal_ticket,
+            allow_undo,
+            prepared_id,
+            replay_seed,
+            deal_number,
+            winnable,
+            watchable,
         )
         md = self.credentials.identity_metadata()
         resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout, metadata=md)
         self.credentials.remember(resp.game.game_id, resp.game_token)
         return resp
+
+    async def watch(
+        self, game_id: str, *, after_version: int = 0, token: str | None = None, spectator: bool = False
+    ) -> AsyncIterator[pb.Game]:
+        """The game now and after every change, until it is over (as :meth:`PatienceClient.watch`)."""
+        metadata = () if spectator else self.credentials.game_metadata(game_id, token)
+        async for game in watching.follow_async(self.channel, game_id, after_version, metadata, self.settings.retry):
+            yield game
 
     async def get_game(
         self, game_id: str, *, include_moves: bool = False, token: str | None = None, timeout: float | None = None

@@ -56,6 +56,7 @@ from .cli_players import (
     identity_from,
     identity_path,
 )
+from .cli_watch import cmd_watch
 from .config import DEFAULT_TARGET, ClientSettings
 from .errors import PatienceClientError, ServiceError
 
@@ -97,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--replay", metavar="SEEDHEX", help="play again the deal of this seed (a finished game's)")
         s.add_argument("--deal", type=int, metavar="N", help="play numbered public deal #N (1 to 4294967295)")
         s.add_argument(
+            "--watchable", action="store_true", help="let spectators watch the game without its token (watch)"
+        )
+        s.add_argument(
             "--winnable",
             action="store_true",
             help="a deal the server's solver has won (its winning line is shown when the game ends)",
@@ -112,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     new_args(s)
     s = cmd("show", cmd_show, "draw the current game")
     s.add_argument("--moves", action="store_true", help="also list the moves played")
+    s = cmd("watch", cmd_watch, "follow a game live: drawn after every change, wherever it is played, until it ends")
+    s.add_argument("game_id", nargs="?", help="the game (default: --game, or the current game)")
+    s.add_argument("--spectator", action="store_true", help="without the token: a game dealt --watchable")
+    s.add_argument("--after", type=int, default=0, metavar="VERSION", help="the last version seen (0: draw it now)")
+    s.add_argument("--count", type=int, default=0, metavar="N", help="stop after N updates (0: when the game ends)")
     s = cmd("move", cmd_move, "play one or more moves (docs/rules.md notation)")
     s.add_argument("moves", nargs="+", metavar="MOVE")
     cmd("undo", cmd_undo, "take back the last move")

@@ -83,6 +83,7 @@ def _new(
         replay_seed=replay_seed,
         deal_number=deal_number,
         winnable=winnable,
+        watchable=True if getattr(a, "watchable", False) else None,
     )
     ctx.save(resp.game)
     game = resp.game

@@ -21,7 +21,7 @@ import grpc
 from google.protobuf.message import Message
 from patience.v1 import patience_pb2 as pb
 
-from . import _api
+from . import _api, watching
 from ._api import OptionValues
 from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
 from .config import NO_RETRY, ClientSettings
@@ -137,6 +137,7 @@ class PatienceClient:
         replay_seed: bytes | None = None,
         deal_number: int | None = None,
         winnable: bool | None = None,
+        watchable: bool | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
         """Deal a new game; the response carries the game and its token (remembered by this client).
@@ -150,10 +151,21 @@ class PatienceClient:
         UNAVAILABLE ``WINNABLE_POOL_EMPTY`` when no such deal is ready.
 
         Signed in (``identity``), the game is the player's: ``Game.player`` names them, and ListGames lists it.
+        ``watchable=True`` lets spectators follow the game without its token (:meth:`watch`); default: private.
+
         Never retried: a repeat would deal a second game.
         """
         req = _api.new_game_request(
-            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number, winnable
+            variant,
+            options,
+            client_seed,
+            deal_ticket,
+            allow_undo,
+            prepared_id,
+            replay_seed,
+            deal_number,
+            winnable,
+            watchable,
         )
         md = self.credentials.identity_metadata()
         resp = self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout, metadata=md)
@@ -233,6 +245,16 @@ class PatienceClient:
     def refresh(self, game_id: str, *, token: str | None = None, timeout: float | None = None) -> pb.Game:
         """Re-read the game, e.g. after a VersionConflict, to learn its position and version."""
         return self.get_game(game_id, token=token, timeout=timeout)
+
+    def watch(
+        self, game_id: str, *, after_version: int = 0, token: str | None = None, spectator: bool = False
+    ) -> Iterator[pb.Game]:
+        """The game now and after every change (on any replica), until it is over: the last game yielded is its
+        final state; one that falls behind gets the latest game. Resumed from the last version seen when the server
+        ends the stream early or is UNAVAILABLE (``settings.retry``); other refusals raise. ``spectator=True``
+        sends no token (a game dealt ``watchable``); stop early by closing the iterator (``break``)."""
+        metadata = () if spectator else self.credentials.game_metadata(game_id, token)
+        return watching.follow(self.channel, game_id, after_version, metadata, self.settings.retry)
 
     def session(self, game: pb.Game | str, *, token: str | None = None) -> GameSession:
         """A :class:`GameSession` on ``game`` (a Game already read, or an id: then it is read now)."""

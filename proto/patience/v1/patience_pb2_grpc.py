@@ -131,6 +131,11 @@ class PatienceServiceStub:
                 request_serializer=patience_dot_v1_dot_patience__pb2.ListGamesRequest.SerializeToString,
                 response_deserializer=patience_dot_v1_dot_patience__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
+        self.WatchGame = channel.unary_stream(
+                '/patience.v1.PatienceService/WatchGame',
+                request_serializer=patience_dot_v1_dot_patience__pb2.WatchGameRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.WatchGameResponse.FromString,
+                _registered_method=True)
 
 
 class PatienceServiceServicer:
@@ -296,6 +301,21 @@ class PatienceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchGame(self, request, context):
+        """The game as the caller may see it, now and after every change (a move, an
+        undo, AutoPlay, a resignation, the win, the expiry), whichever replica made
+        it; the stream ends after the game's last state. The game's owner (its
+        token) sees what GetGame shows; without a credential only a game dealt
+        watchable may be watched, and a spectator sees the player's view, never
+        more. A watcher that falls behind gets the latest game, not every version
+        in between. Streams end after a while (a few minutes): reconnect with
+        after_version. Over REST: Server-Sent Events (docs/rest.md), each event's
+        id the game's version, Last-Event-ID honoured.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PatienceServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -393,6 +413,11 @@ def add_PatienceServiceServicer_to_server(servicer, server):
                     servicer.ListGames,
                     request_deserializer=patience_dot_v1_dot_patience__pb2.ListGamesRequest.FromString,
                     response_serializer=patience_dot_v1_dot_patience__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'WatchGame': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchGame,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.WatchGameRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.WatchGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -910,6 +935,33 @@ class PatienceService:
             '/patience.v1.PatienceService/ListGames',
             patience_dot_v1_dot_patience__pb2.ListGamesRequest.SerializeToString,
             patience_dot_v1_dot_patience__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/patience.v1.PatienceService/WatchGame',
+            patience_dot_v1_dot_patience__pb2.WatchGameRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.WatchGameResponse.FromString,
             options,
             channel_credentials,
             insecure,
