@@ -76,7 +76,7 @@ SERVICE_REASONS = frozenset(
         # players (docs/players.md)
         "MISSING_IDENTITY", "IDENTITY_MALFORMED", "IDENTITY_ALGORITHM", "IDENTITY_BAD_SIGNATURE", "IDENTITY_EXPIRED",
         "IDENTITY_NOT_YET_VALID", "IDENTITY_WRONG_AUDIENCE", "IDENTITY_UNKNOWN_ISSUER", "IDENTITY_UNKNOWN_KEY",
-        "BAD_DISPLAY_NAME", "GUESTS_UNAVAILABLE",
+        "BAD_DISPLAY_NAME", "GUESTS_UNAVAILABLE", "IDENTITY_PROVIDER_UNAVAILABLE", "BAD_PAGE_SIZE", "BAD_PAGE_TOKEN",
         # games
         "GAME_NOT_FOUND", "STALE_VERSION", "GAME_OVER", "GAME_EXPIRED", "UNDO_FORBIDDEN", "NOTHING_TO_UNDO",
         "TOO_MANY_MOVES",
@@ -86,9 +86,10 @@ SERVICE_REASONS = frozenset(
         "CORRUPT_LOG", "INTERNAL", "UNIMPLEMENTED",
         # hints
         "HINTS_BUSY", "HINTS_IN_PROGRESS", "HINTS_UNAVAILABLE",
+        # watching
+        "BAD_AFTER_VERSION", "BAD_LAST_EVENT_ID", "WATCH_STREAMS_FULL", "WATCH_STREAMS_PER_CLIENT", "WATCH_UNAVAILABLE",
         # daily deals and leaderboards (docs/competition.md)
-        "BAD_DATE", "DAILY_NOT_YET", "DAILY_DEAL_NOT_FOUND", "BAD_BOARD", "BAD_PAGE_SIZE", "BAD_PAGE_TOKEN",
-        "COMPETITION_UNAVAILABLE",
+        "BAD_DATE", "DAILY_NOT_YET", "DAILY_DEAL_NOT_FOUND", "BAD_BOARD", "COMPETITION_UNAVAILABLE",
     }
 )  # fmt: skip
 #: Every ErrorInfo reason: the service's and the engine's.
@@ -261,15 +262,6 @@ def bad_board(why: str) -> ServiceError:
     return _invalid("BAD_BOARD", f"not a leaderboard: {why}"[:300], {"field": "board"})
 
 
-def bad_page_size(limit: int) -> ServiceError:
-    message = f"page_size is 1 to {limit} (0: the default)"
-    return _invalid("BAD_PAGE_SIZE", message, {"field": "page_size", "limit": limit})
-
-
-def bad_page_token() -> ServiceError:
-    return _invalid("BAD_PAGE_TOKEN", "page_token is a next_page_token this board gave", {"field": "page_token"})
-
-
 def competition_unavailable() -> ServiceError:
     return _precondition("COMPETITION_UNAVAILABLE", "this server keeps no daily deals or leaderboards (no Redis store)")
 
@@ -386,6 +378,28 @@ def guests_unavailable() -> ServiceError:
         Code.FAILED_PRECONDITION, "GUESTS_UNAVAILABLE", "this server has no guest key: it issues no guest identities",
         {},
     )  # fmt: skip
+
+
+def identity_provider_unavailable(retry: int) -> ServiceError:
+    """The identity token's provider never answered for its keys: the token can be neither accepted nor refused
+    (the keys are asked for again after ``retry`` seconds)."""
+    error = ServiceError(
+        Code.UNAVAILABLE, "IDENTITY_PROVIDER_UNAVAILABLE",
+        "the identity provider's keys could not be fetched; try again later",
+        {"header": "authorization", "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def bad_page_size(maximum: int) -> ServiceError:
+    return _invalid("BAD_PAGE_SIZE", f"page_size is 0 (the default) to {maximum}", {"field": "page_size"})
+
+
+def bad_page_token() -> ServiceError:
+    return _invalid(
+        "BAD_PAGE_TOKEN", "page_token is not one this call gave: start again without it", {"field": "page_token"}
+    )
 
 
 def minting_disabled() -> ServiceError:
@@ -523,6 +537,51 @@ def hints_unavailable() -> ServiceError:
     """No hint pool, or one of its processes died (service.solving.hints logs it and starts a new pool for the next
     hint)."""
     return ServiceError(Code.UNAVAILABLE, "HINTS_UNAVAILABLE", "the hint solver is unavailable; try again", {})
+
+
+# -- watching
+
+
+def bad_after_version(value: int) -> ServiceError:
+    return _invalid(
+        "BAD_AFTER_VERSION", f"after_version is a version seen (>= 0; 0: the current game first), not {value}",
+        {"field": "after_version"},
+    )  # fmt: skip
+
+
+def bad_last_event_id(value: str) -> ServiceError:
+    return _invalid(
+        "BAD_LAST_EVENT_ID", f"Last-Event-ID is the version of the last event seen (digits), not {value[:32]!r}",
+        {"header": "last-event-id"},
+    )  # fmt: skip
+
+
+def watch_streams_full(limit: int, retry: int) -> ServiceError:
+    """This replica holds as many watch streams as it serves (``--watch-streams``): try again, perhaps elsewhere."""
+    error = ServiceError(
+        Code.RESOURCE_EXHAUSTED, "WATCH_STREAMS_FULL",
+        f"this server holds {limit} watch streams already; try again soon",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def watch_streams_per_client(limit: int, retry: int) -> ServiceError:
+    """This address holds as many watch streams as one address may (``--watch-per-client``)."""
+    error = ServiceError(
+        Code.RESOURCE_EXHAUSTED, "WATCH_STREAMS_PER_CLIENT",
+        f"this address holds {limit} watch stream{'s' if limit > 1 else ''} already (at most {limit} at once); "
+        "close one first",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def watch_unavailable() -> ServiceError:
+    """The server has no change notifications (its store cannot publish them)."""
+    return ServiceError(Code.UNAVAILABLE, "WATCH_UNAVAILABLE", "this server cannot stream games; poll GetGame", {})
 
 
 def store_unavailable(exc: Exception, *, full: bool = False) -> ServiceError:

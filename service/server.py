@@ -117,6 +117,7 @@ class Server:
             self._watcher.cancel()
         await self.health.enter_graceful_shutdown()
         metrics.observe_health(ready=False)
+        await self.games.watching.close()  # the streams end now: their clients reconnect to another replica
         if self.http is not None:
             await _maybe_await(self.http.stop())
         await self.grpc.stop(self.settings.grace if grace is None else grace)
@@ -245,7 +246,8 @@ async def create_server(
             daily=DailyDeals(store.client, settings.store_prefix) if isinstance(store, RedisGameStore) else None,
             boards=Boards(store.client, settings.store_prefix) if isinstance(store, RedisGameStore) else None,
             clock=clock or time.time,
-        )
+        ),
+        store.changes() if isinstance(store, RedisGameStore) else None,
     )
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),

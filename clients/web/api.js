@@ -69,6 +69,13 @@ export const api = {
   submitSolution: (id, token, moves) => call('POST', `${game(id)}/solution`, { token, body: { moves } }),
   verifyCertificate: (encoded) => call('POST', '/v1/certificates/verify', { body: { certificate: encoded } }),
   signingKeys: () => call('GET', '/v1/signing-keys'),
+  // Players (docs/players.md): ``identity`` is the player's identity token (a JWT), sent as the bearer.
+  createGuest: (displayName) => call('POST', '/v1/players:guest', { body: { displayName } }),
+  getPlayer: (identity) => call('GET', '/v1/players/me', { token: identity }),
+  updatePlayer: (identity, displayName) => call('PATCH', '/v1/players/me', { token: identity, body: { displayName } }),
+  erasePlayer: (identity) => call('DELETE', '/v1/players/me', { token: identity }),
+  listGames: (identity, pageToken = '', pageSize = 20) =>
+    call('GET', '/v1/players/me/games', { token: identity, query: { pageSize: String(pageSize), ...(pageToken ? { pageToken } : {}) } }),
   // Daily deals and leaderboards (docs/competition.md); ``identity``: the signed-in player's token, or null.
   dailyDeal: (variant, query = {}, identity = null) =>
     call('GET', `/v1/daily/${encodeURIComponent(variant)}`, { token: identity, query }),

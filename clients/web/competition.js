@@ -2,8 +2,8 @@
 // shows while its day lasts, and the Leaderboard panel, whose every entry is checked here, in the browser, by its
 // certificate against the published keys (leaderboard.js, certificate.js), never on the server's word.
 //
-// A signed-in player's identity token, when this browser keeps one (localStorage "patience.identity",
-// {token, player}), goes with a daily deal (their one ranked game of it) and with a board (their own entry).
+// A signed-in player's identity token, when this browser keeps one (storage.js), goes with a daily deal (their one
+// ranked game of it: play.js sends it with every NewGame) and with a board (their own entry).
 
 import { api, ApiError } from './api.js';
 import { parseBoardName } from './certificate.js';
@@ -11,21 +11,11 @@ import { checkLeaderboard } from './leaderboard.js';
 import { duration, t } from './i18n.js';
 import { explain } from './messages.js';
 import { $, closeMenu, state, variantName } from './state.js';
+import * as store from './storage.js';
 
-const IDENTITY = 'patience.identity';
 const PAGE = 25;
 
-/** The signed-in player kept in this browser ({token, player}), or null. */
-export function signedIn() {
-  try {
-    const value = JSON.parse(localStorage.getItem(IDENTITY) || 'null');
-    return value && typeof value.token === 'string' && value.token ? value : null;
-  } catch (err) {
-    return null;
-  }
-}
-
-export const identityToken = () => signedIn()?.token ?? null;
+const identityToken = () => store.identity()?.token ?? null;
 
 let publishedKeys = null; // GetSigningKeys' list, fetched once per page
 
@@ -113,6 +103,7 @@ function pickedName() {
 async function showBoard(name, pageToken = '') {
   const body = $('board-body');
   const status = $('board-state');
+  delete $('board').dataset.checked; // set again once this board's marks are computed
   $('board-more').hidden = true;
   if (!pageToken) body.replaceChildren();
   $('board-name').textContent = name;

@@ -129,6 +129,21 @@ const REASONS = {
     'Подсказка для вас ещё готовится: спросите снова, когда она будет готова.',
   ],
   HINTS_UNAVAILABLE: ['Hints are unavailable right now: try again.', 'Подсказки сейчас недоступны: попробуйте ещё раз.'],
+  // Watching a game.
+  BAD_AFTER_VERSION: ['That is not a version of the game.', 'Это не версия партии.'],
+  BAD_LAST_EVENT_ID: ['That is not a version of the game.', 'Это не версия партии.'],
+  WATCH_STREAMS_FULL: [
+    'Too many people are watching on this server: try again in a moment.',
+    'На этом сервере сейчас слишком много зрителей: попробуйте чуть позже.',
+  ],
+  WATCH_STREAMS_PER_CLIENT: [
+    'You are watching too many games at once: close one first.',
+    'Вы смотрите слишком много партий сразу: сначала закройте одну.',
+  ],
+  WATCH_UNAVAILABLE: [
+    'This game cannot be watched live right now: try again.',
+    'Сейчас за этой партией нельзя следить вживую: попробуйте ещё раз.',
+  ],
   BAD_VALIDITY: ['A ticket\'s validity is out of range.', 'Срок действия билета вне допустимых пределов.'],
   BAD_LABEL: ['A ticket\'s label is at most 200 characters.', 'Подпись билета — не длиннее 200 символов.'],
   MINTING_DISABLED: ['This server mints no deal tickets.', 'Этот сервер не выпускает билеты раздач.'],
@@ -153,13 +168,17 @@ const REASONS = {
     'Имя — от 1 до 32 видимых символов, без управляющих.',
   ],
   GUESTS_UNAVAILABLE: ['This server does not sign guests in.', 'Этот сервер не принимает гостей.'],
+  IDENTITY_PROVIDER_UNAVAILABLE: [
+    'Your sign-in cannot be checked right now: try again in a minute.',
+    'Вход сейчас не проверить: попробуйте через минуту.',
+  ],
+  BAD_PAGE_SIZE: ['A page holds 1 to 100 games.', 'На странице — от 1 до 100 игр.'],
+  BAD_PAGE_TOKEN: ['The list has changed: it starts again from the top.', 'Список изменился: он начнётся сначала.'],
   // Daily deals and leaderboards.
   BAD_DATE: ['A day is written YYYY-MM-DD.', 'День пишется ГГГГ-ММ-ДД.'],
   DAILY_NOT_YET: ['That daily deal is not drawn yet: tomorrow’s is the latest.', 'Этот расклад дня ещё не выбран: самый поздний — завтрашний.'],
   DAILY_DEAL_NOT_FOUND: ['There is no daily deal of that day.', 'Расклада дня за этот день нет.'],
   BAD_BOARD: ['There is no such leaderboard.', 'Такой таблицы результатов нет.'],
-  BAD_PAGE_SIZE: ['A page holds 1 to 50 entries.', 'На странице от 1 до 50 строк.'],
-  BAD_PAGE_TOKEN: ['That page of the leaderboard is not known: start again.', 'Такой страницы таблицы нет: начните сначала.'],
   COMPETITION_UNAVAILABLE: [
     'This server keeps no daily deals or leaderboards.',
     'Этот сервер не ведёт раскладов дня и таблиц результатов.',

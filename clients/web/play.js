@@ -14,7 +14,6 @@ import { homeMove, moveText, showSelection, targetsOf } from './selection.js';
 import { $, gameUrl, isColumn, isOver, parseLegal, pileCards, say, state, variant, view } from './state.js';
 import { loadClock } from './clock.js';
 import * as store from './storage.js';
-import { identityToken } from './competition.js';
 
 /** Whether the player may act on the table now: a game on, no call of theirs in flight, no line being shown. */
 const idle = () => !isOver() && !state.busy && !state.watching;
@@ -196,7 +195,9 @@ export async function refused(err, text = '') {
 
 /** After every change: save, fetch the legal moves (or show the result), then mark the page settled. */
 export async function afterChange() {
-  store.keepGame(state.game.gameId, { token: state.token, variant: state.game.variant });
+  // A game opened with the player's identity (My games) keeps no key of its own: the identity opens it.
+  const key = state.token && state.token.startsWith('pgt_') ? { token: state.token } : { mine: true };
+  store.keepGame(state.game.gameId, { ...key, variant: state.game.variant });
   if (state.game.status === 'GAME_STATUS_WON') {
     say(t('msg.won'), 'win');
     await showResult();
@@ -369,7 +370,8 @@ export async function dealGame(request, { watch = false, replace = false } = {})
     request.preparedId = prepared.preparedId;
     serverCommitment = prepared.serverSeedCommitment;
   }
-  const response = await api.newGame(request, identityToken());
+  const signedIn = store.identity();
+  const response = await api.newGame(request, signedIn ? signedIn.token : null);
   const g = response.game;
   // A daily deal's ranked game dealt before answers again, under a new key (docs/competition.md): it is no new
   // game, and its first layout is the one this browser kept then, if it did (on another device: unknown).

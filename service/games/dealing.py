@@ -16,6 +16,7 @@ from engine.encoding import encode_state
 from engine.game import Game
 from service import errors
 from service.games import convert, messages
+from service.games.my_games import MyGames
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms, refusal, unavailable
 from service.observe import metrics
@@ -36,8 +37,9 @@ log = logging.getLogger("service.games")
 
 
 class Dealing:
-    def __init__(self, steps: Steps) -> None:
+    def __init__(self, steps: Steps, my_games: MyGames) -> None:
         self.steps = steps
+        self.my_games = my_games
 
     async def list_variants(self, request: pb.ListVariantsRequest, credentials: Credentials) -> pb.ListVariantsResponse:
         return pb.ListVariantsResponse(variants=[convert.variant_message(v) for v in variants()])
@@ -84,7 +86,10 @@ class Dealing:
             owner_kind=player.kind if player is not None else "",
             board=board.name if board is not None else "",
             ranked=dealt == Dealt.DAILY and player is not None,
+            watchable=request.watchable,  # default false: nobody watches a game unless its player says so
         )
+        if player is not None:  # listed before it is written: a player's game is never missing from their list
+            await self.my_games.listed(player.id, record_in.game_id)
         try:
             record = await self.steps.store.create(record_in)
         except AlreadyExists as exc:

@@ -86,7 +86,7 @@ def template_key(record: GameRecord, game: Game) -> tuple[object, ...]:
     """What a game's template depends on."""
     return (record.game_id, game, record.allow_undo, record.seed, record.client_seed, record.server_seed,
             record.ticket_id, record.created_at, record.dealt, record.deal_number, record.owner,
-            record.owner_name, record.board, record.ranked)  # fmt: skip
+            record.owner_name, record.watchable, record.board, record.ranked)  # fmt: skip
 
 
 def template(record: GameRecord, game: Game) -> pb.Game:
@@ -107,6 +107,7 @@ def template(record: GameRecord, game: Game) -> pb.Game:
         player=pb.Player(id=record.owner, display_name=record.owner_name, kind=record.owner_kind)
         if record.owner
         else None,
+        watchable=record.watchable,
         board=record.board if record.owner else "",  # an anonymous game counts on no board
         ranked=record.ranked,
     )

@@ -208,11 +208,16 @@ class Steps:
 
     async def owned(self, game_id: str, credentials: Credentials, read: Callable[[str], Awaitable[_Read]]) -> _Read:
         """What ``read(game_id)`` gives (a record, or a record with what a use case needs beside it: its ``record``),
-        if the caller holds the game's token; the refusals of a missing id, token or game, or of the store."""
+        if the caller holds the game's token or is the player who owns it (an identity token: docs/players.md); the
+        refusals of a missing id, token or game, or of the store. A game that is not the identity's is refused as
+        a wrong token is (WRONG_TOKEN), so the answer tells nothing of whose it is."""
         if not game_id:
             raise errors.missing_game_id()
-        if not credentials.game_token:
+        token = credentials.game_token
+        if not token:
             raise errors.missing_token()
+        # An identity token is verified before the game is read (a bad one is refused whatever the game).
+        found_player = await self.identify(credentials) if looks_like_jwt(token) else None
         try:
             found = await read(game_id)
         except NotFound as exc:
@@ -220,7 +225,11 @@ class Steps:
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         record = found if isinstance(found, GameRecord) else found.record
-        if not hmac.compare_digest(record.token_hash, token_hash(credentials.game_token)):
+        if found_player is not None:
+            # compare_digest on both sides always: the time taken does not depend on whether the game has an owner.
+            if not hmac.compare_digest(record.owner.encode() or b"-", found_player[1].encode()):
+                raise errors.wrong_token(game_id)
+        elif not hmac.compare_digest(record.token_hash, token_hash(token)):
             raise errors.wrong_token(game_id)
         return found
 

@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from service.security import keys as keyfiles
 from service.security.players import GuestIssuer, Identities, guest_key_id
+from service.security.providers import providers_from
 
 log = logging.getLogger("patience.keys")
 
@@ -133,10 +134,18 @@ def load_identities(
 
 
 def load_service_identities(settings: Any) -> Identities | None:
-    """What ``service.server`` calls: identities for ``settings.keys_dir`` / ``settings.generate_keys``."""
+    """What ``service.server`` calls: identities for ``settings.keys_dir`` / ``settings.generate_keys``, with the
+    OpenID Connect providers of ``--oidc-issuer`` (which need a player-id key: KeyConfigError without one)."""
     days = getattr(settings, "guest_lifetime_days", None)
-    return load_identities(
+    identities = load_identities(
         getattr(settings, "keys_dir", None),
         generate=bool(getattr(settings, "generate_keys", False)),
         guest_lifetime_seconds=int(days * 86400) if days else None,
     )
+    issuers = tuple(getattr(settings, "oidc_issuer", ()))
+    if not issuers:
+        return identities
+    if identities is None:
+        raise keyfiles.KeyConfigError("--oidc-issuer needs a player-id key (docs/keys.md): none is configured")
+    identities.providers = providers_from(issuers, settings.oidc_audience, settings.oidc_jwks_url)
+    return identities

@@ -23,9 +23,9 @@ import hmac
 import secrets
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -241,14 +241,22 @@ def decode(
     return claims
 
 
+class IssuerVerifier(Protocol):
+    """What verifies the tokens of one issuer (service.security.providers.Provider)."""
+
+    async def verify(self, token: str, header: dict[str, Any]) -> Identity: ...
+
+
 @dataclass
 class Identities:
-    """Every identity the service accepts: its own guests, and (service.security.providers) OpenID providers.
+    """Every identity the service accepts: its own guests, and OpenID Connect providers by issuer
+    (service.security.providers).
 
     ``id_key`` derives the pseudonymous player ids (:func:`player_id`)."""
 
     id_key: bytes
     guests: GuestIssuer | None = None
+    providers: Mapping[str, IssuerVerifier] = field(default_factory=dict)
 
     async def verify(self, token: str) -> Identity:
         """The identity of a bearer JWT, or UNAUTHENTICATED with the reason."""
@@ -256,6 +264,9 @@ class Identities:
         issuer = unverified_issuer(token)
         if issuer == GUEST_ISSUER and self.guests is not None:
             return self.guests.verify(token, header)
+        provider = self.providers.get(issuer)
+        if provider is not None:
+            return await provider.verify(token, header)
         raise errors.identity_refused("IDENTITY_UNKNOWN_ISSUER", "the identity token's issuer is not trusted")
 
     def player_of(self, identity: Identity) -> str:

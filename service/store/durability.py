@@ -16,9 +16,9 @@ from typing import Any, Protocol
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError, SlotNotCoveredError
+from redis.exceptions import SlotNotCoveredError
 
-from service.store.failures import unavailable
+from service.store.failures import REDIS_FAILURES, unavailable
 from service.store.interface import NotReplicated, StoreUnavailable
 from service.store.redispipe import PipelinedRedis
 
@@ -46,10 +46,10 @@ async def replicated(store: Durable, script: AsyncScript, keys: list[str], args:
                 await script(keys=keys, args=args, client=pipeline)  # queued: the pipeline loads it if needed
                 pipeline.execute_command("WAIT", n, timeout)
                 reply, acked = await pipeline.execute()
-    except (RedisError, OSError) as exc:
+    except REDIS_FAILURES as exc:
         if isinstance(store.client, RedisCluster) and store.masters:
             store.masters.clear()  # a failover or a resharding: ask the cluster again where the masters are
-            with contextlib.suppress(RedisError, OSError):
+            with contextlib.suppress(*REDIS_FAILURES):
                 await store.client.nodes_manager.initialize()
         error = unavailable(exc)
         if error is None:

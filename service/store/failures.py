@@ -11,6 +11,7 @@ from redis.exceptions import (
     OutOfMemoryError,
     ReadOnlyError,
     RedisClusterException,
+    RedisError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -34,6 +35,12 @@ NOT_NOW = (
     BusyLoadingError,
     OSError,
 )
+
+
+#: Everything a Redis call may raise on purpose, to catch around each call and sort with :func:`unavailable`.
+#: redis-py's cluster client raises RedisClusterException (a slot no node covers during a failover, no node
+#: reachable), which is *not* a RedisError: caught with the rest, it is UNAVAILABLE, not a bug (INTERNAL).
+REDIS_FAILURES = (RedisError, RedisClusterException, OSError)
 
 
 def unavailable(exc: BaseException) -> StoreUnavailable | None:

@@ -153,6 +153,7 @@ class NewGameRecord:
     owner: str = ""
     owner_name: str = ""
     owner_kind: str = ""
+    watchable: bool = False  # spectators may watch it without its token (WatchGame)
     # The deal's leaderboard (docs/competition.md): a daily deal's always, a public deal's when a player dealt it;
     # ``ranked``: the player's one ranked game of a daily deal.
     board: str = ""
@@ -197,6 +198,7 @@ class GameRecord:
     owner: str = ""  # the signed-in player who dealt the game ("" = anonymous), as in NewGameRecord
     owner_name: str = ""
     owner_kind: str = ""
+    watchable: bool = False  # spectators may watch it without its token (WatchGame)
     board: str = ""  # the deal's leaderboard, as in NewGameRecord
     ranked: bool = False
 
@@ -398,6 +400,11 @@ class GameStore(ABC):
     @abstractmethod
     async def delete(self, game_id: str) -> bool:
         """Remove the game now; whether it existed."""
+
+    @abstractmethod
+    async def unlink_owner(self, game_id: str, owner: str) -> bool:
+        """Remove the game's owner (id, name, kind) if it is ``owner``, leaving the game as it is (version, times,
+        TTL): whether it was. ErasePlayer's step, and a game's when it falls off its player's list."""
 
     @abstractmethod
     async def put_prepared(self, prepared_id: str, server_seed: bytes, ttl_seconds: int) -> None:

@@ -58,14 +58,16 @@ def test_the_sdk_plays_a_ranked_daily_game_and_checks_the_board(server: LiveServ
         assert deal.board == f"daily-cats-tail-{day}" and deal.commitment == hashlib.sha256(seed).digest()
         assert client.daily_deal("cats-tail", {"sequence_moves": False}).board == deal.board + ":sequence_moves=false"
         for token in tokens:
-            first = client.new_game("cats-tail", daily=True, identity=token)
-            again = client.new_game("cats-tail", daily=True, identity=token)  # the same ranked game, a new token
-            assert again.game.game_id == first.game.game_id and again.game.ranked
-            session = client.session(again.game)
-            for text in moves:
-                session.move(text)
-            assert client.daily_deal("cats-tail", identity=token).game_id == first.game.game_id
-        sealed = client.leaderboard(deal.board, identity=tokens[1])
+            with PatienceClient(ClientSettings(target=env, identity=token)) as player:  # signed in
+                first = player.new_game("cats-tail", daily=True)
+                again = player.new_game("cats-tail", daily=True)  # the same ranked game, a new token
+                assert again.game.game_id == first.game.game_id and again.game.ranked
+                session = player.session(again.game)
+                for text in moves:
+                    session.move(text)
+                assert player.daily_deal("cats-tail").game_id == first.game.game_id
+        with PatienceClient(ClientSettings(target=env, identity=tokens[1])) as bob:
+            sealed = bob.leaderboard(deal.board)
         assert sealed.total == 2 and sealed.own.player.display_name == "Bob"
         assert client.verify_leaderboard(deal.board).reason == "SEALED"
         clock.next_day()
@@ -85,24 +87,27 @@ def test_the_sdk_plays_a_ranked_daily_game_and_checks_the_board(server: LiveServ
     assert asyncio.run(asynchronously())
 
 
-def test_patience_cli_daily_and_leaderboard(server: LiveServer, clock: DayClock, env: str) -> None:
+def test_patience_cli_daily_and_leaderboard(
+    server: LiveServer, clock: DayClock, env: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     day = clock.fresh_day()
     seed, moves = fcs_fixtures("cats-tail")[0]
     server.seeds.push(seed)
     stub = Client(env)
     token = guest(stub, "Cli")
     stub.close()
+    monkeypatch.setenv("PATIENCE_IDENTITY", token)  # signed in (or: patience-cli guest NAME)
     code, out = run("daily", "cats-tail")
     assert code == 0 and f"daily-cats-tail-{day}" in out and hashlib.sha256(seed).hexdigest() in out
     assert "secret until the day is over" in out
-    code, out = run("--identity", token, "new", "cats-tail", "--daily")
+    code, out = run("new", "cats-tail", "--daily")
     assert code == 0 and "a daily deal" in out and "your ranked game" in out
     code, out = run("move", *moves)
     assert code == 0 and "won" in out
-    code, out = run("--identity", token, "daily", "cats-tail")
+    code, out = run("daily", "cats-tail")
     assert code == 0 and "your ranked game" in out
     board = f"daily-cats-tail-{day}"
-    code, out = run("--identity", token, "leaderboard", board)
+    code, out = run("leaderboard", board)
     assert code == 0 and "1. Cli" in out and "you:" in out and "open" in out
     code, out = run("leaderboard", board, "--verify")
     assert code == 1 and "not checkable yet" in out

@@ -268,3 +268,22 @@ def test_a_daily_deal_keeps_its_seed_while_the_day_lasts_however_the_game_ends(
     assert open_again.game.seed == seed and open_again.game.certificate.encoded
     assert not open_again.game.certificate.board and not open_again.game.certificate.HasField("player")
     assert replay(cats, cats.deal(after.seed), moves).verdict.outcome.value == "won"
+
+
+def test_spectators_wait_for_the_end_of_the_day(client: Client, clock: DayClock, day: dt.date) -> None:
+    """A daily game dealt watchable is not watched by spectators while its day lasts (one who plays the deal too
+    would see the cards another player turns); its owner watches it; after the day, spectators do too."""
+    ada = guest(client, "Ada")
+    new = client.NewGame(pb.NewGameRequest(variant="picture-gallery", daily=True, watchable=True), metadata=bearer(ada))
+    assert new.game.watchable and new.game.ranked
+    watch = pb.WatchGameRequest(game_id=new.game.game_id)
+    refused = refusal(lambda: next(iter(client.WatchGame(watch, timeout=10))))
+    assert (refused.code, refused.reason) == (grpc.StatusCode.UNAUTHENTICATED, "MISSING_TOKEN")
+    owner = next(iter(client.WatchGame(watch, metadata=bearer(new.game_token), timeout=10)))
+    assert owner.game.game_id == new.game.game_id
+    # The neighbour: an ordinary watchable game is watched at once.
+    other = client.NewGame(pb.NewGameRequest(variant="picture-gallery", watchable=True)).game
+    assert next(iter(client.WatchGame(pb.WatchGameRequest(game_id=other.game_id), timeout=10))).game.version == 1
+    clock.next_day()
+    spectator = next(iter(client.WatchGame(watch, timeout=10)))
+    assert spectator.game.game_id == new.game.game_id and not spectator.game.seed  # open: its seed stays its own

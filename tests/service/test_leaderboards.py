@@ -219,3 +219,20 @@ def test_what_a_board_entry_costs_redis(redis_db: str) -> None:
     per_entry = sum(client.memory_usage(k, samples=0) or 0 for k in keys) / 500
     print(f"\n[board entry, redis] {per_entry:.0f} B with a certificate of {len(certificate)} B (290 moves)")
     assert len(certificate) < per_entry < len(certificate) + 1200
+
+
+def test_an_erased_player_leaves_every_board(client: Client) -> None:
+    """ErasePlayer takes the player off every board they are on; the others stay, in order."""
+    cats = get_game("cats-tail")
+    number = 5
+    line = [m.text() for m in solve(cats, cats.deal(public_deal_seed(number)), max_states=200_000).moves]
+    name = f"public-cats-tail-{number}"
+    tokens = {who: guest(client, who) for who in ("Gone", "Stays")}
+    for token in tokens.values():
+        new = client.NewGame(pb.NewGameRequest(variant="cats-tail", deal_number=number), metadata=bearer(token))
+        play(client, new.game, new.game_token, line)
+    assert {e.player.display_name for e in board_of(client, name).entries} == {"Gone", "Stays"}
+    client.ErasePlayer(pb.ErasePlayerRequest(), metadata=bearer(tokens["Gone"]))
+    after = board_of(client, name)
+    assert [e.player.display_name for e in after.entries] == ["Stays"] and after.total == 1
+    assert after.entries[0].rank == 1 and check_pages([after], keys(client)).valid

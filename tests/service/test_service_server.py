@@ -253,7 +253,9 @@ def test_every_rpc_has_an_http_route() -> None:
         assert getattr(rule, verb).startswith("/v1/")
     assert routes["ApplyMove"] == ("post", "/v1/games/{game_id}/moves")
     assert routes["GetGame"] == ("get", "/v1/games/{game_id}")
-    assert len(routes) == 18
+    assert routes["WatchGame"] == ("get", "/v1/games/{game_id}:watch")
+    assert len(routes) == 22
+    assert routes["GetLeaderboard"] == ("get", "/v1/leaderboards/{board}")
     assert routes["Hint"] == ("get", "/v1/games/{game_id}/hint")
     assert routes["AutoPlay"] == ("post", "/v1/games/{game_id}/autoplay")
     assert routes["PrepareGame"] == ("post", "/v1/games:prepare")

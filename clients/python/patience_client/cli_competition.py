@@ -12,14 +12,9 @@ from .cli_context import Context, parse_options
 from .leaderboards import BoardCheck
 
 
-def identity(ctx: Context) -> str | None:
-    """The player's identity token (``--identity``, else PATIENCE_IDENTITY): an OpenID Connect token or a guest's."""
-    return ctx.settings_identity
-
-
 def cmd_daily(ctx: Context) -> int:
     a = ctx.args
-    deal = ctx.client.daily_deal(a.variant, parse_options(a.option), date=a.date or "", identity=identity(ctx))
+    deal = ctx.client.daily_deal(a.variant, parse_options(a.option), date=a.date or "")
     opens, closes = deal.opens_at.ToDatetime(), deal.closes_at.ToDatetime()
     ctx.print(f"daily deal {deal.date} of {deal.variant}: board {deal.board}")
     ctx.print(f"  open {opens:%Y-%m-%d %H:%M} to {closes:%Y-%m-%d %H:%M} UTC")
@@ -54,7 +49,7 @@ def cmd_leaderboard(ctx: Context) -> int:
     if a.verify:
         pages = ctx.client.leaderboard_pages(a.board, page_size=a.page_size or 50)
     else:
-        pages = [ctx.client.leaderboard(a.board, page_size=a.page_size, identity=identity(ctx))]
+        pages = [ctx.client.leaderboard(a.board, page_size=a.page_size)]
     first = pages[0]
     state = "frozen" if first.frozen else "open" if first.kind == "daily" else "open puzzle"
     ctx.print(f"{first.board} ({first.kind}, {state}): {first.total} {'entry' if first.total == 1 else 'entries'}")

@@ -35,6 +35,7 @@ class Context:
     out: TextIO
     color: bool
     width: int
+    identity_path: Path = Path("identity")  # where `guest` keeps the identity token (cli_players)
     _client: PatienceClient | None = None
 
     @property
@@ -42,11 +43,6 @@ class Context:
         if self._client is None:
             self._client = PatienceClient(self.settings)
         return self._client
-
-    @property
-    def settings_identity(self) -> str | None:
-        """The player's identity token: ``--identity``, else PATIENCE_IDENTITY (never the game token)."""
-        return getattr(self.args, "identity", None) or os.environ.get("PATIENCE_IDENTITY") or None
 
     def close(self) -> None:
         if self._client is not None:
@@ -66,11 +62,13 @@ class Context:
         return gid
 
     def save(self, game: pb.Game) -> None:
-        """Remember ``game`` as the current one, with the token the client uses for it."""
+        """Remember ``game`` as the current one, with the token the client uses for it (none when that is the
+        player's identity, which is kept in its own file)."""
+        token = self.client.credentials.token_for(game.game_id, None) or ""
         self.current = statefile.CurrentGame(
             target=self.settings.target,
             game_id=game.game_id,
-            token=self.client.credentials.token_for(game.game_id, None) or "",
+            token="" if token == self.client.credentials.identity else token,
             variant=game.variant,
             version=game.version,
         )
