@@ -67,9 +67,9 @@ def test_the_client_library_and_the_service_refuse_certificates_with_the_same_co
 
 
 def literal_reasons() -> set[str]:
-    """Every reason the service's code passes as a literal: ``ServiceError(code, "X", ...)``, ``_invalid("X", ...)``,
-    ``_precondition("X", ...)``, ``TranscodeError("X", ...)``, and the values of ``{"field": "X"}`` tables that
-    name reasons in service/errors.py."""
+    """Every reason the service's code passes as a literal: ``ServiceError(code, "X", ...)``, ``invalid("X", ...)``,
+    ``precondition("X", ...)``, ``TranscodeError("X", ...)``, and the values of ``{"field": "X"}`` tables that
+    name reasons in service/errors/."""
     found: set[str] = set()
     for path in (ROOT / "service").rglob("*.py"):
         tree = ast.parse(path.read_text())
@@ -83,7 +83,7 @@ def literal_reasons() -> set[str]:
         for node in ast.walk(tree):
             is_reason = any(isinstance(t, ast.Name) and t.id == "reason" for t in getattr(node, "targets", ()))
             ternary = isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp)
-            if path.name == "errors.py" and is_reason and ternary:  # reason = "A" if ... else "B"
+            if path.parent.name == "errors" and is_reason and ternary:  # reason = "A" if ... else "B"
                 assert isinstance(node, ast.Assign) and isinstance(node.value, ast.IfExp)
                 found |= {n.value for n in (node.value.body, node.value.orelse) if isinstance(n, ast.Constant)}
             if not isinstance(node, ast.Call):
@@ -91,8 +91,8 @@ def literal_reasons() -> set[str]:
             name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
             position = {
                 "ServiceError": 1,
-                "_invalid": 0,
-                "_precondition": 0,
+                "invalid": 0,
+                "precondition": 0,
                 "TranscodeError": 0,
                 "identity_refused": 0,
             }.get(name)
@@ -105,11 +105,11 @@ def literal_reasons() -> set[str]:
                 found.add(constants[arg.id])
             elif isinstance(arg, ast.IfExp):
                 found |= {n.value for n in (arg.body, arg.orelse) if isinstance(n, ast.Constant)}
-    errors = ast.parse((ROOT / "service" / "errors.py").read_text())
-    for node in ast.walk(errors):
-        if isinstance(node, ast.Dict) and all(isinstance(v, ast.Constant) for v in node.values):
-            values = {v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
-            found |= {v for v in values if v.endswith("_WITH_TICKET")}
+    for errors in (ast.parse(p.read_text()) for p in (ROOT / "service" / "errors").glob("*.py")):
+        for node in ast.walk(errors):
+            if isinstance(node, ast.Dict) and all(isinstance(v, ast.Constant) for v in node.values):
+                values = {v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)}
+                found |= {v for v in values if v.endswith("_WITH_TICKET")}
     return found
 
 
