@@ -51,21 +51,46 @@ def _slot(c: int) -> str:
 
 def view_message(view: View) -> pb.View:
     """The player's view as a message; hidden cards are already out of ``view``."""
-    return pb.View(
-        variant=view.variant,
-        columns=[pb.Pile(cards=_cards(p)) for p in view.columns],
-        cells=[_slot(c) for c in view.cells],
-        foundations=[pb.Pile(cards=_cards(p)) for p in view.foundations],
-        stock_count=view.stock_count,
-        stock_visible=view.stock is not None,
-        stock=_cards(view.stock) if view.stock is not None else [],
-        waste=_cards(view.waste),
-        captives=[_slot(c) for c in view.captives],
-        fixed=_cards(view.fixed),
-        redeals_used=view.redeals_used,
-        redeals_left=view.redeals_left,
-        status=_STATUS_TO_PB[view.status],
-    )
+    message = pb.View()
+    fill_view(message, view)
+    return message
+
+
+_PILES: dict[tuple[int, ...], pb.Pile] = {}  # a pile -> its message (copied into each View): a bounded cache
+_MAX_PILES = 50_000
+
+
+def _pile(cards: tuple[int, ...]) -> pb.Pile:
+    pile = _PILES.get(cards)
+    if pile is None:
+        if len(_PILES) >= _MAX_PILES:
+            _PILES.clear()
+        pile = _PILES[cards] = pb.Pile(cards=_cards(cards))
+    return pile
+
+
+def fill_view(into: pb.View, view: View) -> None:
+    """Write the player's view into an empty View message (a response's own field: no copy). A pile's message is
+    made once and copied in by protobuf, since most piles of a position are those of the position before: this
+    way a move's View costs about what writing it in protobuf's wire format by hand did (docs/service-benchmark.md)."""
+    into.variant = view.variant
+    into.columns.extend(map(_pile, view.columns))
+    if view.cells:
+        into.cells.extend(map(_slot, view.cells))
+    into.foundations.extend(map(_pile, view.foundations))
+    into.stock_count = view.stock_count
+    if view.stock is not None:
+        into.stock_visible = True
+        into.stock.extend(_cards(view.stock))
+    if view.waste:
+        into.waste.extend(_cards(view.waste))
+    if view.captives:
+        into.captives.extend(map(_slot, view.captives))
+    if view.fixed:
+        into.fixed.extend(_cards(view.fixed))
+    into.redeals_used = view.redeals_used
+    into.redeals_left = view.redeals_left
+    into.status = _STATUS_TO_PB[view.status]
 
 
 def notated(move: Move) -> pb.NotatedMove:

@@ -41,6 +41,14 @@ def test_what_each_slot_shows() -> None:
     counted = convert.view_message(View("", (), (), (), 12, None, (), (), (), 0, 0, Status.IN_PROGRESS))
     assert not counted.stock_visible and not counted.stock and counted.stock_count == 12
     assert counted == pb.View(stock_count=12, status=pb.GAME_STATUS_IN_PROGRESS)
+    again = convert.view_message(view)  # the piles' messages come from the cache now: copies, the same content
+    assert again == msg and again.columns[1] is not msg.columns[1]
+
+
+def test_the_pile_cache_stays_bounded() -> None:
+    for n in range(convert._MAX_PILES + 10):
+        convert._pile((n % 52, n // 52 % 52, n // 2704 % 52))
+    assert len(convert._PILES) <= convert._MAX_PILES
 
 
 # --- the Game message: per-game template + dynamic fields == the message built field by field -------------------
