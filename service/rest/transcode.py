@@ -230,7 +230,7 @@ def library_json(message: Message) -> dict[str, Any]:
 
 
 #: The two writers of an answer's JSON (``--json-mapping``), which give the same JSON: the mapping compiled per
-#: message type (service.rest.json_mapping, the default: json_format costs a REST move about 45 % more CPU,
+#: message type (service.rest.json_mapping, the default: json_format costs a REST move 34-47 % more CPU,
 #: docs/service-benchmark.md) and json_format itself.
 JSON_MAPPINGS: dict[str, Callable[[Message], dict[str, Any]]] = {
     "compiled": json_mapping.to_dict,
