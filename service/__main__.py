@@ -105,6 +105,9 @@ def _main(argv: Sequence[str] | None) -> int:
                 from service.security.keys import load_service_keys
 
                 load_service_keys(settings)
+                from service.security.identity_keys import load_service_identities
+
+                load_service_identities(settings)
 
             return int(workers.run(settings, serve_one))
         return serve_one(settings)

@@ -73,6 +73,10 @@ SERVICE_REASONS = frozenset(
         # credentials and callers
         "MISSING_TOKEN", "WRONG_TOKEN", "MISSING_OPERATOR_KEY", "WRONG_OPERATOR_KEY", "MINTING_DISABLED",
         "BAD_CLIENT_ADDRESS", "UNTRUSTED_CLIENT_ADDRESS", "CLIENT_CERTIFICATE_REQUIRED", "RATE_LIMITED",
+        # players (docs/players.md)
+        "MISSING_IDENTITY", "IDENTITY_MALFORMED", "IDENTITY_ALGORITHM", "IDENTITY_BAD_SIGNATURE", "IDENTITY_EXPIRED",
+        "IDENTITY_NOT_YET_VALID", "IDENTITY_WRONG_AUDIENCE", "IDENTITY_UNKNOWN_ISSUER", "IDENTITY_UNKNOWN_KEY",
+        "BAD_DISPLAY_NAME", "GUESTS_UNAVAILABLE", "IDENTITY_PROVIDER_UNAVAILABLE", "BAD_PAGE_SIZE", "BAD_PAGE_TOKEN",
         # games
         "GAME_NOT_FOUND", "STALE_VERSION", "GAME_OVER", "GAME_EXPIRED", "UNDO_FORBIDDEN", "NOTHING_TO_UNDO",
         "TOO_MANY_MOVES",
@@ -82,6 +86,8 @@ SERVICE_REASONS = frozenset(
         "CORRUPT_LOG", "INTERNAL", "UNIMPLEMENTED",
         # hints
         "HINTS_BUSY", "HINTS_IN_PROGRESS", "HINTS_UNAVAILABLE",
+        # watching
+        "BAD_AFTER_VERSION", "BAD_LAST_EVENT_ID", "WATCH_STREAMS_FULL", "WATCH_STREAMS_PER_CLIENT", "WATCH_UNAVAILABLE",
     }
 )  # fmt: skip
 #: Every ErrorInfo reason: the service's and the engine's.
@@ -309,6 +315,63 @@ def wrong_token(game_id: str) -> ServiceError:
     )
 
 
+#: The refusals of an identity token (service.security.players), all UNAUTHENTICATED.
+IDENTITY_REASONS = frozenset(
+    {
+        "IDENTITY_MALFORMED", "IDENTITY_ALGORITHM", "IDENTITY_BAD_SIGNATURE", "IDENTITY_EXPIRED",
+        "IDENTITY_NOT_YET_VALID", "IDENTITY_WRONG_AUDIENCE", "IDENTITY_UNKNOWN_ISSUER", "IDENTITY_UNKNOWN_KEY",
+    }
+)  # fmt: skip
+
+
+def identity_refused(reason: str, message: str) -> ServiceError:
+    """An identity token that does not verify: which check failed is the reason (never the token itself)."""
+    if reason not in IDENTITY_REASONS:
+        raise ValueError(f"{reason!r} is not an identity refusal")
+    return ServiceError(Code.UNAUTHENTICATED, reason, message, {"header": "authorization"})
+
+
+def missing_identity() -> ServiceError:
+    return ServiceError(
+        Code.UNAUTHENTICATED, "MISSING_IDENTITY",
+        "sign in: send an identity token (OpenID Connect or CreateGuest) as `authorization: Bearer <token>`",
+        {"header": "authorization"},
+    )  # fmt: skip
+
+
+def bad_display_name(why: str) -> ServiceError:
+    return _invalid("BAD_DISPLAY_NAME", f"display name: {why}", {"field": "display_name"})
+
+
+def guests_unavailable() -> ServiceError:
+    return ServiceError(
+        Code.FAILED_PRECONDITION, "GUESTS_UNAVAILABLE", "this server has no guest key: it issues no guest identities",
+        {},
+    )  # fmt: skip
+
+
+def identity_provider_unavailable(retry: int) -> ServiceError:
+    """The identity token's provider never answered for its keys: the token can be neither accepted nor refused
+    (the keys are asked for again after ``retry`` seconds)."""
+    error = ServiceError(
+        Code.UNAVAILABLE, "IDENTITY_PROVIDER_UNAVAILABLE",
+        "the identity provider's keys could not be fetched; try again later",
+        {"header": "authorization", "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def bad_page_size(maximum: int) -> ServiceError:
+    return _invalid("BAD_PAGE_SIZE", f"page_size is 0 (the default) to {maximum}", {"field": "page_size"})
+
+
+def bad_page_token() -> ServiceError:
+    return _invalid(
+        "BAD_PAGE_TOKEN", "page_token is not one this call gave: start again without it", {"field": "page_token"}
+    )
+
+
 def minting_disabled() -> ServiceError:
     return ServiceError(
         Code.PERMISSION_DENIED, "MINTING_DISABLED", "this server has no operator key: it mints no deals", {}
@@ -444,6 +507,51 @@ def hints_unavailable() -> ServiceError:
     """No hint pool, or one of its processes died (service.solving.hints logs it and starts a new pool for the next
     hint)."""
     return ServiceError(Code.UNAVAILABLE, "HINTS_UNAVAILABLE", "the hint solver is unavailable; try again", {})
+
+
+# -- watching
+
+
+def bad_after_version(value: int) -> ServiceError:
+    return _invalid(
+        "BAD_AFTER_VERSION", f"after_version is a version seen (>= 0; 0: the current game first), not {value}",
+        {"field": "after_version"},
+    )  # fmt: skip
+
+
+def bad_last_event_id(value: str) -> ServiceError:
+    return _invalid(
+        "BAD_LAST_EVENT_ID", f"Last-Event-ID is the version of the last event seen (digits), not {value[:32]!r}",
+        {"header": "last-event-id"},
+    )  # fmt: skip
+
+
+def watch_streams_full(limit: int, retry: int) -> ServiceError:
+    """This replica holds as many watch streams as it serves (``--watch-streams``): try again, perhaps elsewhere."""
+    error = ServiceError(
+        Code.RESOURCE_EXHAUSTED, "WATCH_STREAMS_FULL",
+        f"this server holds {limit} watch streams already; try again soon",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def watch_streams_per_client(limit: int, retry: int) -> ServiceError:
+    """This address holds as many watch streams as one address may (``--watch-per-client``)."""
+    error = ServiceError(
+        Code.RESOURCE_EXHAUSTED, "WATCH_STREAMS_PER_CLIENT",
+        f"this address holds {limit} watch stream{'s' if limit > 1 else ''} already (at most {limit} at once); "
+        "close one first",
+        {"limit": limit, "retry_after_seconds": retry},
+    )  # fmt: skip
+    error.retry_after = retry
+    return error
+
+
+def watch_unavailable() -> ServiceError:
+    """The server has no change notifications (its store cannot publish them)."""
+    return ServiceError(Code.UNAVAILABLE, "WATCH_UNAVAILABLE", "this server cannot stream games; poll GetGame", {})
 
 
 def store_unavailable(exc: Exception, *, full: bool = False) -> ServiceError:

@@ -33,13 +33,16 @@ from service.observe import logs, metrics, tracing
 from service.rest import app as http
 from service.rest.connections import fd_budget, raise_fd_limit, throttle_logs
 from service.security import tls
+from service.security.identity_keys import load_service_identities
 from service.security.keys import load_service_keys
+from service.security.players import Identities
 from service.security.signing import KeyRing
 from service.security.tickets import TicketMinter
 from service.settings.config import Settings
 from service.solving.hints import HintPool
 from service.solving.hints import derive_key as derive_hint_key
-from service.store import GameStore, StoreError, open_store
+from service.store import GameStore, RedisGameStore, StoreError, open_store
+from service.store.players import PlayerRecords
 
 log = logging.getLogger(__name__)
 
@@ -108,6 +111,7 @@ class Server:
             self._watcher.cancel()
         await self.health.enter_graceful_shutdown()
         metrics.observe_health(ready=False)
+        await self.games.watching.close()  # the streams end now: their clients reconnect to another replica
         if self.http is not None:
             await _maybe_await(self.http.stop())
         await self.grpc.stop(self.settings.grace if grace is None else grace)
@@ -140,6 +144,7 @@ async def create_server(
     interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     store: GameStore | None = None,
     crypto: tuple[Any, Any] | None = None,
+    identities: Identities | None = None,
     reuse_port: bool = False,
     health_interval: float = 5.0,
 ) -> tuple[Server, int]:
@@ -169,6 +174,8 @@ async def create_server(
             **settings.redis_tls_options(),
         )
     key_ring, tickets = crypto if crypto is not None else load_crypto(settings)
+    if identities is None:
+        identities = load_service_identities(settings)
     limiter = None
     if settings.rate_limits and settings.redis_url:
         from service.security.ratelimit import RateLimiter
@@ -189,7 +196,19 @@ async def create_server(
         cpu_seconds=settings.hint_cpu_seconds,
     )
     games = GameService(
-        Steps(settings, store, key_ring, tickets, seed_source=seed_source, dealer=dealer, limiter=limiter, hints=hints)
+        Steps(
+            settings,
+            store,
+            key_ring,
+            tickets,
+            seed_source=seed_source,
+            dealer=dealer,
+            limiter=limiter,
+            hints=hints,
+            identities=identities,
+            players=PlayerRecords(store.client, settings.store_prefix) if isinstance(store, RedisGameStore) else None,
+        ),
+        store.changes() if isinstance(store, RedisGameStore) else None,
     )
     options = [
         ("grpc.max_receive_message_length", settings.max_message_bytes),

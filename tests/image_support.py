@@ -6,6 +6,10 @@ environment, and in the host's network namespace. Two containers therefore liste
 ``PATIENCE_*_LISTEN`` variables are the one thing a test changes, as a port mapping would); Redis on loopback is
 reachable from inside. ``buildah run`` does not pass SIGTERM on gracefully, so a test signals the container's
 main process itself, as ``docker stop`` does.
+
+The deployments' environments (compose's, with compose's ``${VAR:-default}`` resolved as ``docker compose``
+resolves it from the shell; the Kubernetes ConfigMap's) are read here, and :func:`in_test` changes only
+:data:`TEST_OVERRIDES` of them.
 """
 
 from __future__ import annotations
@@ -14,22 +18,97 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
+import redis_support
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_SCRIPT = ROOT / "deploy" / "build-image.sh"
 LISTEN_VARS = ("PATIENCE_LISTEN", "PATIENCE_HTTP_LISTEN", "PATIENCE_METRICS_LISTEN")
 BUILD_TIMEOUT = 1800  # a first build makes the Debian base too (mmdebstrap): a minute or two on a good network
+COMPOSE = ROOT / "deploy" / "compose.yaml"
+COMPOSE_TLS = ROOT / "deploy" / "compose.tls.yaml"
+K8S_BASE = ROOT / "deploy" / "k8s" / "base"
+KEYS_IN_IMAGE = "/etc/patience/keys"
+APP_UID = 10001
+#: What a test changes of a deployment's environment: the Redis (the test's own, on loopback), the listen
+#: ports (containers share the host's network here, as a port mapping would separate them) and the operator
+#: key that compose reads from the operator's shell.
+TEST_OVERRIDES = {"PATIENCE_REDIS_URL", "PATIENCE_OPERATOR_KEY", "PATIENCE_OPERATOR_LISTEN", *LISTEN_VARS}
+OPERATOR_KEY = "image-test-operator-key-0123456789"
+#: The capabilities ``buildah run`` gives a container's root by default.
+BUILDAH_CAPS = (
+    "CAP_CHOWN",
+    "CAP_DAC_OVERRIDE",
+    "CAP_FOWNER",
+    "CAP_FSETID",
+    "CAP_KILL",
+    "CAP_NET_BIND_SERVICE",
+    "CAP_SETFCAP",
+    "CAP_SETGID",
+    "CAP_SETPCAP",
+    "CAP_SETUID",
+    "CAP_SYS_CHROOT",
+)
+_COMPOSE_VARIABLE = re.compile(r"\$\{(\w+)(?::-([^}]*))?\}")
+
+
+def load_yaml(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def compose_service(name: str = "patience", path: Path = COMPOSE) -> dict[str, Any]:
+    service = load_yaml(path)["services"][name]
+    assert isinstance(service, dict)
+    return service
+
+
+def interpolated(value: str, shell: Mapping[str, str]) -> str:
+    """A compose value as ``docker compose`` passes it on: ``${NAME:-default}`` and ``${NAME}`` from the shell's
+    variables (an unset or empty one gives the default)."""
+    out = _COMPOSE_VARIABLE.sub(lambda m: shell.get(m[1]) or (m[2] or ""), value)
+    assert "$" not in out, f"a compose value this helper cannot resolve: {value}"
+    return out
+
+
+def compose_env(shell: Mapping[str, str] | None = None, overlays: tuple[Path, ...] = ()) -> dict[str, str]:
+    """The service's environment in compose.yaml (then each overlay's, merged on top, as ``docker compose -f
+    compose.yaml -f OVERLAY`` merges it), resolved with ``shell`` as the operator's shell variables (none)."""
+    env: dict[str, Any] = dict(compose_service()["environment"])
+    for overlay in overlays:
+        env.update(compose_service(path=overlay).get("environment", {}))
+    return {key: interpolated(str(value), shell or {}) for key, value in env.items()}
+
+
+def k8s_env() -> dict[str, str]:
+    """The ConfigMap's settings; the container's own `env` entries are optional Secrets, absent here."""
+    return {k: str(v) for k, v in load_yaml(K8S_BASE / "configmap.yaml")["data"].items()}
+
+
+def in_test(env: dict[str, str], redis_url: str) -> dict[str, str]:
+    """A deployment's environment with only TEST_OVERRIDES changed."""
+    out = dict(env)
+    out["PATIENCE_REDIS_URL"] = redis_url
+    for var in LISTEN_VARS:
+        out[var] = f"127.0.0.1:{redis_support.free_port()}"
+    if "PATIENCE_OPERATOR_LISTEN" in out:
+        out["PATIENCE_OPERATOR_LISTEN"] = f"127.0.0.1:{redis_support.free_port()}"
+    if "PATIENCE_OPERATOR_KEY" in out:
+        out["PATIENCE_OPERATOR_KEY"] = OPERATOR_KEY
+    return out
 
 
 def buildah() -> str:
@@ -127,9 +206,20 @@ class Container:
             check=True,
         )
 
-    def _run_args(self, command: list[str], env: dict[str, str], volumes: list[str]) -> list[str]:
-        # No capabilities, as compose (cap_drop: ALL) and the Kubernetes manifests run it.
-        args = [buildah(), "run", "--isolation", "chroot", "--cap-drop", "all"]
+    def _run_args(
+        self, command: list[str], env: dict[str, str], volumes: list[str], user: str = "", caps: tuple[str, ...] = ()
+    ) -> list[str]:
+        # No capabilities, as compose (cap_drop: ALL) and the Kubernetes manifests run it; a one-shot job of
+        # compose's may keep some and run as another user (compose.tls.yaml's, as root with CHOWN). buildah's
+        # `--cap-drop all` wins over any `--cap-add`: the others are dropped one by one then.
+        args = [buildah(), "run", "--isolation", "chroot"]
+        if caps:
+            assert set(caps) <= set(BUILDAH_CAPS), caps
+            args += [arg for cap in BUILDAH_CAPS if cap not in caps for arg in ("--cap-drop", cap)]
+        else:
+            args += ["--cap-drop", "all"]
+        if user:
+            args += ["--user", user]
         for volume in volumes:
             args += ["--volume", volume]
         for key, value in env.items():
@@ -146,9 +236,12 @@ class Container:
         env: dict[str, str],
         volumes: tuple[str, ...] | list[str] = (),
         timeout: float = 60,
+        user: str = "",
+        caps: tuple[str, ...] = (),
     ) -> subprocess.CompletedProcess[str]:
-        """Run ``command`` in the container (a second process beside a running one, as HEALTHCHECK does)."""
-        args = self._run_args(command, env, list(volumes))
+        """Run ``command`` in the container (a second process beside a running one, as HEALTHCHECK does), as the
+        image's user unless ``user`` says otherwise, with no capabilities but ``caps``."""
+        args = self._run_args(command, env, list(volumes), user, caps)
         return subprocess.run(args, capture_output=True, text=True, timeout=timeout)
 
     @contextlib.contextmanager

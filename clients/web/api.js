@@ -52,7 +52,8 @@ const game = (id) => `/v1/games/${encodeURIComponent(id)}`;
 export const api = {
   listVariants: () => call('GET', '/v1/variants'),
   prepareGame: () => call('POST', '/v1/games:prepare', { body: {} }),
-  newGame: (request) => call('POST', '/v1/games', { body: request }),
+  /** NewGame; with a player's identity token the game is the player's (docs/players.md). */
+  newGame: (request, identity = null) => call('POST', '/v1/games', { body: request, token: identity }),
   getGame: (id, token, includeMoves = false) =>
     call('GET', game(id), { token, query: includeMoves ? { includeMoves: 'true' } : undefined }),
   applyMove: (id, token, expectedVersion, text) =>
@@ -68,4 +69,11 @@ export const api = {
   submitSolution: (id, token, moves) => call('POST', `${game(id)}/solution`, { token, body: { moves } }),
   verifyCertificate: (encoded) => call('POST', '/v1/certificates/verify', { body: { certificate: encoded } }),
   signingKeys: () => call('GET', '/v1/signing-keys'),
+  // Players (docs/players.md): ``identity`` is the player's identity token (a JWT), sent as the bearer.
+  createGuest: (displayName) => call('POST', '/v1/players:guest', { body: { displayName } }),
+  getPlayer: (identity) => call('GET', '/v1/players/me', { token: identity }),
+  updatePlayer: (identity, displayName) => call('PATCH', '/v1/players/me', { token: identity, body: { displayName } }),
+  erasePlayer: (identity) => call('DELETE', '/v1/players/me', { token: identity }),
+  listGames: (identity, pageToken = '', pageSize = 20) =>
+    call('GET', '/v1/players/me/games', { token: identity, query: { pageSize: String(pageSize), ...(pageToken ? { pageToken } : {}) } }),
 };

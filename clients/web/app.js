@@ -7,7 +7,9 @@
 // counts), the legal moves, and the seed once the game is over.
 //
 // URLs: /?variant=ID&option=value deals a new game of that game; /?game=ID reopens a game whose key (token)
-// this browser keeps; /?lang=ru picks the language.
+// this browser keeps, or the signed-in player's own game; /?watch=ID follows a game its player opened to
+// spectators, live (spectate.js); /?lang=ru picks the language; /#id_token=JWT signs a player in with a token
+// their front end's OpenID Connect provider issued (players.js).
 
 import { api, ApiError } from './api.js';
 import { render, tick } from './draw.js';
@@ -24,6 +26,8 @@ import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from '
 import * as store from './storage.js';
 import { fit } from './fit.js';
 import { attachWatch, watchLine } from './watch.js';
+import { adoptFragment, askErase, copyKey, erase, moreGames, openMyGames, openPlayer, refreshPlayer, rename, showPlayer, signInGuest, signInWithKey, signOut } from './players.js';
+import { spectate } from './spectate.js';
 
 function switchLanguage() {
   closeMenu();
@@ -37,6 +41,7 @@ function relabel() {
   $('btn-lang').lang = lang() === 'ru' ? 'en' : 'ru';
   document.title = t('brand');
   fillVariants();
+  showPlayer();
   if (state.game) {
     render({ animate: false });
     if (!$('result').hidden) showResult();
@@ -45,18 +50,23 @@ function relabel() {
 
 // ------------------------------------------------------------------------------------------------ opening a page
 
-/** Open game ``id`` with the key this browser keeps for it; false when there is none or the server lost it. */
+/**
+ * Open game ``id`` with the key this browser keeps for it, else (a signed-in player's own game, dealt on any
+ * device) with the player's identity; false when there is neither or the server lost it.
+ */
 async function reopen(id) {
   const record = store.game(id);
-  if (!record || !record.token) return false;
+  const signedIn = store.identity();
+  const token = (record && record.token) || (signedIn && signedIn.token);
+  if (!token) return false;
   try {
-    const response = await api.getGame(id, record.token);
-    await start(response.game, record.token);
+    const response = await api.getGame(id, token);
+    await start(response.game, token);
     // A finished game reopens on its table (its result a button away); an expired one says what happened.
     if (isOver() && state.game.status !== 'GAME_STATUS_EXPIRED') $('result').hidden = true;
     return true;
   } catch (err) {
-    if (err instanceof ApiError && ['GAME_NOT_FOUND', 'WRONG_TOKEN', 'GAME_EXPIRED'].includes(err.reason)) store.forgetGame(id);
+    if (record && err instanceof ApiError && ['GAME_NOT_FOUND', 'WRONG_TOKEN', 'GAME_EXPIRED'].includes(err.reason)) store.forgetGame(id);
     return false;
   }
 }
@@ -64,6 +74,10 @@ async function reopen(id) {
 
 async function openFromUrl() {
   const params = new URLSearchParams(location.search);
+  if (params.get('watch')) {
+    spectate(params.get('watch'));
+    return;
+  }
   if (params.get('variant')) {
     const { request, error } = requestFromUrl(params);
     if (request) {
@@ -119,7 +133,7 @@ async function main() {
     pileCards,
     isColumn,
     selection: () => state.selection,
-    playable: () => !isOver() && !state.busy && !state.watching,
+    playable: () => !isOver() && !state.busy && !state.watching && !state.spectating,
   });
   window.addEventListener('resize', () => {
     if (state.game) fit(table);
@@ -171,6 +185,27 @@ async function main() {
   $('btn-stats').addEventListener('click', openStats);
   $('btn-cert').addEventListener('click', openCertificates);
   $('btn-lang').addEventListener('click', switchLanguage);
+  $('btn-player').addEventListener('click', openPlayer);
+  window.addEventListener('hashchange', adoptFragment); // a sign-in handed over to the page already open
+  $('btn-my-games').addEventListener('click', openMyGames);
+  $('new-sign-in').addEventListener('click', openPlayer);
+  $('new-my-games').addEventListener('click', () => {
+    $('new-game').close();
+    openMyGames();
+  });
+  $('player-my-games').addEventListener('click', openMyGames);
+  $('my-games-more').addEventListener('click', moreGames);
+  $('guest-form').addEventListener('submit', signInGuest);
+  $('key-form').addEventListener('submit', signInWithKey);
+  $('rename-form').addEventListener('submit', rename);
+  $('copy-key').addEventListener('click', copyKey);
+  $('sign-out').addEventListener('click', signOut);
+  $('erase').addEventListener('click', askErase);
+  $('erase-no').addEventListener('click', () => {
+    $('erase-confirm').hidden = true;
+  });
+  $('erase-yes').addEventListener('click', erase);
+  showPlayer();
   $('opt-big').addEventListener('change', () => {
     document.body.dataset.cards = $('opt-big').checked ? 'large' : 'fit';
     store.keepSetting('cards', document.body.dataset.cards);
@@ -198,6 +233,9 @@ async function main() {
     return;
   }
   fillVariants();
+  // A sign-in handed over in the address (/#id_token=...) first: the game the URL names may be the player's.
+  await adoptFragment();
+  refreshPlayer();
   await openFromUrl();
   // From navigation to a table that can be played (drawn, its legal moves known): bench/web_load.py reads it.
   performance.mark('patience-ready');

@@ -63,6 +63,9 @@ export function controls() {
   hintButton();
   $('btn-auto').disabled = isOver() || watching;
   $('hints').textContent = String(g.hintCount || 0);
+  // A game its player opened to spectators: the menu links to its live page (spectate.js).
+  $('watch-link').hidden = !g.watchable || Boolean(state.spectating);
+  $('watch-link').href = `/?watch=${encodeURIComponent(g.gameId)}`;
   document.body.dataset.version = String(g.version);
   document.body.dataset.game = g.gameId;
   document.body.dataset.status = g.status;

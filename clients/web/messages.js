@@ -129,12 +129,51 @@ const REASONS = {
     'Подсказка для вас ещё готовится: спросите снова, когда она будет готова.',
   ],
   HINTS_UNAVAILABLE: ['Hints are unavailable right now: try again.', 'Подсказки сейчас недоступны: попробуйте ещё раз.'],
+  // Watching a game.
+  BAD_AFTER_VERSION: ['That is not a version of the game.', 'Это не версия партии.'],
+  BAD_LAST_EVENT_ID: ['That is not a version of the game.', 'Это не версия партии.'],
+  WATCH_STREAMS_FULL: [
+    'Too many people are watching on this server: try again in a moment.',
+    'На этом сервере сейчас слишком много зрителей: попробуйте чуть позже.',
+  ],
+  WATCH_STREAMS_PER_CLIENT: [
+    'You are watching too many games at once: close one first.',
+    'Вы смотрите слишком много партий сразу: сначала закройте одну.',
+  ],
+  WATCH_UNAVAILABLE: [
+    'This game cannot be watched live right now: try again.',
+    'Сейчас за этой партией нельзя следить вживую: попробуйте ещё раз.',
+  ],
   BAD_VALIDITY: ['A ticket\'s validity is out of range.', 'Срок действия билета вне допустимых пределов.'],
   BAD_LABEL: ['A ticket\'s label is at most 200 characters.', 'Подпись билета — не длиннее 200 символов.'],
   MINTING_DISABLED: ['This server mints no deal tickets.', 'Этот сервер не выпускает билеты раздач.'],
   MISSING_OPERATOR_KEY: ['Only the operator may do that.', 'Это может сделать только оператор.'],
   WRONG_OPERATOR_KEY: ['Only the operator may do that.', 'Это может сделать только оператор.'],
   CLIENT_CERTIFICATE_REQUIRED: ['Only the operator may do that.', 'Это может сделать только оператор.'],
+  // Players (docs/players.md).
+  MISSING_IDENTITY: ['Sign in first.', 'Сначала войдите.'],
+  IDENTITY_MALFORMED: ['Your sign-in is not readable: sign in again.', 'Вход не читается: войдите снова.'],
+  IDENTITY_ALGORITHM: ['Your sign-in is not acceptable: sign in again.', 'Вход не принят: войдите снова.'],
+  IDENTITY_BAD_SIGNATURE: ['Your sign-in does not check out: sign in again.', 'Вход не прошёл проверку: войдите снова.'],
+  IDENTITY_EXPIRED: ['Your sign-in has expired: sign in again.', 'Срок входа истёк: войдите снова.'],
+  IDENTITY_NOT_YET_VALID: [
+    'Your sign-in is not valid yet: check the clock of this device.',
+    'Вход ещё не действует: проверьте часы этого устройства.',
+  ],
+  IDENTITY_WRONG_AUDIENCE: ['That sign-in is for another service.', 'Этот вход — для другого сервиса.'],
+  IDENTITY_UNKNOWN_ISSUER: ['This server does not know that sign-in.', 'Этот сервер не знает такого входа.'],
+  IDENTITY_UNKNOWN_KEY: ['Your sign-in is from an unknown key: sign in again.', 'Вход подписан неизвестным ключом: войдите снова.'],
+  BAD_DISPLAY_NAME: [
+    'A name is 1 to 32 visible characters, without control characters.',
+    'Имя — от 1 до 32 видимых символов, без управляющих.',
+  ],
+  GUESTS_UNAVAILABLE: ['This server does not sign guests in.', 'Этот сервер не принимает гостей.'],
+  IDENTITY_PROVIDER_UNAVAILABLE: [
+    'Your sign-in cannot be checked right now: try again in a minute.',
+    'Вход сейчас не проверить: попробуйте через минуту.',
+  ],
+  BAD_PAGE_SIZE: ['A page holds 1 to 100 games.', 'На странице — от 1 до 100 игр.'],
+  BAD_PAGE_TOKEN: ['The list has changed: it starts again from the top.', 'Список изменился: он начнётся сначала.'],
   // The REST layer.
   INVALID_JSON: ['The server could not read the request.', 'Сервер не смог прочитать запрос.'],
   JSON_TOO_DEEP: ['The request is nested too deeply.', 'Запрос слишком глубоко вложен.'],

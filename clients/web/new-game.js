@@ -115,6 +115,7 @@ function utf8Base64(text) {
 export async function deal(e) {
   e.preventDefault();
   const request = { allowUndo: $('allow-undo').checked };
+  if ($('watchable').checked) request.watchable = true;
   const ticket = $('deal-ticket').value.trim();
   const number = $('deal-number').value.trim();
   store.keepWinnable($('winnable').checked);

@@ -195,7 +195,9 @@ export async function refused(err, text = '') {
 
 /** After every change: save, fetch the legal moves (or show the result), then mark the page settled. */
 export async function afterChange() {
-  store.keepGame(state.game.gameId, { token: state.token, variant: state.game.variant });
+  // A game opened with the player's identity (My games) keeps no key of its own: the identity opens it.
+  const key = state.token && state.token.startsWith('pgt_') ? { token: state.token } : { mine: true };
+  store.keepGame(state.game.gameId, { ...key, variant: state.game.variant });
   if (state.game.status === 'GAME_STATUS_WON') {
     say(t('msg.won'), 'win');
     await showResult();
@@ -368,7 +370,8 @@ export async function dealGame(request, { watch = false, replace = false } = {})
     request.preparedId = prepared.preparedId;
     serverCommitment = prepared.serverSeedCommitment;
   }
-  const response = await api.newGame(request);
+  const signedIn = store.identity();
+  const response = await api.newGame(request, signedIn ? signedIn.token : null);
   const g = response.game;
   const record = { token: response.gameToken, variant: g.variant, firstView: g.view, serverCommitment, dealt: Date.now() };
   store.keepGame(g.gameId, watch ? { ...record, watched: true } : record);

@@ -28,6 +28,7 @@ export const state = {
   hinting: false, // a hint is being computed (the button shows it; no second request leaves)
   hintRetryAt: 0, // after HINTS_BUSY: no hint asked before this time (ms)
   watching: null, // the server's winning line being played on a replay (watch.js)
+  spectating: false, // another player's game followed live, read-only (spectate.js)
   revealed: null, // the hidden cards, once the game is over and its seed re-dealt
   redo: [], // the moves undone, last undone last: Redo plays them again; any other move forgets them
 };

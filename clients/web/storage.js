@@ -8,6 +8,7 @@ const LAST = 'patience.last';
 const STATS = 'patience.stats';
 const VARIANT = 'patience.variant';
 const WINNABLE = 'patience.winnable';
+const IDENTITY = 'patience.identity';
 const KEEP = 60; // games kept; the oldest without a certificate go first
 
 function read(key, fallback) {
@@ -77,6 +78,30 @@ export function winnable() {
 
 export function keepWinnable(on) {
   localStorage.setItem(WINNABLE, String(Boolean(on)));
+}
+
+// ------------------------------------------------------------------------------------------------ the player
+//
+// A signed-in player's identity token (a guest's from CreateGuest, or a provider's handed to the page) and the
+// player it names, as last read from the server. The token is the player's key to their games on any device:
+// kept here only, sent only to this page's own server, dropped by Sign out.
+
+/** {token, player: {id, displayName, kind}} of the signed-in player, or null. */
+export function identity() {
+  const value = read(IDENTITY, null);
+  return value && typeof value.token === 'string' && value.token ? value : null;
+}
+
+export function keepIdentity(token, player) {
+  write(IDENTITY, { token, player });
+}
+
+export function forgetIdentity() {
+  try {
+    localStorage.removeItem(IDENTITY);
+  } catch (err) {
+    // Storage switched off: nothing was kept.
+  }
 }
 
 /** Won games that kept a certificate, newest first. */

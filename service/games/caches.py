@@ -20,6 +20,7 @@ from patience.v1 import patience_pb2 as pb
 
 from engine.game import Game
 from engine.state import State
+from service.security.players import looks_like_jwt
 from service.security.tokens import token_hash
 from service.store import GameRecord
 
@@ -33,7 +34,10 @@ class RecentGames:
 
     def remember(self, record: GameRecord, game: Game, state: State, token: str | None = None) -> None:
         """With the position goes the token last checked against the game's token hash: the next call with the
-        same token is checked by comparing the two (in constant time), without hashing it again."""
+        same token is checked by comparing the two (in constant time), without hashing it again. A player's
+        identity token is never kept: it is verified on every call (it expires, and its player may be erased)."""
+        if token is not None and looks_like_jwt(token):
+            token = None
         self._entries[record.game_id] = (record, game, state, token)
         self._entries.move_to_end(record.game_id)
         while len(self._entries) > self.size:

@@ -15,6 +15,7 @@ from engine.encoding import encode_state
 from engine.game import Game
 from service import errors
 from service.games import convert, messages
+from service.games.my_games import MyGames
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms, unavailable
 from service.observe import metrics
@@ -32,14 +33,17 @@ log = logging.getLogger("service.games")
 
 
 class Dealing:
-    def __init__(self, steps: Steps) -> None:
+    def __init__(self, steps: Steps, my_games: MyGames) -> None:
         self.steps = steps
+        self.my_games = my_games
 
     async def list_variants(self, request: pb.ListVariantsRequest, credentials: Credentials) -> pb.ListVariantsResponse:
         return pb.ListVariantsResponse(variants=[convert.variant_message(v) for v in variants()])
 
     async def new_game(self, request: pb.NewGameRequest, credentials: Credentials) -> pb.NewGameResponse:
         client = await self.steps.limit("NewGame", credentials)
+        # A signed-in player's game is theirs (docs/players.md); a bad identity is refused before any deal is taken.
+        player = await self.steps.signed_in(credentials)
         dealt, number, ticket, server_seed, client_seed, solution = Dealt.RANDOM, 0, "", b"", b"", b""
         if request.winnable:
             game, seed, solution = await self._winnable_deal(request, client)
@@ -67,7 +71,13 @@ class Dealing:
             dealt=dealt,
             deal_number=number,
             solution=solution,
+            owner=player.id if player is not None else "",
+            owner_name=player.display_name if player is not None else "",
+            owner_kind=player.kind if player is not None else "",
+            watchable=request.watchable,  # default false: nobody watches a game unless its player says so
         )
+        if player is not None:  # listed before it is written: a player's game is never missing from their list
+            await self.my_games.listed(player.id, record_in.game_id)
         try:
             record = await self.steps.store.create(record_in)
         except AlreadyExists as exc:

@@ -85,7 +85,8 @@ def solution_texts(record: GameRecord) -> list[str]:
 def template_key(record: GameRecord, game: Game) -> tuple[object, ...]:
     """What a game's template depends on."""
     return (record.game_id, game, record.allow_undo, record.seed, record.client_seed, record.server_seed,
-            record.ticket_id, record.created_at, record.dealt, record.deal_number)  # fmt: skip
+            record.ticket_id, record.created_at, record.dealt, record.deal_number, record.owner,
+            record.owner_name, record.watchable)  # fmt: skip
 
 
 def template(record: GameRecord, game: Game) -> pb.Game:
@@ -103,6 +104,10 @@ def template(record: GameRecord, game: Game) -> pb.Game:
         server_seed_commitment=hashlib.sha256(record.server_seed).digest() if record.server_seed else b"",
         dealt=record.dealt,
         deal_number=record.deal_number,
+        player=pb.Player(id=record.owner, display_name=record.owner_name, kind=record.owner_kind)
+        if record.owner
+        else None,
+        watchable=record.watchable,
     )
 
 

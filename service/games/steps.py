@@ -30,6 +30,7 @@ from service.errors import ServiceError
 from service.games import convert, messages
 from service.games.caches import Certificates, RecentGames, Templates
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
+from service.security.players import Identities, Identity, Player, clean_display_name, fallback_name, looks_like_jwt
 from service.security.ratelimit import client_address
 from service.security.tickets import Ticket, TicketError, TicketReason
 from service.security.tokens import token_hash
@@ -49,6 +50,7 @@ from service.store import (
     UndoBase,
     VersionConflict,
 )
+from service.store.players import PlayerRecords
 
 log = logging.getLogger("service.games")
 
@@ -113,6 +115,8 @@ class Steps:
         dealer: Callable[[Game, bytes], State] | None = None,
         limiter: Limiter | None = None,
         hints: HintPool | None = None,
+        identities: Identities | None = None,
+        players: PlayerRecords | None = None,
     ) -> None:
         self.settings = settings
         self.store = store
@@ -124,6 +128,8 @@ class Steps:
         self.deal: Callable[[Game, bytes], State] = dealer or (lambda game, seed: game.deal(seed))
         self.limiter = limiter  # None: no limits
         self.hints = hints  # None: Hint is refused (UNAVAILABLE)
+        self.identities = identities  # None: players are off (no player-id key), every call is anonymous
+        self.players = players
         self.recent = RecentGames()
         self.templates = Templates()
         self.certificates = Certificates()
@@ -148,15 +154,59 @@ class Steps:
         if not hmac.compare_digest(credentials.operator_key.encode(), expected.encode()):
             raise errors.wrong_operator_key()
 
+    # -- players (docs/players.md)
+
+    async def identify(self, credentials: Credentials) -> tuple[Identity, str] | None:
+        """The verified identity of the caller's bearer JWT and its player id; None when the bearer is a game token
+        or absent; UNAUTHENTICATED ``IDENTITY_*`` when it is a JWT that does not verify."""
+        token = credentials.game_token
+        if token is None or not looks_like_jwt(token):
+            return None
+        if self.identities is None:
+            raise errors.identity_refused("IDENTITY_UNKNOWN_ISSUER", "this server accepts no identity tokens")
+        identity = await self.identities.verify(token)
+        return identity, self.identities.player_of(identity)
+
+    async def player(self, credentials: Credentials) -> Player:
+        """The signed-in caller as a player; UNAUTHENTICATED ``MISSING_IDENTITY`` without an identity token."""
+        player = await self.signed_in(credentials)
+        if player is None:
+            raise errors.missing_identity()
+        return player
+
+    async def signed_in(self, credentials: Credentials) -> Player | None:
+        """The caller as a player if they sent an identity token (recorded on first sight, with the name the
+        identity claims if it is an acceptable one); None for a game token or no token."""
+        found = await self.identify(credentials)
+        if found is None:
+            return None
+        if self.players is None:
+            raise errors.identity_refused("IDENTITY_UNKNOWN_ISSUER", "this server keeps no players")
+        identity, pid = found
+        try:
+            claimed = clean_display_name(identity.name)
+        except ServiceError:
+            claimed = fallback_name(pid)
+        try:
+            record = await self.players.put(pid, claimed, identity.kind, keep_name=True)
+        except StoreUnavailable as exc:
+            raise unavailable(exc) from exc
+        return Player(pid, record.display_name, identity.kind)
+
     # -- the store
 
     async def owned(self, game_id: str, credentials: Credentials, read: Callable[[str], Awaitable[_Read]]) -> _Read:
         """What ``read(game_id)`` gives (a record, or a record with what a use case needs beside it: its ``record``),
-        if the caller holds the game's token; the refusals of a missing id, token or game, or of the store."""
+        if the caller holds the game's token or is the player who owns it (an identity token: docs/players.md); the
+        refusals of a missing id, token or game, or of the store. A game that is not the identity's is refused as
+        a wrong token is (WRONG_TOKEN), so the answer tells nothing of whose it is."""
         if not game_id:
             raise errors.missing_game_id()
-        if not credentials.game_token:
+        token = credentials.game_token
+        if not token:
             raise errors.missing_token()
+        # An identity token is verified before the game is read (a bad one is refused whatever the game).
+        found_player = await self.identify(credentials) if looks_like_jwt(token) else None
         try:
             found = await read(game_id)
         except NotFound as exc:
@@ -164,7 +214,11 @@ class Steps:
         except StoreUnavailable as exc:
             raise unavailable(exc) from exc
         record = found if isinstance(found, GameRecord) else found.record
-        if not hmac.compare_digest(record.token_hash, token_hash(credentials.game_token)):
+        if found_player is not None:
+            # compare_digest on both sides always: the time taken does not depend on whether the game has an owner.
+            if not hmac.compare_digest(record.owner.encode() or b"-", found_player[1].encode()):
+                raise errors.wrong_token(game_id)
+        elif not hmac.compare_digest(record.token_hash, token_hash(token)):
             raise errors.wrong_token(game_id)
         return found
 

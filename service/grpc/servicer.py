@@ -7,10 +7,11 @@ steps, so a new RPC is one line in ``_RPCS``.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
+from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc
 
 from service.games import GameService
@@ -20,8 +21,10 @@ from service.observe import tracing
 from service.observe.calls import failure
 from service.security import tls
 
+#: The trailer of a WatchGame stream that ended because the game is over (one that ends without it: reconnect).
+GAME_OVER_TRAILER = "x-game-over"
 #: The use cases that count calls per client address (service.security.ratelimit).
-LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate", "hint"})
+LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate", "hint", "create_guest"})
 
 
 def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
@@ -59,6 +62,11 @@ _RPCS = {
     "MintDeal": "mint_deal",
     "VerifyCertificate": "verify_certificate",
     "GetSigningKeys": "get_signing_keys",
+    "CreateGuest": "create_guest",
+    "GetPlayer": "get_player",
+    "UpdatePlayer": "update_player",
+    "ErasePlayer": "erase_player",
+    "ListGames": "list_games",
 }
 
 
@@ -70,6 +78,27 @@ class PatienceServicer(patience_pb2_grpc.PatienceServiceServicer):  # type: igno
         if operator_needs_client_certificate:  # only these methods pay for the check, and only when it is on
             for name in tls.OPERATOR_RPCS:
                 setattr(self, name, _needs_client_certificate(name, getattr(self, name)))
+
+    async def WatchGame(
+        self, request: pb.WatchGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[pb.WatchGameResponse]:
+        """The server stream: a refusal before the first message, or the game after every change until it ends."""
+        try:
+            # The peer, read while the call is alive: streams are counted per client address.
+            credentials = credentials_from(context.invocation_metadata(), context.peer())
+            watch = await self.games.watch_game(request, credentials)
+        except Exception as exc:  # a refusal, or a bug (logged): as a rich status either way
+            await abort(context, failure(exc, "watch_game"))
+            return
+        try:
+            async for update in watch:
+                yield update
+        except Exception as exc:  # the store failed mid-stream: the client reconnects with its last version
+            await abort(context, failure(exc, "watch_game"))
+        finally:
+            await watch.aclose()
+        if watch.over:  # ended for good, not for its lifetime: a stream that sent nothing says so in its trailer
+            context.set_trailing_metadata((*context.trailing_metadata(), (GAME_OVER_TRAILER, "true")))
 
 
 def _needs_client_certificate(

@@ -104,6 +104,11 @@ HTTP_CONNECTIONS_CLOSED = Counter(
     "REST connections the server closed or refused itself, by why.",
     ["reason"],
 )
+# WatchGame (service.games.watching): the streams open, and the games they follow (one subscription each).
+WATCH_STREAMS = Gauge("patience_watch_streams", "WatchGame streams open now.", multiprocess_mode="livesum")
+WATCHED_GAMES = Gauge(
+    "patience_watched_games", "Games this process follows for its WatchGame streams.", multiprocess_mode="livesum"
+)
 #: CPU seconds of one hint: a few milliseconds (the sultans) to a few seconds (the CPU cap, --hint-cpu-seconds).
 HINT_CPU_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 HINT_CPU_SECONDS = Histogram(

@@ -48,9 +48,10 @@ from service.games.ports import credentials_from
 from service.observe import tracing
 from service.observe.calls import REST, Calls, failure, http_answer, request_id_of
 from service.observe.logs import request_id
+from service.rest import events
 from service.rest.connections import Connections, Limits, accept_backlog
 from service.rest.openapi import load_comments, openapi_document
-from service.rest.routes import Router, routes_for_services
+from service.rest.routes import HttpRoute, Router, routes_for_services
 from service.rest.transcode import JSON_MAPPINGS, TranscodeError, build_request, response_json, status_json
 from service.security import tls
 
@@ -99,6 +100,20 @@ def game_service_invoker(games: GameService) -> Invoker:
     return invoke
 
 
+def game_service_streams(games: GameService) -> events.Opener:
+    """Open ``games.<rpc_in_snake_case>(request, credentials)``, a server stream (WatchGame: ``watch_game``)."""
+
+    async def open_stream(method: MethodDescriptor, request: Message, metadata: Metadata) -> events.Stream:
+        call = getattr(games, rpc_attribute(method), None)
+        if call is None:
+            raise errors.not_implemented(method.name)
+        peer = next((v for k, v in metadata if k == PEER), "")
+        stream: events.Stream = await call(request, credentials_from(metadata, peer=peer))
+        return stream
+
+    return open_stream
+
+
 def _error_response(status: status_pb2.Status, http: int, headers: dict[str, str] | None = None) -> Response:
     return _json(status_json(status), http, headers)
 
@@ -134,7 +149,10 @@ def _is_json(content_type: str) -> bool:
 #: metadata, and the body's length and type.
 #: The W3C trace context headers (read when traces are on: service.observe.tracing).
 TRACE_HEADERS = ("traceparent", "tracestate")
-_READ_HEADERS = {name.encode(): name for name in (*FORWARDED_HEADERS, *TRACE_HEADERS, "content-length", "content-type")}
+_READ_HEADERS = {
+    name.encode(): name
+    for name in (*FORWARDED_HEADERS, *TRACE_HEADERS, "content-length", "content-type", events.LAST_EVENT_ID)
+}
 
 
 class RestGateway:
@@ -151,12 +169,14 @@ class RestGateway:
         max_body_bytes: int = 1 << 20,
         client_certificate_rpcs: frozenset[str] = frozenset(),
         json_mapping: str = "compiled",
+        open_stream: events.Opener | None = None,
     ) -> None:
         self.routes = routes_for_services(SERVICES)
         #: Writes an answer's JSON (``--json-mapping``: transcode.JSON_MAPPINGS, the same JSON either way).
         self.to_json = JSON_MAPPINGS[json_mapping]
         self.router = Router(self.routes)
         self.invoke = invoke
+        self.open_stream = open_stream  # server streams (Server-Sent Events); None: they answer UNIMPLEMENTED
         self.max_body_bytes = max_body_bytes
         self._calls: dict[str, Calls] = {}  # per RPC (routes name only the RPCs of the proto)
         #: RPCs served only over a connection with a verified client certificate (mutual TLS for operators).
@@ -172,12 +192,18 @@ class RestGateway:
             # error: uvicorn would write a traceback per hung-up request).
             log.debug("client gone before its request body arrived")
             return
+        if isinstance(response, events.EventStream):  # a server stream: it answers as its events come
+            response.headers += self.extra_headers
+            await response(scope, receive, send)
+            return
         status, headers, body = response
         await send({"type": "http.response.start", "status": status, "headers": headers + self.extra_headers})
         await send({"type": "http.response.body", "body": body})
 
-    async def handle(self, scope: Scope, receive: Receive) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        """The answer to one call: (HTTP status, headers, body)."""
+    async def handle(
+        self, scope: Scope, receive: Receive
+    ) -> tuple[int, list[tuple[bytes, bytes]], bytes] | events.EventStream:
+        """The answer to one call: (HTTP status, headers, body), or a server stream's events."""
         method: str = scope["method"]
         raw_path: bytes = scope.get("raw_path") or scope["path"].encode()
         path = raw_path.decode("latin-1").split("?", 1)[0]
@@ -227,6 +253,22 @@ class RestGateway:
             )
         else:
             started, token, span = calls.begin(rid)
+        where = f"{client[0]}:{client[1]}" if client else ""
+        url_path = scope["path"].replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")  # as Starlette's URL
+        if route.method.server_streaming:
+            http = f"{method} {url_path}"[:200]
+
+            def done(code: str) -> None:  # the stream ended: its access line and metrics
+                calls.end(started, rid, code, None, where, span, http=http)
+
+            try:
+                return await self._stream(route, message_in, metadata, seen.get(events.LAST_EVENT_ID), rid, done)
+            except Exception as exc:  # refused before the stream starts: an answer like any call's
+                error = failure(exc, route.rpc_name)
+                calls.end(started, rid, error.code.name, None, where, span, http=f"{method} {url_path}"[:200])
+                return _answer(_service_error(error, headers))
+            finally:
+                request_id.reset(token)
         code, response = "OK", None
         try:
             response = await self.invoke(route.method, message_in, metadata)
@@ -235,8 +277,6 @@ class RestGateway:
             code = error.code.name
             return _answer(_service_error(error, headers))
         finally:
-            where = f"{client[0]}:{client[1]}" if client else ""
-            url_path = scope["path"].replace("?", "%3F").replace("#", "%23").replace("\\", "%5C")  # as Starlette's URL
             calls.end(started, rid, code, response, where, span, http=f"{method} {url_path}"[:200])
             request_id.reset(token)
         body_out = encode_json(response_json(route, response, self.to_json))
@@ -250,6 +290,23 @@ class RestGateway:
             ],
             body_out,
         )
+
+    async def _stream(
+        self,
+        route: HttpRoute,
+        request: Message,
+        metadata: Metadata,
+        last_event_id: str | None,
+        rid: str,
+        done: Callable[[str], None],
+    ) -> events.EventStream:
+        """A server stream's events (``service.rest.events``), once the use case has opened it."""
+        if self.open_stream is None:
+            raise errors.not_implemented(route.rpc_name)
+        events.resume_from(request, last_event_id)
+        stream = await self.open_stream(route.method, request, metadata)
+        headers = [(b"x-request-id", rid.encode("latin-1")), (b"cache-control", b"no-store")]
+        return events.EventStream(route, stream, headers, encode_json, done, self.to_json)
 
 
 def _answer(response: Response) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
@@ -337,7 +394,7 @@ def openapi_for(gateway: RestGateway) -> dict[str, Any]:
 
 
 #: What a page on another origin may send and read: the credentials travel in headers, never in cookies.
-CORS_HEADERS = ("authorization", "content-type", "x-operator-key", "x-request-id")
+CORS_HEADERS = ("authorization", "content-type", "x-operator-key", "x-request-id", "last-event-id")
 
 
 def create_app(
@@ -348,6 +405,7 @@ def create_app(
     cors_origins: Sequence[str] = (),
     client_certificate_rpcs: frozenset[str] = frozenset(),
     json_mapping: str = "compiled",
+    open_stream: events.Opener | None = None,
 ) -> ASGIApp:
     """The ASGI application: ``/v1/...`` (transcoded RPCs), ``/openapi.json``, the web client at ``/``.
 
@@ -360,6 +418,7 @@ def create_app(
         max_body_bytes=max_body_bytes,
         client_certificate_rpcs=client_certificate_rpcs,
         json_mapping=json_mapping,
+        open_stream=open_stream,
     )
     document = json.dumps(openapi_for(gateway), ensure_ascii=False).encode()
 
@@ -392,7 +451,7 @@ def create_app(
         CORSMiddleware(
             _ApiFirst(gateway, site),
             allow_origins=list(cors_origins),
-            allow_methods=["GET", "POST"],  # every route of the API (docs/rest.md)
+            allow_methods=sorted({r.http_method for r in gateway.routes}),  # every method of the API's routes
             allow_headers=list(CORS_HEADERS),
             expose_headers=["x-request-id"],
             allow_credentials=False,  # tokens go in Authorization, which CORS allows without cookies
@@ -534,6 +593,7 @@ async def start_http(
         cors_origins=origins,
         client_certificate_rpcs=tls.OPERATOR_RPCS if mutual else frozenset(),
         json_mapping=str(getattr(settings, "json_mapping", "compiled")),
+        open_stream=game_service_streams(games),
     )
     reuse_port = int(getattr(settings, "workers", 1) or 1) > 1
     context = tls.rest_ssl_context(tls_files) if tls_files is not None else None

@@ -367,6 +367,12 @@ def openapi_document(
         responses: JsonObject = {
             "200": {"description": "OK", "content": {"application/json": {"schema": response_schema}}}
         }
+        if method.server_streaming:  # Server-Sent Events, each event's data one message (service.rest.events)
+            responses["200"] = {
+                "description": f"Server-Sent Events: each event's data is a {method.output_type.name} in JSON",
+                "content": {"text/event-stream": {"schema": _event_schema(response_schema)}},
+            }
+            responses["204"] = {"description": "nothing to send: the game was over at the version given"}
         for code, text in _ERRORS.items():
             responses[code] = {"description": text, "content": {"application/json": {"schema": status_ref}}}
         responses["default"] = {
@@ -418,3 +424,17 @@ def _status_descriptor() -> Descriptor:
 
     descriptor: Descriptor = status_pb2.Status.DESCRIPTOR
     return descriptor
+
+
+def _event_schema(message: JsonObject) -> JsonObject:
+    """One Server-Sent Event of a stream: its ``id`` (the game's version), its type (``message``, or ``error`` for a
+    failure after the stream started) and its ``data``, a message of the stream in JSON."""
+    return {
+        "type": "object",
+        "required": ["data"],
+        "properties": {
+            "id": {"type": "string", "description": "the game's version (sent back as Last-Event-ID)"},
+            "event": {"type": "string", "enum": ["message", "error"]},
+            "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": message},
+        },
+    }

@@ -270,7 +270,9 @@ class Router:
     def __init__(self, routes: Sequence[HttpRoute]) -> None:
         self.routes = tuple(routes)
         self._by_method: dict[str, tuple[HttpRoute, ...]] = {}
-        for route in self.routes:
+        # Routes with a verb first (``/v1/games/{game_id}:watch`` before ``/v1/games/{game_id}``), as Envoy's
+        # transcoder matches them: a single-segment variable would otherwise take ``abc:watch`` as its value.
+        for route in sorted(self.routes, key=lambda r: not _has_verb(r.template)):
             self._by_method[route.http_method] = (*self._by_method.get(route.http_method, ()), route)
         self._matches: dict[tuple[str, str], RouteMatch] = {}
 
@@ -298,3 +300,8 @@ class Router:
             if route.http_method not in allowed and route.regex.fullmatch(raw_path):
                 allowed.append(route.http_method)
         return allowed
+
+
+def _has_verb(template: str) -> bool:
+    """``/v1/games/{game_id}:watch``: the last segment ends with ``:verb`` outside any variable."""
+    return ":" in template.rsplit("/", 1)[-1].rsplit("}", 1)[-1]

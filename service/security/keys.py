@@ -413,6 +413,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rot.add_argument("--dir", type=Path, required=True)
     rot.add_argument("--ticket", action="store_true", help="also rotate the deal-ticket key")
     rot.add_argument("--no-signing", action="store_true", help="leave the signing key as it is")
+    rot.add_argument("--guest", action="store_true", help="also rotate the guest identity key (docs/players.md)")
     show = sub.add_parser("show", help="key ids and public keys (what GetSigningKeys publishes)")
     show.add_argument("--dir", type=Path, required=True)
     show.add_argument("--json", action="store_true")
@@ -420,10 +421,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.ERROR, format="%(message)s")
     try:
         if args.command == "generate":
+            from service.security.identity_keys import generate_missing
+
             ids = generate_keys(args.out, force=args.force)
+            ids.update(generate_missing(args.out))
             print(json.dumps({"directory": str(args.out), **ids}))
         elif args.command == "rotate":
+            from service.security.identity_keys import rotate_guest_key
+
             ids = rotate_keys(args.dir, signing=not args.no_signing, ticket=args.ticket)
+            if args.guest:
+                ids.update(rotate_guest_key(args.dir))
             print(json.dumps({"directory": str(args.dir), **ids}))
         else:
             described = _describe(args.dir)

@@ -68,7 +68,16 @@ class Settings:
     limit_submit_solution: str = "20/minute;300/hour"
     limit_verify_certificate: str = "60/minute;1000/hour"
     limit_hint: str = "30/minute;600/hour"
+    limit_create_guest: str = "20/minute;300/hour"
+    guest_lifetime_days: int = 365
+    oidc_issuer: tuple[str, ...] = ()
+    oidc_audience: tuple[str, ...] = ()
+    oidc_jwks_url: tuple[str, ...] = ()
     limit_winnable: str = "5/minute;30/hour"
+    limit_watch: str = "30/minute;600/hour"
+    watch_streams: int = 1000
+    watch_per_client: int = 8
+    watch_max_seconds: float = 600.0
     hint_processes: int = 1
     hint_queue: int = 4
     hint_per_client: int = 1
@@ -101,6 +110,8 @@ class Settings:
             "SubmitSolution": self.limit_submit_solution,
             "VerifyCertificate": self.limit_verify_certificate,
             "Hint": self.limit_hint,
+            "CreateGuest": self.limit_create_guest,
+            "WatchGame": self.limit_watch,
         }
 
     def tls_problem(self) -> str | None:
@@ -398,9 +409,9 @@ _SPECS: tuple[Spec, ...] = (
     Spec(
         "rate_limits",
         "--rate-limits",
-        "count NewGame, PrepareGame, SubmitSolution, VerifyCertificate and Hint per client address in Redis and refuse "
-        "the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with Retry-After), and each "
-        "address's share of every winnable pool (--limit-winnable)",
+        "count NewGame, PrepareGame, SubmitSolution, VerifyCertificate, Hint and WatchGame per client address in "
+        "Redis and refuse the calls beyond the limits (RESOURCE_EXHAUSTED, RATE_LIMITED; HTTP 429 with "
+        "Retry-After), and each address's share of every winnable pool (--limit-winnable)",
         values.boolean,
         "BOOL",
     ),
@@ -434,12 +445,78 @@ _SPECS: tuple[Spec, ...] = (
         "LIMITS",
     ),
     Spec(
+        "limit_create_guest",
+        "--limit-create-guest",
+        "CreateGuest calls (new guest identities) per client address",
+        values.rate_limits,
+        "LIMITS",
+    ),
+    Spec(
+        "guest_lifetime_days",
+        "--guest-lifetime-days",
+        "days a guest identity stays valid (docs/players.md); retired guest keys are kept this long",
+        values.positive(int),
+        "DAYS",
+    ),
+    Spec(
+        "oidc_issuer",
+        "--oidc-issuer",
+        "OpenID Connect providers whose identity tokens players may sign in with: their issuers (iss), "
+        "comma-separated; --oidc-audience and --oidc-jwks-url give each one's audience and key set, in the same order",
+        values.names,
+        "ISSUERS",
+    ),
+    Spec(
+        "oidc_audience",
+        "--oidc-audience",
+        "the audience (aud) each provider's tokens name for this service, comma-separated, one per --oidc-issuer",
+        values.names,
+        "AUDIENCES",
+    ),
+    Spec(
+        "oidc_jwks_url",
+        "--oidc-jwks-url",
+        "the URL of each provider's JSON Web Key Set, comma-separated, one per --oidc-issuer",
+        values.names,
+        "URLS",
+    ),
+    Spec(
         "limit_winnable",
         "--limit-winnable",
         "proven deals one client address may take from each winnable pool (NewGame with winnable); beyond: "
         "RESOURCE_EXHAUSTED, WINNABLE_SHARE_USED",
         values.rate_limits,
         "LIMITS",
+    ),
+    Spec(
+        "limit_watch",
+        "--limit-watch",
+        "WatchGame streams one client address may open (each reconnection counts)",
+        values.rate_limits,
+        "LIMITS",
+    ),
+    Spec(
+        "watch_streams",
+        "--watch-streams",
+        "WatchGame streams open at once per process, gRPC and REST together; more are refused (RESOURCE_EXHAUSTED, "
+        "WATCH_STREAMS_FULL). Keep it below --grpc-max-calls and --http-max-connections: the other calls need room",
+        values.positive(int),
+        "N",
+    ),
+    Spec(
+        "watch_per_client",
+        "--watch-per-client",
+        "WatchGame streams one client address may hold open at once per process; more are refused "
+        "(RESOURCE_EXHAUSTED, WATCH_STREAMS_PER_CLIENT)",
+        values.positive(int),
+        "N",
+    ),
+    Spec(
+        "watch_max_seconds",
+        "--watch-max-seconds",
+        "seconds a WatchGame stream stays open; then it ends and the client reconnects with the last version it saw",
+        values.positive(float),
+        "SECONDS",
     ),
     Spec(
         "hint_processes",
@@ -580,6 +657,12 @@ FILLER_SETTINGS = (
 )  # fmt: skip
 
 
+def providers_problem(settings: Settings) -> str | None:
+    from service.security.providers import settings_problem
+
+    return settings_problem(settings.oidc_issuer, settings.oidc_audience, settings.oidc_jwks_url)
+
+
 def specs() -> tuple[Spec, ...]:
     """Every setting (docs/configuration.md is checked against this)."""
     return _SPECS
@@ -635,7 +718,7 @@ def load(
     settings = dataclasses.replace(Settings(), **values)  # type: ignore[arg-type]
     if settings.reveal_retention < 1 or settings.idle_timeout < 1:
         p.error("timeouts must be positive")
-    problem = settings.tls_problem()
+    problem = settings.tls_problem() or providers_problem(settings)
     if problem:
         p.error(problem)
     return settings

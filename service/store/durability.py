@@ -17,9 +17,9 @@ from urllib.parse import urlsplit, urlunsplit
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError, SlotNotCoveredError
+from redis.exceptions import SlotNotCoveredError
 
-from service.store.failures import unavailable
+from service.store.failures import REDIS_FAILURES, unavailable
 from service.store.interface import NotReplicated, StoreUnavailable
 from service.store.redispipe import PipelinedRedis
 
@@ -48,12 +48,12 @@ async def replicated(store: Durable, script: AsyncScript, keys: list[str], args:
                 await script(keys=keys, args=args, client=pipeline)  # queued: the pipeline loads it if needed
                 pipeline.execute_command("WAIT", n, timeout)
                 reply, acked = await pipeline.execute()
-    except (RedisError, OSError) as exc:
+    except REDIS_FAILURES as exc:
         if isinstance(store.client, RedisCluster) and store.masters:
             # A failover or a resharding: forget the masters, and let the cluster client find the key's slot again
             # through a command of its own (its error handling refreshes its view of the cluster).
             store.masters.clear()
-            with contextlib.suppress(RedisError, OSError):
+            with contextlib.suppress(*REDIS_FAILURES):
                 await store.client.exists(keys[0])
         error = unavailable(exc)
         if error is None:

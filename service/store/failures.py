@@ -11,6 +11,7 @@ from redis.exceptions import (
     OutOfMemoryError,
     ReadOnlyError,
     RedisClusterException,
+    RedisError,
     TryAgainError,
 )
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -36,6 +37,10 @@ NOT_NOW = (
 )
 
 
+#: Everything a Redis call may raise on purpose, to catch around each call and sort with :func:`unavailable`.
+#: redis-py's cluster client raises RedisClusterException (a slot no node covers during a failover, no node
+#: reachable), which is *not* a RedisError: caught with the rest, it is UNAVAILABLE, not a bug (INTERNAL).
+REDIS_FAILURES = (RedisError, RedisClusterException, OSError)
 #: The same, for an error reply read by its code word (Redis's own: the reply's first word), as the store's
 #: pipelined connection hands it over (a ResponseError with the reply whole: service.store.redispipe), and as a
 #: Lua script passes on the error of a call it made.

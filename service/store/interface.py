@@ -148,6 +148,11 @@ class NewGameRecord:
     deal_number: int = 0  # the public deal's number (Dealt.PUBLIC only)
     # A deal from a winnable pool (dealt Dealt.WINNABLE): the solver's winning line, packed (engine.movelog).
     solution: bytes = b""
+    # The signed-in player who dealt it (docs/players.md): pseudonymous id, display name then, kind; "" = anonymous.
+    owner: str = ""
+    owner_name: str = ""
+    owner_kind: str = ""
+    watchable: bool = False  # spectators may watch it without its token (WatchGame)
 
 
 @dataclass(slots=True)
@@ -185,6 +190,10 @@ class GameRecord:
     deal_number: int = 0  # the public deal's number, 0 unless dealt is Dealt.PUBLIC
     solution: bytes = b""  # the winning line of a deal dealt as winnable, packed; shown only once the game is over
     hint_count: int = 0  # hints given (Hint), at most one per version
+    owner: str = ""  # the signed-in player who dealt the game ("" = anonymous), as in NewGameRecord
+    owner_name: str = ""
+    owner_kind: str = ""
+    watchable: bool = False  # spectators may watch it without its token (WatchGame)
 
     @property
     def winnable(self) -> bool:
@@ -379,6 +388,11 @@ class GameStore(ABC):
     @abstractmethod
     async def delete(self, game_id: str) -> bool:
         """Remove the game now; whether it existed."""
+
+    @abstractmethod
+    async def unlink_owner(self, game_id: str, owner: str) -> bool:
+        """Remove the game's owner (id, name, kind) if it is ``owner``, leaving the game as it is (version, times,
+        TTL): whether it was. ErasePlayer's step, and a game's when it falls off its player's list."""
 
     @abstractmethod
     async def put_prepared(self, prepared_id: str, server_seed: bytes, ttl_seconds: int) -> None:

@@ -13,6 +13,8 @@ client; nothing else differs)::
                                 count, the log's length then and the encoded state ("mc,offset,state")
     <prefix>:{<id>}:h   hash    the hint trail of a game being played (interface.HintTrail): v, mc, o, s, l, k, n
     <prefix>:{<id>}:p   string  the keys of the positions met up to the trail's version, 8 bytes each, appended to
+    <prefix>:{<id>}:w   channel a sharded pub/sub channel (SPUBLISH, never a key): each write script publishes the
+                                game's new version on it for its watchers (service.store.changes)
     <prefix>:win:{<pool>}  list  a winnable pool (service.solving.winnable): entries of a seed and its winning line
 
 The hint trail and path are written by Hint only (with the hint's count, a compare-and-set on the game's
@@ -46,13 +48,13 @@ import redis.asyncio as aioredis
 from opentelemetry.trace import SpanKind
 from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
-from redis.exceptions import RedisError
 
 from engine import movelog
 from engine.moves import Move
 from service.observe import tracing
 from service.store import durability, scripts
-from service.store.failures import unavailable
+from service.store.changes import GameChanges
+from service.store.failures import REDIS_FAILURES, unavailable
 from service.store.interface import (
     AlreadyExists,
     GameClosed,
@@ -98,6 +100,10 @@ _F_DEALT = "dk"  # how the deal was chosen (absent from records written before i
 _F_DEAL_NUMBER = "dn"  # a public deal's number (absent unless dealt is "public")
 _B_DEALT, _B_DEAL_NUMBER = _F_DEALT.encode(), _F_DEAL_NUMBER.encode()
 _F_SOLUTION = "wl"
+_F_OWNER, _F_OWNER_NAME, _F_OWNER_KIND = "ow", "on", "ok"  # the signed-in player who dealt it (absent: anonymous)
+_B_OWNER, _B_OWNER_NAME, _B_OWNER_KIND = (f.encode() for f in (_F_OWNER, _F_OWNER_NAME, _F_OWNER_KIND))
+_F_WATCHABLE = "wa"  # "1" when spectators may watch the game (absent otherwise)
+_B_WATCHABLE = _F_WATCHABLE.encode()
 _B_SOLUTION = _F_SOLUTION.encode()
 _B_PLAYED = _F_PLAYED.encode()
 _B_TOKEN, _B_VARIANT, _B_OPTIONS, _B_SEED = (f.encode() for f in (_F_TOKEN, _F_VARIANT, _F_OPTIONS, _F_SEED))
@@ -172,10 +178,15 @@ class RedisGameStore(GameStore):
         self._replace = client.register_script(scripts.REPLACE)
         self._finish = client.register_script(scripts.FINISH)
         self._keep_certificate = client.register_script(scripts.KEEP_CERTIFICATE)
+        self._unlink_owner = client.register_script(scripts.UNLINK_OWNER)
         #: Each script's name by its SHA-1: the name of its span when traces are on (service.observe.tracing).
         self._script_names = {
             script.sha: name.removeprefix("_") for name, script in vars(self).items() if isinstance(script, AsyncScript)
         }
+
+    def changes(self) -> GameChanges:
+        """The games' change notifications (their write scripts publish them), on a connection of their own."""
+        return GameChanges(self.client, self.key_prefix)
 
     @property
     def is_cluster(self) -> bool:
@@ -252,6 +263,12 @@ class RedisGameStore(GameStore):
             if isinstance(game.deal_number, bool) or not 0 < game.deal_number < 1 << 32:
                 raise ValueError(f"a deal number is 1 to 2**32-1, not {game.deal_number!r}")
             fields += [_F_DEAL_NUMBER, str(game.deal_number)]
+        if game.owner:
+            fields += [_F_OWNER, _small("owner", game.owner.encode())]
+            fields += [_F_OWNER_NAME, _small("owner_name", game.owner_name.encode())]
+            fields += [_F_OWNER_KIND, _small("owner_kind", game.owner_kind.encode())]
+        if game.watchable:
+            fields += [_F_WATCHABLE, "1"]
         if game.solution:  # longer than a small field: a winnable game's hash is a hashtable, as a won game's is
             fields += [_F_SOLUTION, game.solution]
         if not game.status or len(game.status) > MAX_SMALL_FIELD:
@@ -385,6 +402,11 @@ class RedisGameStore(GameStore):
         # One slot, so a multi-key DEL is fine on a cluster too.
         return bool(await self._call(self.client.delete(*self.keys(game_id))))
 
+    async def unlink_owner(self, game_id: str, owner: str) -> bool:
+        if not _check_game_id(game_id) or not owner:
+            return False
+        return bool(await self._script(self._unlink_owner, self.keys(game_id)[:1], [owner], durable=True))
+
     def prepared_key(self, prepared_id: str) -> str:
         """A prepared server seed's key (its own hash tag: it belongs to no game yet)."""
         return f"{self.key_prefix}:prep:{{{prepared_id}}}"
@@ -479,7 +501,7 @@ class RedisGameStore(GameStore):
             return await self._call(script(keys=keys, args=args))
         try:  # _call's mapping, inline: one coroutine less on the path of every move
             return await self.pipe.evalsha(script.sha, script.script, keys, args)
-        except (RedisError, OSError) as exc:
+        except REDIS_FAILURES as exc:
             error = unavailable(exc)
             if error is None:
                 raise
@@ -489,23 +511,25 @@ class RedisGameStore(GameStore):
     async def _call(awaitable: Awaitable[_T]) -> _T:
         try:
             return await awaitable
-        except (RedisError, OSError) as exc:
+        except REDIS_FAILURES as exc:
             error = unavailable(exc)
             if error is None:
                 raise
             raise error from exc
 
     def _changed(self, previous: GameRecord, changed: list[bytes], now: bytes, state: bytes) -> GameRecord:
-        """``previous`` after a write, from the fields the write changes (v, st, ua, fa, mc, uc) and the hint count
-        (which a Hint may have changed since ``previous`` was read): the others are set once, when the game is
-        created."""
-        v, st, ua, fa, mc, uc, hc = changed
+        """``previous`` after a write, from the fields the write changes (v, st, ua, fa, mc, uc), the hint count
+        (which a Hint may have changed since ``previous`` was read) and the owner (which ErasePlayer may have
+        removed): the others are set once, when the game is created."""
+        v, st, ua, fa, mc, uc, hc, ow = changed
         p = previous
+        owned = bool(ow) and ow.decode() == p.owner
         return GameRecord(
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
-            p.certificate, p.dealt, p.deal_number, p.solution, int(hc),
+            p.certificate, p.dealt, p.deal_number, p.solution, int(hc), p.owner if owned else "",
+            p.owner_name if owned else "", p.owner_kind if owned else "", p.watchable,
         )  # fmt: skip
 
     def _record(
@@ -540,4 +564,8 @@ class RedisGameStore(GameStore):
             deal_number=int(m.get(_B_DEAL_NUMBER, b"0")),
             solution=m.get(_B_SOLUTION, b""),
             hint_count=int(m.get(b"hc", b"0")),
+            owner=m.get(_B_OWNER, b"").decode(),
+            owner_name=m.get(_B_OWNER_NAME, b"").decode(),
+            owner_kind=m.get(_B_OWNER_KIND, b"").decode(),
+            watchable=m.get(_B_WATCHABLE) == b"1",
         )

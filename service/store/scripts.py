@@ -32,7 +32,7 @@ local now = string.format('%d', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]
 _GUARD = (
     _NOW
     + """
-local h = redis.call('HMGET', KEYS[1], 'v', 'st', 'ua', 'fa', 'mc', 'uc', 'hc', 'cm')
+local h = redis.call('HMGET', KEYS[1], 'v', 'st', 'ua', 'fa', 'mc', 'uc', 'hc', 'cm', 'ow')
 if not h[1] then return {-1} end
 local v = tonumber(h[1])
 if ARGV[4] ~= '' and v ~= tonumber(ARGV[4]) then return {0, v} end
@@ -40,12 +40,18 @@ if h[4] ~= '0' then return {-2, v, h[2]} end
 local idle, fresh = string.match(ARGV[2], '^(%d+),(%d+)$')
 if v == 1 then idle = fresh end
 if tonumber(h[3]) + tonumber(idle) <= tonumber(now) then return {-3, v} end
+-- Tell the game's watchers (service.store.changes) its new version: a sharded channel in the game's own slot, so
+-- the same script publishes on a single Redis and on a cluster (SPUBLISH with no subscriber costs a lookup).
+local function notify(version)
+  redis.call('SPUBLISH', KEYS[1] .. ':w', version)
+end
 local function touch(ttl)
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now)
   redis.call('PEXPIRE', KEYS[1], ttl)
   redis.call('PEXPIRE', KEYS[2], ttl)
   redis.call('PEXPIRE', KEYS[3], ttl)
   redis.call('PEXPIRE', KEYS[4], ttl)
+  notify(v + 1)
 end
 -- After moves that leave the game open at move count mc with the state ARGV[5]: a checkpoint when the last is
 -- CHECKPOINT_EVERY moves back or more. A game that closes drops its checkpoints (it is never undone again) and
@@ -131,7 +137,8 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 )
 
 # ARGV[5] = state, ARGV[6] = move, ARGV[7] = closing status or '', ARGV[8] = '1' to return only the fields a
-# write changes (v, st, ua, fa, mc, uc: the caller has the rest) instead of the whole meta hash
+# write changes (v, st, ua, fa, mc, uc), the hint count and the owner (ErasePlayer may have unlinked the game
+# since the caller read it) instead of the whole meta hash
 SET_STATE = (
     _WRITES
     + _GUARD
@@ -153,7 +160,8 @@ redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
 redis.call('APPEND', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ttl)
 checkpoint(mc, ARGV[7] ~= '', ttl)
-if ARGV[8] == '1' then return {1, {v + 1, st, now, fa, mc, h[6], h[7] or '0'}, now} end
+notify(v + 1)
+if ARGV[8] == '1' then return {1, {v + 1, st, now, fa, mc, h[6], h[7] or '0', h[9] or ''}, now} end
 return {1, redis.call('HGETALL', KEYS[1]), now}
 """
 )
@@ -179,6 +187,7 @@ redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
 redis.call('APPEND', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ttl)
 checkpoint(mc, ARGV[8] ~= '', ttl)
+notify(v + n)
 return {1, redis.call('HGETALL', KEYS[1]), now}
 """
 )
@@ -299,5 +308,15 @@ redis.call('HSET', KEYS[1], 'st', ARGV[5], 'fa', now)
 checkpoint(0, true, ARGV[3])
 touch(ARGV[3])
 return {1, redis.call('HGETALL', KEYS[1]), now, redis.call('GET', KEYS[2])}
+"""
+)
+
+# ARGV[1] = the owner to remove: the game's owner fields go if they name that player (nothing else changes).
+UNLINK_OWNER = (
+    _WRITES
+    + """
+if redis.call('HGET', KEYS[1], 'ow') ~= ARGV[1] then return 0 end
+redis.call('HDEL', KEYS[1], 'ow', 'on', 'ok')
+return 1
 """
 )

@@ -71,3 +71,20 @@ def test_every_file_the_docs_name_exists() -> None:
 def test_every_doc_the_code_cites_exists() -> None:
     missing = [m for p in sources() for m in missing_in(p, docs=False)]
     assert missing == [], "\n".join(missing)
+
+
+def test_every_rpc_is_in_the_readme_and_api_tables() -> None:
+    """The README's table of calls and docs/api.md's each list every RPC of the service, with its REST route:
+    a new call that nobody documented fails here."""
+    from google.api import annotations_pb2
+    from patience.v1 import patience_pb2
+
+    readme = (ROOT / "README.md").read_text()
+    api = (ROOT / "docs" / "api.md").read_text()
+    for method in patience_pb2.DESCRIPTOR.services_by_name["PatienceService"].methods:
+        rule = method.GetOptions().Extensions[annotations_pb2.http]
+        verb = rule.WhichOneof("pattern")
+        assert verb is not None
+        row = re.compile(rf"^\| `{method.name}` \|[^\n]*`{verb.upper()} ", re.M)
+        assert row.search(readme), f"README.md's table of calls lacks {method.name} ({verb.upper()})"
+        assert row.search(api), f"docs/api.md's table of calls lacks {method.name} ({verb.upper()})"

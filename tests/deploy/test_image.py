@@ -23,9 +23,23 @@ from typing import Any
 import grpc
 import pytest
 import redis
-import redis_support
-import yaml
-from image_support import LISTEN_VARS, Container, Image, Service, build, start_service
+from image_support import (
+    APP_UID,
+    K8S_BASE,
+    KEYS_IN_IMAGE,
+    LISTEN_VARS,
+    OPERATOR_KEY,
+    TEST_OVERRIDES,
+    Container,
+    Image,
+    Service,
+    compose_env,
+    compose_service,
+    in_test,
+    k8s_env,
+    load_yaml,
+    start_service,
+)
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
 from service_harness import bearer, operator, solve
@@ -33,42 +47,11 @@ from service_harness import bearer, operator, solve
 from engine.catalogue import get_game
 from service.security.keys import load_keys
 
-ROOT = Path(__file__).resolve().parents[2]
-COMPOSE = ROOT / "deploy" / "compose.yaml"
-K8S_BASE = ROOT / "deploy" / "k8s" / "base"
-KEYS_IN_IMAGE = "/etc/patience/keys"
-APP_UID = 10001
-#: Bytes, as the build script counts them (the layers' uncompressed sizes). Measured: 179 MB on the Debian
-#: base that mmdebstrap makes (no registry serves the official slim base to CI: docs/deployment.md). A
-#: compiler, a pip cache or grpcio-tools creeping back in would cross it.
-SIZE_LIMIT = 200_000_000
-#: What a test changes of a deployment's environment: the Redis (the test's own, on loopback), the listen
-#: ports (containers share the host's network here, as a port mapping would separate them) and the operator
-#: key that compose reads from the operator's shell.
-TEST_OVERRIDES = {"PATIENCE_REDIS_URL", "PATIENCE_OPERATOR_KEY", *LISTEN_VARS}
-OPERATOR_KEY = "image-test-operator-key-0123456789"
+#: Bytes, as the build script counts them (the layers' uncompressed sizes). Measured: 126 MB on the Debian base
+#: that mmdebstrap makes (no registry serves the official slim base to CI: docs/deployment.md), the goal 150 MB:
+#: a compiler, a pip cache, grpcio-tools or the base's apt and perl creeping back in would cross it.
+SIZE_LIMIT = 150_000_000
 SERVICE = "patience.v1.PatienceService"
-
-
-@pytest.fixture(scope="session")
-def image(tmp_path_factory: pytest.TempPathFactory) -> Image:
-    return build(tmp_path_factory.getbasetemp().parent / "image")
-
-
-def load_yaml(path: Path) -> dict[str, Any]:
-    data = yaml.safe_load(path.read_text())
-    assert isinstance(data, dict)
-    return data
-
-
-def compose_service() -> dict[str, Any]:
-    service = load_yaml(COMPOSE)["services"]["patience"]
-    assert isinstance(service, dict)
-    return service
-
-
-def compose_env() -> dict[str, str]:
-    return {k: str(v) for k, v in compose_service()["environment"].items()}
 
 
 def k8s_container() -> dict[str, Any]:
@@ -76,43 +59,6 @@ def k8s_container() -> dict[str, Any]:
     container = deployment["spec"]["template"]["spec"]["containers"][0]
     assert isinstance(container, dict)
     return container
-
-
-def k8s_env() -> dict[str, str]:
-    """The ConfigMap's settings; the container's own `env` entries are optional Secrets, absent here."""
-    return {k: str(v) for k, v in load_yaml(K8S_BASE / "configmap.yaml")["data"].items()}
-
-
-def in_test(env: dict[str, str], redis_url: str) -> dict[str, str]:
-    """A deployment's environment with only TEST_OVERRIDES changed."""
-    out = dict(env)
-    out["PATIENCE_REDIS_URL"] = redis_url
-    for var in LISTEN_VARS:
-        out[var] = f"127.0.0.1:{redis_support.free_port()}"
-    if "PATIENCE_OPERATOR_KEY" in out:
-        out["PATIENCE_OPERATOR_KEY"] = OPERATOR_KEY
-    return out
-
-
-@pytest.fixture(scope="module")
-def keys_dir(image: Image, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Keys made by compose's `keys` job, its exact command, in a container of the image (twice, as on every `up`)."""
-    directory = tmp_path_factory.mktemp("image-keys")
-    os.chown(directory, APP_UID, APP_UID)
-    directory.chmod(0o700)
-    job = load_yaml(COMPOSE)["services"]["keys"]
-    assert job["volumes"] == [f"keys:{KEYS_IN_IMAGE}"]
-    container = Container(image)
-    try:
-        for _ in range(2):
-            result = container.exec(
-                [str(c) for c in job["entrypoint"]], compose_env(), [f"{directory}:{KEYS_IN_IMAGE}"], timeout=120
-            )
-            assert result.returncode == 0, result.stdout + result.stderr
-    finally:
-        container.remove()
-    assert (directory / "signing-key.pem").stat().st_uid == APP_UID, "the job wrote the keys as the image's user"
-    return directory
 
 
 @pytest.fixture(scope="module")

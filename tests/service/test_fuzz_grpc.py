@@ -69,7 +69,7 @@ def game(service: ServiceProcess) -> tuple[str, str]:
 
 def _call_raw(channel: grpc.Channel, method: str, payload: bytes) -> grpc.StatusCode:
     try:
-        if method.endswith("/Watch"):
+        if method.endswith(("/Watch", "/WatchGame")):
             stream = channel.unary_stream(method)(payload, timeout=5)
             next(iter(stream))
             stream.cancel()  # type: ignore[attr-defined]
@@ -115,11 +115,21 @@ def test_generated_messages_to_every_rpc(
     method = SERVICE.methods_by_name[rpc]
     response_class: Any = type(pb.__dict__[method.output_type.name]())
     with grpc.insecure_channel(service.address) as channel:
-        call = channel.unary_unary(
-            f"/{SERVICE.full_name}/{rpc}",
-            request_serializer=lambda m: m.SerializeToString(),
-            response_deserializer=response_class.FromString,
-        )
+        path = f"/{SERVICE.full_name}/{rpc}"
+        serialize = {"request_serializer": lambda m: m.SerializeToString(), "response_deserializer": None}
+        serialize["response_deserializer"] = response_class.FromString
+        if method.server_streaming:  # WatchGame: its first message (or its refusal), then the stream is cancelled
+            stream = channel.unary_stream(path, **serialize)
+
+            def call(message: Message, **kwargs: Any) -> Any:
+                replies = stream(message, **kwargs)
+                try:
+                    return next(iter(replies), None)
+                finally:
+                    replies.cancel()
+
+        else:
+            call = channel.unary_unary(path, **serialize)
 
         @settings(
             max_examples=EXAMPLES_PER_RPC,

@@ -63,7 +63,19 @@ def test_every_rpc_has_its_annotated_routes() -> None:
         ("POST", "/v1/deals"): "MintDeal",
         ("POST", "/v1/certificates/verify"): "VerifyCertificate",
         ("GET", "/v1/signing-keys"): "GetSigningKeys",
+        ("POST", "/v1/players:guest"): "CreateGuest",
+        ("GET", "/v1/players/me"): "GetPlayer",
+        ("PATCH", "/v1/players/me"): "UpdatePlayer",
+        ("DELETE", "/v1/players/me"): "ErasePlayer",
+        ("GET", "/v1/players/me/games"): "ListGames",
+        ("GET", "/v1/games/{game_id}:watch"): "WatchGame",
     }
+    # A verb is matched before the bare template (as Envoy does): "abc:watch" is no game id of GetGame's.
+    router = Router(routes)
+    watch, get = router.match("GET", "/v1/games/abc:watch"), router.match("GET", "/v1/games/abc")
+    assert not isinstance(watch, list) and not isinstance(get, list)
+    assert (watch.route.rpc_name, watch.path_params) == ("WatchGame", {"game_id": "abc"})
+    assert (get.route.rpc_name, get.path_params) == ("GetGame", {"game_id": "abc"})
     # Each RPC maps to the GameService method the gRPC servicer calls.
     assert {rpc_attribute(m) for m in service.methods} >= {"apply_move", "get_signing_keys", "legal_moves", "auto_play"}
 
@@ -224,7 +236,7 @@ def test_openapi_document_is_generated_from_the_proto() -> None:
     ops = {op["operationId"]: (path, verb) for path, item in doc["paths"].items() for verb, op in item.items()}
     assert ops["ApplyMove"] == ("/v1/games/{game_id}/moves", "post")
     assert ops["SubmitSolution_1"] == ("/v1/games/{game_id}/solution", "post")
-    assert len(ops) == 15
+    assert len(ops) == 21
     assert ops["Hint"] == ("/v1/games/{game_id}/hint", "get")
     assert ops["AutoPlay"] == ("/v1/games/{game_id}/autoplay", "post")
     assert ops["PrepareGame"] == ("/v1/games:prepare", "post")
@@ -794,7 +806,9 @@ def test_cors_is_off_by_default_and_follows_the_listed_origins(redis_url: str, c
         assert r.status_code == 200 and r.headers["access-control-allow-origin"] == other
         allowed = {h.strip() for h in r.headers["access-control-allow-headers"].lower().split(",")}
         assert {"authorization", "content-type"} <= allowed
-        assert "POST" in r.headers["access-control-allow-methods"]
+        assert {"GET", "POST", "PATCH", "DELETE"} <= {
+            m.strip() for m in r.headers["access-control-allow-methods"].split(",")
+        }
         assert "access-control-allow-credentials" not in r.headers  # no cookies: the token travels in a header
         created = c.post("/v1/games", json={"variant": "tribunal"}, headers={"origin": other})
         assert created.status_code == 200 and created.headers["access-control-allow-origin"] == other

@@ -3,7 +3,8 @@
 For every variant with hidden cards, two games are dealt whose deals differ only in hidden cards (the stock's
 order, face-down captives), by a test-only dealer handed to ``create_server`` (a constructor argument: no
 client can reach it). Hypothesis then drives both games with the same sequence of calls, over gRPC and over
-REST, against the real server and a real Redis, and every pair of answers must be identical once game ids,
+REST (a spectator's WatchGame stream among them: the games are dealt watchable), against the real server and a
+real Redis, and every pair of answers must be identical once game ids,
 tokens, times, commitments and ticket ids are masked -- until the view itself shows a differing card (a
 stock card turned, a captive released), or the game is over and its seed is public.
 
@@ -15,6 +16,7 @@ fails until it has one.
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import secrets
 import threading
@@ -156,6 +158,26 @@ class GrpcTransport:
             })  # fmt: skip
         return Answer(True, json_format.MessageToDict(reply, preserving_proto_field_name=True))
 
+    def first(self, rpc: str, request: dict[str, Any], token: str | None) -> Answer:
+        """A server stream's first message (or its refusal), then the stream is cancelled."""
+        method = SERVICE.methods_by_name[rpc]
+        message = json_format.ParseDict(request, getattr(pb, method.input_type.name)())
+        metadata = [("authorization", f"Bearer {token}")] if token else []
+        replies = getattr(self.stub, rpc)(message, metadata=metadata, timeout=30)
+        try:
+            reply = next(iter(replies))
+        except grpc.RpcError as exc:
+            info = error_info(rpc_status.from_call(exc))  # type: ignore[arg-type]
+            return Answer(False, {
+                "code": exc.code().name,  # type: ignore[attr-defined]
+                "message": exc.details(),  # type: ignore[attr-defined]
+                "reason": info.reason if info else "",
+                "metadata": dict(info.metadata) if info else {},
+            })  # fmt: skip
+        finally:
+            replies.cancel()
+        return Answer(True, json_format.MessageToDict(reply, preserving_proto_field_name=True))
+
     def close(self) -> None:
         self.channel.close()
 
@@ -194,6 +216,29 @@ class RestTransport:
             "reason": details[0].get("reason", ""),
             "metadata": details[0].get("metadata", {}),
         })  # fmt: skip
+
+    def first(self, rpc: str, request: dict[str, Any], token: str | None) -> Answer:
+        """A server stream's first event (Server-Sent Events: its data is the message), or its refusal."""
+        route = self.routes[rpc][0]
+        rest = dict(request)
+        path = route.template
+        for variable in route.variables:
+            path = path.replace("{" + variable.name + "}", str(rest.pop(variable.name)))
+        headers = {"authorization": f"Bearer {token}"} if token else {}
+        with self.client.stream("GET", path, params={k: str(v) for k, v in rest.items()}, headers=headers) as reply:
+            if reply.status_code != 200:
+                data = json.loads(reply.read())
+                details = data.get("details") or [{}]
+                return Answer(False, {
+                    "code": reply.status_code,
+                    "message": data.get("message"),
+                    "reason": details[0].get("reason", ""),
+                    "metadata": details[0].get("metadata", {}),
+                })  # fmt: skip
+            for line in reply.iter_lines():
+                if line.startswith("data:"):
+                    return Answer(True, json.loads(line[5:]))
+        raise AssertionError("the stream ended before its first event")
 
     def close(self) -> None:
         self.client.close()
@@ -291,6 +336,18 @@ def submit_solution_probe(draw: Draw, pair: Pair) -> tuple[Answer, Answer]:
     return pair.both("SubmitSolution", lambda i: {"game_id": pair.ids[i], "moves": moves})
 
 
+@probe("WatchGame")
+def watch_game_probe(draw: Draw, pair: Pair) -> tuple[Answer, Answer]:
+    """A stream's first message: a spectator's (no token; the games are dealt watchable) or the owner's, from the
+    start or from a version seen."""
+    spectator = draw(st.booleans())
+    after = draw(st.sampled_from([0, max(0, pair.version - 1)]))
+    request = lambda i: {"game_id": pair.ids[i], "after_version": after}  # noqa: E731
+    token = (None, None) if spectator else pair.tokens
+    first = pair.transport.first
+    return first("WatchGame", request(0), token[0]), first("WatchGame", request(1), token[1])
+
+
 @probe("Resign")
 def resign_probe(draw: Draw, pair: Pair) -> tuple[Answer, Answer]:
     version = pair.version if draw(st.booleans()) else 0
@@ -335,7 +392,7 @@ def _deal_pair(server: ServerThread, twins: Twins, transport: Any, variant: str,
         seeds = [games.tickets.seed(games.tickets.authenticate(t)) for t in texts]
         twins.states[seeds[0]] = start
         twins.states[seeds[1]] = twin(game, start, rng)
-        requests = [{"deal_ticket": t, "allow_undo": allow_undo} for t in texts]
+        requests = [{"deal_ticket": t, "allow_undo": allow_undo, "watchable": True} for t in texts]
     else:
         seed = secrets.token_bytes(32)
         other = secrets.token_bytes(32)
@@ -343,7 +400,7 @@ def _deal_pair(server: ServerThread, twins: Twins, transport: Any, variant: str,
         twins.states[other] = twin(game, start, rng)
         with twins.lock:
             twins.queue.extend([seed, other])
-        requests = [{"variant": variant, "allow_undo": allow_undo}] * 2
+        requests = [{"variant": variant, "allow_undo": allow_undo, "watchable": True}] * 2  # spectators too
     answers = [transport.call("NewGame", r, None) for r in requests]
     assert all(a.ok for a in answers), answers
     assert mask(answers[0].body) == mask(answers[1].body), "two deals told apart as they were dealt"

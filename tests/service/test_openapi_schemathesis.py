@@ -32,7 +32,8 @@ CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
 @pytest.fixture(scope="module")
 def api_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     # Hints with a small budget: the run reaches Hint's every refusal and answer, not the solver's depth.
-    with live_server(redis_url, tmp_path_factory.mktemp("keys"), hint_states=200) as live:
+    # WatchGame's streams end after a second: schemathesis reads each event stream to its end.
+    with live_server(redis_url, tmp_path_factory.mktemp("keys"), hint_states=200, watch_max_seconds=1.0) as live:
         yield live
 
 

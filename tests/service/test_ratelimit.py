@@ -197,6 +197,8 @@ def test_the_defaults_let_a_person_play_and_are_on() -> None:
         "SubmitSolution": "20/minute;300/hour",
         "VerifyCertificate": "60/minute;1000/hour",
         "Hint": "30/minute;600/hour",
+        "CreateGuest": "20/minute;300/hour",
+        "WatchGame": "30/minute;600/hour",
     }
     assert load(["--limit-new-game", "5/second;100/day"], {}).limit_new_game == "5/second;100/day"
     with pytest.raises(SystemExit):

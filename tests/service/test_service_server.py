@@ -208,9 +208,11 @@ def test_configuration_doc_names_every_setting() -> None:
     for spec in specs():
         assert f"`{spec.flag}" in doc, spec.flag
         assert f"`{spec.env}`" in doc, spec.env
-    from service.security import keys
+    from service.security import identity_keys, keys
 
-    read_by_keys = {value for name, value in vars(keys).items() if name.startswith("ENV_")}
+    read_by_keys = {
+        value for module in (keys, identity_keys) for name, value in vars(module).items() if name.startswith("ENV_")
+    }
     for env in read_by_keys:
         assert f"`{env}`" in doc, env
     documented = set(re.findall(r"`(PATIENCE_[A-Z_]+)`", doc))
@@ -251,7 +253,8 @@ def test_every_rpc_has_an_http_route() -> None:
         assert getattr(rule, verb).startswith("/v1/")
     assert routes["ApplyMove"] == ("post", "/v1/games/{game_id}/moves")
     assert routes["GetGame"] == ("get", "/v1/games/{game_id}")
-    assert len(routes) == 14
+    assert routes["WatchGame"] == ("get", "/v1/games/{game_id}:watch")
+    assert len(routes) == 20
     assert routes["Hint"] == ("get", "/v1/games/{game_id}/hint")
     assert routes["AutoPlay"] == ("post", "/v1/games/{game_id}/autoplay")
     assert routes["PrepareGame"] == ("post", "/v1/games:prepare")

@@ -104,6 +104,17 @@ def access_line(log: Path, trace_id: str) -> str:
     return lines[0]
 
 
+def exemplar_buckets(metrics_port: int, histogram: str) -> list[str]:
+    """The bucket lines of a latency histogram in the OpenMetrics exposition, where each keeps the trace id of a
+    call that landed in it as its exemplar."""
+    ask = urllib.request.Request(
+        f"http://127.0.0.1:{metrics_port}/metrics", headers={"accept": "application/openmetrics-text"}
+    )
+    with urllib.request.urlopen(ask, timeout=10) as answer:
+        text = answer.read().decode()
+    return [line for line in text.splitlines() if line.startswith(f"{histogram}_bucket{{")]
+
+
 def test_apply_move_over_grpc_is_one_trace(traced: Traced) -> None:
     receiver, service, _, metrics_port = traced
     with grpc.insecure_channel(service.address) as channel:
@@ -118,18 +129,12 @@ def test_apply_move_over_grpc_is_one_trace(traced: Traced) -> None:
     assert server.attributes["rpc.system"] == "grpc" and server.attributes["rpc.method"] == "ApplyMove"
     line = access_line(service.log, trace_id)
     assert "method=/patience.v1.PatienceService/ApplyMove" in line and "code=OK" in line
-    # The latency histogram's bucket keeps the call's trace id as its exemplar (OpenMetrics exposition).
-    ask = urllib.request.Request(
-        f"http://127.0.0.1:{metrics_port}/metrics", headers={"accept": "application/openmetrics-text"}
-    )
-    with urllib.request.urlopen(ask, timeout=10) as answer:
-        text = answer.read().decode()
-    buckets = [line for line in text.splitlines() if line.startswith("grpc_server_handling_seconds_bucket{")]
+    buckets = exemplar_buckets(metrics_port, "grpc_server_handling_seconds")
     assert any('grpc_method="ApplyMove"' in b and f'trace_id="{trace_id}"' in b for b in buckets), buckets
 
 
 def test_apply_move_over_rest_is_one_trace(traced: Traced) -> None:
-    receiver, service, http_port, _ = traced
+    receiver, service, http_port, metrics_port = traced
     with grpc.insecure_channel(service.address) as channel:
         game_id, version, auth, move = a_game(pb_grpc.PatienceServiceStub(channel))
     trace_id, client_span, traceparent = new_trace()
@@ -148,6 +153,8 @@ def test_apply_move_over_rest_is_one_trace(traced: Traced) -> None:
     assert server.attributes["http.route"] == "/v1/games/{game_id}/moves"
     assert server.attributes["http.request.method"] == "POST"
     assert "http" in access_line(service.log, trace_id)
+    buckets = exemplar_buckets(metrics_port, "patience_http_request_duration_seconds")
+    assert any('rpc="ApplyMove"' in b and f'trace_id="{trace_id}"' in b for b in buckets), buckets
 
 
 def test_a_hint_is_traced_into_its_solver_process(traced: Traced) -> None:

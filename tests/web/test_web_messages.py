@@ -89,7 +89,13 @@ def literal_reasons() -> set[str]:
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
-            position = {"ServiceError": 1, "_invalid": 0, "_precondition": 0, "TranscodeError": 0}.get(name)
+            position = {
+                "ServiceError": 1,
+                "_invalid": 0,
+                "_precondition": 0,
+                "TranscodeError": 0,
+                "identity_refused": 0,
+            }.get(name)
             if position is None or len(node.args) <= position:
                 continue
             arg = node.args[position]

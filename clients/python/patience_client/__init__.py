@@ -7,7 +7,7 @@ Start with :class:`PatienceClient` (or :class:`AsyncPatienceClient`) and :class:
 
 from .aio import AsyncGameSession, AsyncPatienceClient
 from .certificates import CertificateCheck, CertificateContents, keys_from_proto, verify_certificate
-from .client import GameSession, PatienceClient
+from .client import PatienceClient
 from .config import NO_RETRY, ClientSettings, RetryPolicy
 from .errors import (
     DeadlineExceeded,
@@ -23,6 +23,7 @@ from .errors import (
     VersionConflict,
 )
 from .moves import move_from_proto, move_text, move_to_proto
+from .session import GameSession
 
 __version__ = "0.1.0"
 

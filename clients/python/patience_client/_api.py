@@ -52,6 +52,24 @@ SUBMIT_SOLUTION = Rpc("SubmitSolution", pb.SubmitSolutionRequest, pb.SubmitSolut
 MINT_DEAL = Rpc("MintDeal", pb.MintDealRequest, pb.MintDealResponse, False)
 VERIFY_CERTIFICATE = Rpc("VerifyCertificate", pb.VerifyCertificateRequest, pb.VerifyCertificateResponse, True)
 GET_SIGNING_KEYS = Rpc("GetSigningKeys", pb.GetSigningKeysRequest, pb.GetSigningKeysResponse, True)
+CREATE_GUEST = Rpc("CreateGuest", pb.CreateGuestRequest, pb.CreateGuestResponse, False)  # a repeat: a second guest
+GET_PLAYER = Rpc("GetPlayer", pb.GetPlayerRequest, pb.GetPlayerResponse, True)
+UPDATE_PLAYER = Rpc("UpdatePlayer", pb.UpdatePlayerRequest, pb.UpdatePlayerResponse, True)  # the same name twice
+ERASE_PLAYER = Rpc("ErasePlayer", pb.ErasePlayerRequest, pb.ErasePlayerResponse, True)  # a repeat erases nothing more
+LIST_GAMES = Rpc("ListGames", pb.ListGamesRequest, pb.ListGamesResponse, True)
+#: A server stream (not in ALL_RPCS, which are unary): resumed from the last version seen, so always safe.
+WATCH_GAME = Rpc("WatchGame", pb.WatchGameRequest, pb.WatchGameResponse, True)
+#: The trailer of a WatchGame stream that ended because the game is over (without it, a stream that ends was
+#: only at the end of its lifetime: resume it).
+GAME_OVER_TRAILER = "x-game-over"
+#: The statuses of a game that is over.
+OVER = frozenset({pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED, pb.GAME_STATUS_FORFEITED})
+
+
+def stream_over(trailers: Any) -> bool:
+    """Whether a WatchGame stream's trailing metadata says the game is over."""
+    return any(key == GAME_OVER_TRAILER and value == "true" for key, value in trailers or ())
+
 
 ALL_RPCS: tuple[Rpc, ...] = (
     LIST_VARIANTS,
@@ -68,6 +86,11 @@ ALL_RPCS: tuple[Rpc, ...] = (
     MINT_DEAL,
     VERIFY_CERTIFICATE,
     GET_SIGNING_KEYS,
+    CREATE_GUEST,
+    GET_PLAYER,
+    UPDATE_PLAYER,
+    ERASE_PLAYER,
+    LIST_GAMES,
 )
 
 
@@ -100,8 +123,11 @@ def new_game_request(
     replay_seed: bytes | None = None,
     deal_number: int | None = None,
     winnable: bool | None = None,
+    watchable: bool | None = None,
 ) -> pb.NewGameRequest:
     req = pb.NewGameRequest(variant=variant, options=options_text(options))
+    if watchable is not None:
+        req.watchable = watchable
     if replay_seed is not None:
         req.replay_seed = replay_seed
     if deal_number is not None:
@@ -146,11 +172,14 @@ def _text(move: Move | pb.Move) -> str:
 
 
 class Credentials:
-    """Game tokens by game id (learnt from NewGame or given), the default token and the operator key."""
+    """Game tokens by game id (learnt from NewGame or given), the default token, the player's identity token and
+    the operator key. On a game, the first of: the token given for the call, the game's own, the default token,
+    the identity (which the server accepts on the player's own games)."""
 
     def __init__(self, settings: ClientSettings) -> None:
         self.default_token = settings.token
         self.operator_key = settings.operator_key
+        self.identity = settings.identity
         self.tokens: dict[str, str] = {}
 
     def remember(self, game_id: str, token: str) -> None:
@@ -162,12 +191,16 @@ class Credentials:
             return token
         if game_id and game_id in self.tokens:
             return self.tokens[game_id]
-        return self.default_token
+        return self.default_token or self.identity
 
     def game_metadata(self, game_id: str | None, token: str | None) -> tuple[tuple[str, str], ...]:
         """``authorization: Bearer <token>``, or nothing (the server then answers UNAUTHENTICATED)."""
         t = self.token_for(game_id, token)
         return (("authorization", f"Bearer {t}"),) if t else ()
+
+    def identity_metadata(self) -> tuple[tuple[str, str], ...]:
+        """``authorization: Bearer <identity token>``, or nothing (anonymous)."""
+        return (("authorization", f"Bearer {self.identity}"),) if self.identity else ()
 
     def operator_metadata(self, operator_key: str | None) -> tuple[tuple[str, str], ...]:
         key = operator_key if operator_key is not None else self.operator_key

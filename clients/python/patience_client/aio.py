@@ -7,7 +7,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
@@ -16,7 +16,7 @@ import grpc.aio
 from google.protobuf.message import Message
 from patience.v1 import patience_pb2 as pb
 
-from . import _api
+from . import _api, watching
 from ._api import OptionValues
 from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
 from .config import NO_RETRY, ClientSettings
@@ -121,14 +121,33 @@ class AsyncPatienceClient:
         replay_seed: bytes | None = None,
         deal_number: int | None = None,
         winnable: bool | None = None,
+        watchable: bool | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
         req = _api.new_game_request(
-            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number, winnable
+            variant,
+            options,
+            client_seed,
+            deal_ticket,
+            allow_undo,
+            prepared_id,
+            replay_seed,
+            deal_number,
+            winnable,
+            watchable,
         )
-        resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
+        md = self.credentials.identity_metadata()
+        resp = await self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout, metadata=md)
         self.credentials.remember(resp.game.game_id, resp.game_token)
         return resp
+
+    async def watch(
+        self, game_id: str, *, after_version: int = 0, token: str | None = None, spectator: bool = False
+    ) -> AsyncIterator[pb.Game]:
+        """The game now and after every change, until it is over (as :meth:`PatienceClient.watch`)."""
+        metadata = () if spectator else self.credentials.game_metadata(game_id, token)
+        async for game in watching.follow_async(self.channel, game_id, after_version, metadata, self.settings.retry):
+            yield game
 
     async def get_game(
         self, game_id: str, *, include_moves: bool = False, token: str | None = None, timeout: float | None = None
@@ -247,6 +266,34 @@ class AsyncPatienceClient:
         if keys is None:
             keys = keys_from_proto(await self.get_signing_keys())
         return await asyncio.to_thread(verify_certificate, encoded, keys, replay=replay)
+
+    # -- players: see PatienceClient's
+
+    async def create_guest(self, display_name: str, *, timeout: float | None = None) -> pb.CreateGuestResponse:
+        req = pb.CreateGuestRequest(display_name=display_name)
+        resp = await self._call(_api.CREATE_GUEST, req, pb.CreateGuestResponse, timeout=timeout)
+        self.credentials.identity = resp.token
+        return resp
+
+    async def get_player(self, *, timeout: float | None = None) -> pb.Player:
+        req, md = pb.GetPlayerRequest(), self.credentials.identity_metadata()
+        return (await self._call(_api.GET_PLAYER, req, pb.GetPlayerResponse, timeout=timeout, metadata=md)).player
+
+    async def update_player(self, display_name: str, *, timeout: float | None = None) -> pb.Player:
+        req, md = pb.UpdatePlayerRequest(display_name=display_name), self.credentials.identity_metadata()
+        resp = await self._call(_api.UPDATE_PLAYER, req, pb.UpdatePlayerResponse, timeout=timeout, metadata=md)
+        return resp.player
+
+    async def erase_player(self, *, timeout: float | None = None) -> int:
+        req, md = pb.ErasePlayerRequest(), self.credentials.identity_metadata()
+        resp = await self._call(_api.ERASE_PLAYER, req, pb.ErasePlayerResponse, timeout=timeout, metadata=md)
+        return resp.games_unlinked
+
+    async def list_games(
+        self, *, page_size: int = 0, page_token: str = "", timeout: float | None = None
+    ) -> pb.ListGamesResponse:
+        req, md = pb.ListGamesRequest(page_size=page_size, page_token=page_token), self.credentials.identity_metadata()
+        return await self._call(_api.LIST_GAMES, req, pb.ListGamesResponse, timeout=timeout, metadata=md)
 
 
 class AsyncGameSession:

@@ -6,7 +6,10 @@ PATIENCE_CA_FILE, PATIENCE_CERT_FILE, PATIENCE_KEY_FILE, PATIENCE_TIMEOUT,
 PATIENCE_OPERATOR_KEY), else the state file
 that remembers the current game (PATIENCE_STATE_FILE, default
 ~/.config/patience/current.json), so ``patience-cli show`` after a break finds
-the game again. Exit codes: 0 done, 1 refused (an illegal move, a solution
+the game again. Signed in (``guest NAME``, or an identity token in
+PATIENCE_IDENTITY or a file: --identity-file, PATIENCE_IDENTITY_FILE, default
+~/.config/patience/identity), new games are the player's and ``games`` lists
+them on any device. Exit codes: 0 done, 1 refused (an illegal move, a solution
 that does not win, a certificate that does not verify), 2 bad usage or no
 connection.
 """
@@ -42,6 +45,18 @@ from .cli_commands import (
     cmd_variants,
 )
 from .cli_context import Context, UsageError, refusal
+from .cli_players import (
+    cmd_erase,
+    cmd_games,
+    cmd_guest,
+    cmd_rename,
+    cmd_resume,
+    cmd_sign_out,
+    cmd_whoami,
+    identity_from,
+    identity_path,
+)
+from .cli_watch import cmd_watch
 from .config import DEFAULT_TARGET, ClientSettings
 from .errors import PatienceClientError, ServiceError
 
@@ -63,6 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timeout", type=float, help="deadline of each call in seconds (env PATIENCE_TIMEOUT)")
     p.add_argument("--operator-key", help="for mint (env PATIENCE_OPERATOR_KEY)")
     p.add_argument("--state-file", type=Path, help="where the current game is kept (env PATIENCE_STATE_FILE)")
+    p.add_argument(
+        "--identity-file",
+        help="a file holding your identity token (env PATIENCE_IDENTITY_FILE, or the token in PATIENCE_IDENTITY)",
+    )
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help="coloured suits")
     sub = p.add_subparsers(dest="command", required=True)
 
@@ -79,6 +98,9 @@ def build_parser() -> argparse.ArgumentParser:
         s.add_argument("--replay", metavar="SEEDHEX", help="play again the deal of this seed (a finished game's)")
         s.add_argument("--deal", type=int, metavar="N", help="play numbered public deal #N (1 to 4294967295)")
         s.add_argument(
+            "--watchable", action="store_true", help="let spectators watch the game without its token (watch)"
+        )
+        s.add_argument(
             "--winnable",
             action="store_true",
             help="a deal the server's solver has won (its winning line is shown when the game ends)",
@@ -94,6 +116,11 @@ def build_parser() -> argparse.ArgumentParser:
     new_args(s)
     s = cmd("show", cmd_show, "draw the current game")
     s.add_argument("--moves", action="store_true", help="also list the moves played")
+    s = cmd("watch", cmd_watch, "follow a game live: drawn after every change, wherever it is played, until it ends")
+    s.add_argument("game_id", nargs="?", help="the game (default: --game, or the current game)")
+    s.add_argument("--spectator", action="store_true", help="without the token: a game dealt --watchable")
+    s.add_argument("--after", type=int, default=0, metavar="VERSION", help="the last version seen (0: draw it now)")
+    s.add_argument("--count", type=int, default=0, metavar="N", help="stop after N updates (0: when the game ends)")
     s = cmd("move", cmd_move, "play one or more moves (docs/rules.md notation)")
     s.add_argument("moves", nargs="+", metavar="MOVE")
     cmd("undo", cmd_undo, "take back the last move")
@@ -134,6 +161,19 @@ def build_parser() -> argparse.ArgumentParser:
     what.add_argument("--submit", action="store_true", help="submit it at once (SubmitSolution) for a certificate")
     what.add_argument("--play", action="store_true", help="play the moves one by one (ApplyMove)")
     s.add_argument("--cert-out", help="where to save the certificate (default patience-GAME_ID.cert)")
+    s = cmd("guest", cmd_guest, "sign in as a new guest with this display name (the identity is kept in a file)")
+    s.add_argument("name", help="1 to 32 characters, shown on your games")
+    cmd("whoami", cmd_whoami, "the signed-in player")
+    s = cmd("games", cmd_games, "your games, newest first (live and ended), on any device you signed in on")
+    s.add_argument("--page-size", type=int, default=20, help="how many (1 to 100)")
+    s.add_argument("--all", action="store_true", help="every one, page after page")
+    s = cmd("resume", cmd_resume, "make one of your games the current one (your identity opens it)")
+    s.add_argument("game_id")
+    s = cmd("rename", cmd_rename, "change your display name (games dealt before keep theirs)")
+    s.add_argument("name")
+    cmd("sign-out", cmd_sign_out, "delete the identity file")
+    s = cmd("erase", cmd_erase, "erase what the server keeps about you (your name, your list of games)")
+    s.add_argument("--yes", action="store_true", help="yes, erase")
     s = cmd("play", cmd_play, "play interactively (the current game, or a new one of VARIANT)")
     s.add_argument("variant", nargs="?", help="start a new game of this variant")
     s.add_argument("--cert-out", help="where to save the certificate of a win (default patience-GAME_ID.cert)")
@@ -148,7 +188,12 @@ def make_context(args: argparse.Namespace, out: TextIO) -> Context:
     ca = Path(args.ca_file).read_bytes() if args.ca_file else None
     cert = Path(args.cert_file).read_bytes() if args.cert_file else None
     key = Path(args.key_file).read_bytes() if args.key_file else None
+    ident_path = identity_path(state_path, args.identity_file)
+    # The identity is resolved here (a file that does not exist yet is no error: `guest` writes it).
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_IDENTITY")}
     settings = ClientSettings.from_env(
+        env,
+        identity=identity_from(ident_path, given=bool(args.identity_file)),
         target=target,
         token=args.token,
         tls=True if (args.tls or ca or cert) else None,
@@ -165,7 +210,7 @@ def make_context(args: argparse.Namespace, out: TextIO) -> Context:
     color = (out.isatty() and not os.environ.get("NO_COLOR")) if args.color == "auto" else args.color == "always"
     # A terminal tells its width; anything else (a pipe, a file, a pager) gets the classic 80 columns.
     width = shutil.get_terminal_size((80, 24)).columns if out.isatty() else 80
-    return Context(args, settings, state_path, current, out, color, max(width, 40))
+    return Context(args, settings, state_path, current, out, color, max(width, 40), ident_path)
 
 
 def main(argv: Sequence[str] | None = None, *, out: TextIO | None = None) -> int:

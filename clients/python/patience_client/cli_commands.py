@@ -17,8 +17,8 @@ from engine.verify import Outcome, verify
 from . import lineinput, render
 from .cli_certificates import dealt_words, engine_reason
 from .cli_context import Context, UsageError, parse_options, read_text, refusal
-from .client import GameSession
 from .errors import ServiceError, VersionConflict
+from .session import GameSession
 
 PLAY_HELP = """\
 Type a move in the notation of docs/rules.md, or several separated by spaces:
@@ -83,6 +83,7 @@ def _new(
         replay_seed=replay_seed,
         deal_number=deal_number,
         winnable=winnable,
+        watchable=True if getattr(a, "watchable", False) else None,
     )
     ctx.save(resp.game)
     game = resp.game

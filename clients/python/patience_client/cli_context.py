@@ -35,6 +35,7 @@ class Context:
     out: TextIO
     color: bool
     width: int
+    identity_path: Path = Path("identity")  # where `guest` keeps the identity token (cli_players)
     _client: PatienceClient | None = None
 
     @property
@@ -61,11 +62,13 @@ class Context:
         return gid
 
     def save(self, game: pb.Game) -> None:
-        """Remember ``game`` as the current one, with the token the client uses for it."""
+        """Remember ``game`` as the current one, with the token the client uses for it (none when that is the
+        player's identity, which is kept in its own file)."""
+        token = self.client.credentials.token_for(game.game_id, None) or ""
         self.current = statefile.CurrentGame(
             target=self.settings.target,
             game_id=game.game_id,
-            token=self.client.credentials.token_for(game.game_id, None) or "",
+            token="" if token == self.client.credentials.identity else token,
             variant=game.variant,
             version=game.version,
         )

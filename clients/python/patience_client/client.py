@@ -5,13 +5,15 @@
 ...     game = client.apply_move(started.game.game_id, "3-r", expected_version=started.game.version).game
 
 The client remembers the token of every game it created (or that you pass to
-:meth:`PatienceClient.remember`), so later calls on that game need only its id.
+:meth:`PatienceClient.remember`), so later calls on that game need only its id. Signed in (an identity token in
+``ClientSettings.identity``, or after :meth:`PatienceClient.create_guest`), its new games are the player's, and
+the identity opens them on any device (:meth:`PatienceClient.list_games`).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
 from typing import Any, TypeVar, cast
 
@@ -19,12 +21,13 @@ import grpc
 from google.protobuf.message import Message
 from patience.v1 import patience_pb2 as pb
 
-from . import _api
+from . import _api, watching
 from ._api import OptionValues
 from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
 from .config import NO_RETRY, ClientSettings
-from .errors import ServiceError, VersionConflict, error_from_rpc
+from .errors import ServiceError, error_from_rpc
 from .moves import MoveLike
+from .session import GameSession
 
 R = TypeVar("R", bound=Message)
 
@@ -134,6 +137,7 @@ class PatienceClient:
         replay_seed: bytes | None = None,
         deal_number: int | None = None,
         winnable: bool | None = None,
+        watchable: bool | None = None,
         timeout: float | None = None,
     ) -> pb.NewGameResponse:
         """Deal a new game; the response carries the game and its token (remembered by this client).
@@ -146,12 +150,25 @@ class PatienceClient:
         with it); once the game is over, ``Game.solution`` holds the server's winning line. The server answers
         UNAVAILABLE ``WINNABLE_POOL_EMPTY`` when no such deal is ready.
 
+        Signed in (``identity``), the game is the player's: ``Game.player`` names them, and ListGames lists it.
+        ``watchable=True`` lets spectators follow the game without its token (:meth:`watch`); default: private.
+
         Never retried: a repeat would deal a second game.
         """
         req = _api.new_game_request(
-            variant, options, client_seed, deal_ticket, allow_undo, prepared_id, replay_seed, deal_number, winnable
+            variant,
+            options,
+            client_seed,
+            deal_ticket,
+            allow_undo,
+            prepared_id,
+            replay_seed,
+            deal_number,
+            winnable,
+            watchable,
         )
-        resp = self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout)
+        md = self.credentials.identity_metadata()
+        resp = self._call(_api.NEW_GAME, req, pb.NewGameResponse, timeout=timeout, metadata=md)
         self.credentials.remember(resp.game.game_id, resp.game_token)
         return resp
 
@@ -229,6 +246,16 @@ class PatienceClient:
         """Re-read the game, e.g. after a VersionConflict, to learn its position and version."""
         return self.get_game(game_id, token=token, timeout=timeout)
 
+    def watch(
+        self, game_id: str, *, after_version: int = 0, token: str | None = None, spectator: bool = False
+    ) -> Iterator[pb.Game]:
+        """The game now and after every change (on any replica), until it is over: the last game yielded is its
+        final state; one that falls behind gets the latest game. Resumed from the last version seen when the server
+        ends the stream early or is UNAVAILABLE (``settings.retry``); other refusals raise. ``spectator=True``
+        sends no token (a game dealt ``watchable``); stop early by closing the iterator (``break``)."""
+        metadata = () if spectator else self.credentials.game_metadata(game_id, token)
+        return watching.follow(self.channel, game_id, after_version, metadata, self.settings.retry)
+
     def session(self, game: pb.Game | str, *, token: str | None = None) -> GameSession:
         """A :class:`GameSession` on ``game`` (a Game already read, or an id: then it is read now)."""
         if token is not None:
@@ -296,80 +323,45 @@ class PatienceClient:
             keys = keys_from_proto(self.get_signing_keys())
         return verify_certificate(encoded, keys, replay=replay)
 
+    # -- players (docs/players.md) -------------------------------------------------
 
-class GameSession:
-    """One game followed by one player: keeps the last game read, so each write sends its version.
-
-    After a VersionConflict (another client moved, or a retried write had in fact landed) it re-reads the
-    game: the exception carries the fresh game as ``game`` and the session continues from it. With
-    ``rebase=True`` a move is sent once more against the fresh version -- the server checks it again, so a
-    move that no longer fits is refused, never misapplied.
-    """
-
-    def __init__(self, client: PatienceClient, game: pb.Game) -> None:
-        self.client = client
-        self.game = game
-
-    @property
-    def game_id(self) -> str:
-        return self.game.game_id
-
-    @property
-    def version(self) -> int:
-        return self.game.version
-
-    def refresh(self) -> pb.Game:
-        self.game = self.client.get_game(self.game_id)
-        return self.game
-
-    def _conflict(self, exc: VersionConflict) -> VersionConflict:
-        exc.game = self.refresh()
-        return exc
-
-    def move(self, move: MoveLike, *, rebase: bool = False) -> pb.ApplyMoveResponse:
-        """Play ``move`` at the session's version; see the class for conflicts."""
-        try:
-            resp = self.client.apply_move(self.game_id, move, expected_version=self.version)
-        except VersionConflict as exc:
-            self._conflict(exc)
-            if not rebase:
-                raise
-            resp = self.client.apply_move(self.game_id, move, expected_version=self.version)
-        self.game = resp.game
+    def create_guest(self, display_name: str, *, timeout: float | None = None) -> pb.CreateGuestResponse:
+        """A guest identity with this name; the client signs in with it (``credentials.identity``). Keep
+        ``token``: it is the only way back to this player. Not retried (a repeat makes a second guest)."""
+        req = pb.CreateGuestRequest(display_name=display_name)
+        resp = self._call(_api.CREATE_GUEST, req, pb.CreateGuestResponse, timeout=timeout)
+        self.credentials.identity = resp.token
         return resp
 
-    def undo(self) -> pb.UndoMoveResponse:
-        try:
-            resp = self.client.undo_move(self.game_id, expected_version=self.version)
-        except VersionConflict as exc:
-            raise self._conflict(exc) from None
-        self.game = resp.game
-        return resp
+    def get_player(self, *, timeout: float | None = None) -> pb.Player:
+        """Who the identity token says the caller is (Unauthenticated without one)."""
+        req, md = pb.GetPlayerRequest(), self.credentials.identity_metadata()
+        return self._call(_api.GET_PLAYER, req, pb.GetPlayerResponse, timeout=timeout, metadata=md).player
 
-    def legal_moves(self) -> list[pb.NotatedMove]:
-        return list(self.client.legal_moves(self.game_id).moves)
+    def update_player(self, display_name: str, *, timeout: float | None = None) -> pb.Player:
+        """A new display name (games dealt before keep theirs); InvalidRequest ``BAD_DISPLAY_NAME``."""
+        req, md = pb.UpdatePlayerRequest(display_name=display_name), self.credentials.identity_metadata()
+        return self._call(_api.UPDATE_PLAYER, req, pb.UpdatePlayerResponse, timeout=timeout, metadata=md).player
 
-    def hint(self) -> pb.HintResponse:
-        """A move to make now, with its reason (see the client's ``hint``)."""
-        return self.client.hint(self.game_id)
+    def erase_player(self, *, timeout: float | None = None) -> int:
+        """Erase what the service keeps about the player; how many of their games were unlinked."""
+        req, md = pb.ErasePlayerRequest(), self.credentials.identity_metadata()
+        return self._call(_api.ERASE_PLAYER, req, pb.ErasePlayerResponse, timeout=timeout, metadata=md).games_unlinked
 
-    def autoplay(self) -> pb.AutoPlayResponse:
-        """Every safe move home at the session's version; see the class for conflicts."""
-        try:
-            resp = self.client.autoplay(self.game_id, expected_version=self.version)
-        except VersionConflict as exc:
-            raise self._conflict(exc) from None
-        self.game = resp.game
-        return resp
+    def list_games(
+        self, *, page_size: int = 0, page_token: str = "", timeout: float | None = None
+    ) -> pb.ListGamesResponse:
+        """One page of the player's games, newest first (``page_size`` 0 = the server's 20); pass
+        ``next_page_token`` back for the next page (see :meth:`all_games`)."""
+        req, md = pb.ListGamesRequest(page_size=page_size, page_token=page_token), self.credentials.identity_metadata()
+        return self._call(_api.LIST_GAMES, req, pb.ListGamesResponse, timeout=timeout, metadata=md)
 
-    def resign(self) -> pb.Game:
-        try:
-            self.game = self.client.resign(self.game_id, expected_version=self.version)
-        except VersionConflict as exc:
-            raise self._conflict(exc) from None
-        return self.game
-
-    def submit(self, moves: Iterable[MoveLike] | str) -> pb.SubmitSolutionResponse:
-        resp = self.client.submit_solution(moves, game_id=self.game_id)
-        self.refresh()
-        return resp
+    def all_games(self, *, page_size: int = 100, timeout: float | None = None) -> Iterator[pb.GameSummary]:
+        """Every game of the player, newest first, a page at a time."""
+        token = ""
+        while True:
+            page = self.list_games(page_size=page_size, page_token=token, timeout=timeout)
+            yield from page.games
+            token = page.next_page_token
+            if not token:
+                return

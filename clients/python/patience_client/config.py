@@ -61,6 +61,9 @@ class ClientSettings:
     TLS, presenting ``certificate_chain`` and ``private_key``. ``timeout`` is the default deadline of every
     attempt in seconds (None = no deadline); each method also takes its own ``timeout``. ``token`` is the
     default game token sent as ``authorization: Bearer``, ``operator_key`` the ``x-operator-key`` for MintDeal.
+    ``identity`` is the player's identity token (a JWT: a guest's from ``create_guest``, or the one a front end's
+    OpenID Connect provider issued): sent with NewGame (the game is then the player's), with the player's calls
+    (``get_player``, ``list_games`` ...), and on any game whose token the client does not know.
     """
 
     target: str = DEFAULT_TARGET
@@ -73,6 +76,7 @@ class ClientSettings:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     token: str | None = None
     operator_key: str | None = None
+    identity: str | None = None
     #: Extra channel arguments; the defaults keep gRPC's own reconnect backoff short so that a retry after
     #: the server comes back finds the channel trying again rather than still waiting.
     channel_options: Sequence[tuple[str, int | str]] = (
@@ -87,7 +91,8 @@ class ClientSettings:
         """Settings from ``PATIENCE_*`` variables (see the quick start), then ``overrides`` (None ones ignored).
 
         PATIENCE_TARGET, PATIENCE_TOKEN, PATIENCE_OPERATOR_KEY, PATIENCE_TLS (1/true), PATIENCE_CA_FILE,
-        PATIENCE_CERT_FILE, PATIENCE_KEY_FILE, PATIENCE_TIMEOUT (seconds; 0 = none).
+        PATIENCE_CERT_FILE, PATIENCE_KEY_FILE, PATIENCE_TIMEOUT (seconds; 0 = none), PATIENCE_IDENTITY (an identity
+        token) or PATIENCE_IDENTITY_FILE (a file holding one).
         """
         e = os.environ if env is None else env
         values: dict[str, object] = {}
@@ -107,6 +112,10 @@ class ClientSettings:
             if e.get(var):
                 values[key] = Path(e[var]).read_bytes()
                 values.setdefault("tls", True)
+        if e.get("PATIENCE_IDENTITY"):
+            values["identity"] = e["PATIENCE_IDENTITY"].strip()
+        elif e.get("PATIENCE_IDENTITY_FILE"):
+            values["identity"] = read_identity(Path(e["PATIENCE_IDENTITY_FILE"]).expanduser())
         if e.get("PATIENCE_TIMEOUT"):
             seconds = float(e["PATIENCE_TIMEOUT"])
             values["timeout"] = seconds if seconds > 0 else None
@@ -128,3 +137,15 @@ class ClientSettings:
         if self.server_name_override:
             opts.append(("grpc.ssl_target_name_override", self.server_name_override))
         return opts
+
+
+#: The longest identity token read from a file (a JWT with a few claims is well under 2 KB).
+MAX_IDENTITY_BYTES = 8192
+
+
+def read_identity(path: Path) -> str:
+    """The identity token a file holds (surrounding white space dropped); ValueError if it holds none."""
+    text = path.read_text()[: MAX_IDENTITY_BYTES + 1].strip()
+    if not text or len(text) > MAX_IDENTITY_BYTES or text.count(".") != 2:
+        raise ValueError(f"{path} holds no identity token (a JWT: three parts separated by dots)")
+    return text

@@ -27,6 +27,7 @@ OUTPUT = ROOT / "docs" / "client-api.md"
 #: The modules of the public API, in reading order.
 MODULES = (
     "patience_client.client",
+    "patience_client.session",
     "patience_client.aio",
     "patience_client.config",
     "patience_client.errors",

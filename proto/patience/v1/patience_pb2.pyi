@@ -178,7 +178,7 @@ class NotatedMove(_message.Message):
     def __init__(self, text: _Optional[str] = ..., move: _Optional[_Union[Move, _Mapping]] = ...) -> None: ...
 
 class Game(_message.Message):
-    __slots__ = ("game_id", "variant", "options", "version", "status", "view", "move_count", "undo_count", "allow_undo", "deal_algorithm", "commitment", "client_seed", "ticket_id", "seed", "server_seed", "created_at", "updated_at", "finished_at", "expires_at", "moves", "certificate", "server_seed_commitment", "dealt", "deal_number", "hint_count", "solution")
+    __slots__ = ("game_id", "variant", "options", "version", "status", "view", "move_count", "undo_count", "allow_undo", "deal_algorithm", "commitment", "client_seed", "ticket_id", "seed", "server_seed", "created_at", "updated_at", "finished_at", "expires_at", "moves", "certificate", "server_seed_commitment", "dealt", "deal_number", "hint_count", "solution", "player", "watchable")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -212,6 +212,8 @@ class Game(_message.Message):
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     HINT_COUNT_FIELD_NUMBER: _ClassVar[int]
     SOLUTION_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    WATCHABLE_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     variant: str
     options: _containers.ScalarMap[str, str]
@@ -238,7 +240,9 @@ class Game(_message.Message):
     deal_number: int
     hint_count: int
     solution: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., allow_undo: _Optional[bool] = ..., deal_algorithm: _Optional[str] = ..., commitment: _Optional[bytes] = ..., client_seed: _Optional[bytes] = ..., ticket_id: _Optional[str] = ..., seed: _Optional[bytes] = ..., server_seed: _Optional[bytes] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., moves: _Optional[_Iterable[str]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., server_seed_commitment: _Optional[bytes] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ..., hint_count: _Optional[int] = ..., solution: _Optional[_Iterable[str]] = ...) -> None: ...
+    player: Player
+    watchable: bool
+    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., version: _Optional[int] = ..., status: _Optional[_Union[GameStatus, str]] = ..., view: _Optional[_Union[View, _Mapping]] = ..., move_count: _Optional[int] = ..., undo_count: _Optional[int] = ..., allow_undo: _Optional[bool] = ..., deal_algorithm: _Optional[str] = ..., commitment: _Optional[bytes] = ..., client_seed: _Optional[bytes] = ..., ticket_id: _Optional[str] = ..., seed: _Optional[bytes] = ..., server_seed: _Optional[bytes] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., moves: _Optional[_Iterable[str]] = ..., certificate: _Optional[_Union[Certificate, _Mapping]] = ..., server_seed_commitment: _Optional[bytes] = ..., dealt: _Optional[str] = ..., deal_number: _Optional[int] = ..., hint_count: _Optional[int] = ..., solution: _Optional[_Iterable[str]] = ..., player: _Optional[_Union[Player, _Mapping]] = ..., watchable: _Optional[bool] = ...) -> None: ...
 
 class PrepareGameRequest(_message.Message):
     __slots__ = ()
@@ -255,7 +259,7 @@ class PrepareGameResponse(_message.Message):
     def __init__(self, prepared_id: _Optional[str] = ..., server_seed_commitment: _Optional[bytes] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class NewGameRequest(_message.Message):
-    __slots__ = ("variant", "options", "client_seed", "deal_ticket", "allow_undo", "prepared_id", "winnable", "replay_seed", "deal_number")
+    __slots__ = ("variant", "options", "client_seed", "deal_ticket", "allow_undo", "prepared_id", "winnable", "replay_seed", "deal_number", "watchable")
     class OptionsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -272,6 +276,7 @@ class NewGameRequest(_message.Message):
     WINNABLE_FIELD_NUMBER: _ClassVar[int]
     REPLAY_SEED_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    WATCHABLE_FIELD_NUMBER: _ClassVar[int]
     variant: str
     options: _containers.ScalarMap[str, str]
     client_seed: bytes
@@ -281,7 +286,8 @@ class NewGameRequest(_message.Message):
     winnable: bool
     replay_seed: bytes
     deal_number: int
-    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., client_seed: _Optional[bytes] = ..., deal_ticket: _Optional[str] = ..., allow_undo: _Optional[bool] = ..., prepared_id: _Optional[str] = ..., winnable: _Optional[bool] = ..., replay_seed: _Optional[bytes] = ..., deal_number: _Optional[int] = ...) -> None: ...
+    watchable: bool
+    def __init__(self, variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., client_seed: _Optional[bytes] = ..., deal_ticket: _Optional[str] = ..., allow_undo: _Optional[bool] = ..., prepared_id: _Optional[str] = ..., winnable: _Optional[bool] = ..., replay_seed: _Optional[bytes] = ..., deal_number: _Optional[int] = ..., watchable: _Optional[bool] = ...) -> None: ...
 
 class NewGameResponse(_message.Message):
     __slots__ = ("game", "game_token")
@@ -585,3 +591,122 @@ class MintDealResponse(_message.Message):
     commitment: bytes
     expires_at: _timestamp_pb2.Timestamp
     def __init__(self, deal_ticket: _Optional[str] = ..., ticket_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., commitment: _Optional[bytes] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class Player(_message.Message):
+    __slots__ = ("id", "display_name", "kind")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    display_name: str
+    kind: str
+    def __init__(self, id: _Optional[str] = ..., display_name: _Optional[str] = ..., kind: _Optional[str] = ...) -> None: ...
+
+class CreateGuestRequest(_message.Message):
+    __slots__ = ("display_name",)
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    display_name: str
+    def __init__(self, display_name: _Optional[str] = ...) -> None: ...
+
+class CreateGuestResponse(_message.Message):
+    __slots__ = ("token", "player", "expires_at")
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    token: str
+    player: Player
+    expires_at: _timestamp_pb2.Timestamp
+    def __init__(self, token: _Optional[str] = ..., player: _Optional[_Union[Player, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class GetPlayerRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class GetPlayerResponse(_message.Message):
+    __slots__ = ("player",)
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    player: Player
+    def __init__(self, player: _Optional[_Union[Player, _Mapping]] = ...) -> None: ...
+
+class UpdatePlayerRequest(_message.Message):
+    __slots__ = ("display_name",)
+    DISPLAY_NAME_FIELD_NUMBER: _ClassVar[int]
+    display_name: str
+    def __init__(self, display_name: _Optional[str] = ...) -> None: ...
+
+class UpdatePlayerResponse(_message.Message):
+    __slots__ = ("player",)
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    player: Player
+    def __init__(self, player: _Optional[_Union[Player, _Mapping]] = ...) -> None: ...
+
+class ErasePlayerRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ErasePlayerResponse(_message.Message):
+    __slots__ = ("games_unlinked",)
+    GAMES_UNLINKED_FIELD_NUMBER: _ClassVar[int]
+    games_unlinked: int
+    def __init__(self, games_unlinked: _Optional[int] = ...) -> None: ...
+
+class ListGamesRequest(_message.Message):
+    __slots__ = ("page_size", "page_token")
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    page_size: int
+    page_token: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListGamesResponse(_message.Message):
+    __slots__ = ("games", "next_page_token")
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    games: _containers.RepeatedCompositeFieldContainer[GameSummary]
+    next_page_token: str
+    def __init__(self, games: _Optional[_Iterable[_Union[GameSummary, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GameSummary(_message.Message):
+    __slots__ = ("game_id", "variant", "options", "status", "move_count", "created_at", "updated_at", "finished_at", "expires_at", "board")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    MOVE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_AT_FIELD_NUMBER: _ClassVar[int]
+    EXPIRES_AT_FIELD_NUMBER: _ClassVar[int]
+    BOARD_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    variant: str
+    options: _containers.ScalarMap[str, str]
+    status: GameStatus
+    move_count: int
+    created_at: _timestamp_pb2.Timestamp
+    updated_at: _timestamp_pb2.Timestamp
+    finished_at: _timestamp_pb2.Timestamp
+    expires_at: _timestamp_pb2.Timestamp
+    board: str
+    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., options: _Optional[_Mapping[str, str]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., move_count: _Optional[int] = ..., created_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., finished_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., expires_at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., board: _Optional[str] = ...) -> None: ...
+
+class WatchGameRequest(_message.Message):
+    __slots__ = ("game_id", "after_version")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    after_version: int
+    def __init__(self, game_id: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
+
+class WatchGameResponse(_message.Message):
+    __slots__ = ("game",)
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    game: Game
+    def __init__(self, game: _Optional[_Union[Game, _Mapping]] = ...) -> None: ...

@@ -106,6 +106,36 @@ class PatienceServiceStub:
                 request_serializer=patience_dot_v1_dot_patience__pb2.GetSigningKeysRequest.SerializeToString,
                 response_deserializer=patience_dot_v1_dot_patience__pb2.GetSigningKeysResponse.FromString,
                 _registered_method=True)
+        self.CreateGuest = channel.unary_unary(
+                '/patience.v1.PatienceService/CreateGuest',
+                request_serializer=patience_dot_v1_dot_patience__pb2.CreateGuestRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.CreateGuestResponse.FromString,
+                _registered_method=True)
+        self.GetPlayer = channel.unary_unary(
+                '/patience.v1.PatienceService/GetPlayer',
+                request_serializer=patience_dot_v1_dot_patience__pb2.GetPlayerRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.GetPlayerResponse.FromString,
+                _registered_method=True)
+        self.UpdatePlayer = channel.unary_unary(
+                '/patience.v1.PatienceService/UpdatePlayer',
+                request_serializer=patience_dot_v1_dot_patience__pb2.UpdatePlayerRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.UpdatePlayerResponse.FromString,
+                _registered_method=True)
+        self.ErasePlayer = channel.unary_unary(
+                '/patience.v1.PatienceService/ErasePlayer',
+                request_serializer=patience_dot_v1_dot_patience__pb2.ErasePlayerRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.ErasePlayerResponse.FromString,
+                _registered_method=True)
+        self.ListGames = channel.unary_unary(
+                '/patience.v1.PatienceService/ListGames',
+                request_serializer=patience_dot_v1_dot_patience__pb2.ListGamesRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.ListGamesResponse.FromString,
+                _registered_method=True)
+        self.WatchGame = channel.unary_stream(
+                '/patience.v1.PatienceService/WatchGame',
+                request_serializer=patience_dot_v1_dot_patience__pb2.WatchGameRequest.SerializeToString,
+                response_deserializer=patience_dot_v1_dot_patience__pb2.WatchGameResponse.FromString,
+                _registered_method=True)
 
 
 class PatienceServiceServicer:
@@ -227,6 +257,65 @@ class PatienceServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateGuest(self, request, context):
+        """A guest identity the service issues itself, for front ends without an
+        OpenID Connect provider and for local play (docs/players.md): a signed,
+        long-lived token to send as `authorization: Bearer <token>`. Rate
+        limited per client address like NewGame.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetPlayer(self, request, context):
+        """The signed-in player: who the identity token says the caller is.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UpdatePlayer(self, request, context):
+        """Change the signed-in player's display name (the rules of CreateGuest's
+        name). Games dealt before keep the name they were dealt under.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ErasePlayer(self, request, context):
+        """Erase what the service keeps about the signed-in player: their record and
+        their list of games; their games still kept are unlinked (Game.player no
+        longer names them). Certificates already issued are signed and cannot
+        change (docs/players.md). Signing in again starts a new record.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGames(self, request, context):
+        """The signed-in player's games, live and ended, newest first, paged. Every
+        call on one of them accepts the player's identity token instead of the
+        game token (a game started on one device continues on another).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchGame(self, request, context):
+        """The game as the caller may see it, now and after every change (a move, an
+        undo, AutoPlay, a resignation, the win, the expiry), whichever replica made
+        it; the stream ends after the game's last state. The game's owner (its
+        token) sees what GetGame shows; without a credential only a game dealt
+        watchable may be watched, and a spectator sees the player's view, never
+        more. A watcher that falls behind gets the latest game, not every version
+        in between. Streams end after a while (a few minutes): reconnect with
+        after_version. Over REST: Server-Sent Events (docs/rest.md), each event's
+        id the game's version, Last-Event-ID honoured.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PatienceServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -299,6 +388,36 @@ def add_PatienceServiceServicer_to_server(servicer, server):
                     servicer.GetSigningKeys,
                     request_deserializer=patience_dot_v1_dot_patience__pb2.GetSigningKeysRequest.FromString,
                     response_serializer=patience_dot_v1_dot_patience__pb2.GetSigningKeysResponse.SerializeToString,
+            ),
+            'CreateGuest': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateGuest,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.CreateGuestRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.CreateGuestResponse.SerializeToString,
+            ),
+            'GetPlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetPlayer,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.GetPlayerRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.GetPlayerResponse.SerializeToString,
+            ),
+            'UpdatePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.UpdatePlayer,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.UpdatePlayerRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.UpdatePlayerResponse.SerializeToString,
+            ),
+            'ErasePlayer': grpc.unary_unary_rpc_method_handler(
+                    servicer.ErasePlayer,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.ErasePlayerRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.ErasePlayerResponse.SerializeToString,
+            ),
+            'ListGames': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGames,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.ListGamesRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'WatchGame': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchGame,
+                    request_deserializer=patience_dot_v1_dot_patience__pb2.WatchGameRequest.FromString,
+                    response_serializer=patience_dot_v1_dot_patience__pb2.WatchGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -681,6 +800,168 @@ class PatienceService:
             '/patience.v1.PatienceService/GetSigningKeys',
             patience_dot_v1_dot_patience__pb2.GetSigningKeysRequest.SerializeToString,
             patience_dot_v1_dot_patience__pb2.GetSigningKeysResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateGuest(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/CreateGuest',
+            patience_dot_v1_dot_patience__pb2.CreateGuestRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.CreateGuestResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetPlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/GetPlayer',
+            patience_dot_v1_dot_patience__pb2.GetPlayerRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.GetPlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UpdatePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/UpdatePlayer',
+            patience_dot_v1_dot_patience__pb2.UpdatePlayerRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.UpdatePlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ErasePlayer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/ErasePlayer',
+            patience_dot_v1_dot_patience__pb2.ErasePlayerRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.ErasePlayerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGames(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/patience.v1.PatienceService/ListGames',
+            patience_dot_v1_dot_patience__pb2.ListGamesRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/patience.v1.PatienceService/WatchGame',
+            patience_dot_v1_dot_patience__pb2.WatchGameRequest.SerializeToString,
+            patience_dot_v1_dot_patience__pb2.WatchGameResponse.FromString,
             options,
             channel_credentials,
             insecure,
