@@ -155,6 +155,10 @@ def main() -> None:
         "--traces", choices=("off", "1%", "100%"), default="off",
         help="the service's traces (bench/tracing_bench.py's configurations), sent to a sink in this process",
     )  # fmt: skip
+    parser.add_argument(
+        "--env", action="append", default=[], metavar="NAME=VALUE",
+        help="a variable for the service (a switch of docs/configuration.md: PATIENCE_REDIS_CLIENT=redis-py)",
+    )  # fmt: skip
     args = parser.parse_args()
     if (args.tls or args.redis_tls) and args.server != "service":
         raise SystemExit("--tls and --redis-tls measure the service")
@@ -207,6 +211,7 @@ def main() -> None:
         else:
             env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                         "PATIENCE_LOG_LEVEL": args.log_level, "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
+            env.update(dict(pair.split("=", 1) for pair in args.env))
             command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url,
                        "--rate-limits", "false"]  # fmt: skip
             if rest:  # gRPC on a port of its own, REST on the measured one
@@ -254,6 +259,7 @@ def main() -> None:
         what = args.server + (" over TLS" if args.tls else "") + (", rediss://" if args.redis_tls else "")
         what += f" at {args.baseline}" if args.baseline else ""
         what += f", traces {args.traces}" if args.traces != "off" else ""
+        what += "".join(f", {pair}" for pair in args.env)
         print(f"{what}: {per_call:.3f} M instructions a call ({calls} calls at C = {args.concurrency})")
     finally:
         for proc in reversed(procs):

@@ -20,12 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
-from google.protobuf import message_factory
-from google.protobuf.descriptor import ServiceDescriptor
-from grpc_health.v1 import health_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
-from grpc_reflection.v1alpha import reflection, reflection_pb2
-from patience.v1 import patience_pb2
+from grpc_reflection.v1alpha import reflection, reflection_pb2_grpc
+from patience.v1 import patience_pb2, patience_pb2_grpc
 
 from service.games import GameService
 from service.games.steps import Steps
@@ -53,7 +51,6 @@ log = logging.getLogger(__name__)
 
 SERVICE_NAME = patience_pb2.DESCRIPTOR.services_by_name["PatienceService"].full_name
 HEALTH = health_pb2.DESCRIPTOR.services_by_name["Health"]
-REFLECTION = reflection_pb2.DESCRIPTOR.services_by_name["ServerReflection"]
 
 
 @dataclass
@@ -137,36 +134,6 @@ async def _maybe_await(value: Any) -> Any:
     return value
 
 
-_HANDLER_KINDS = {
-    (False, False): grpc.unary_unary_rpc_method_handler,
-    (False, True): grpc.unary_stream_rpc_method_handler,
-    (True, False): grpc.stream_unary_rpc_method_handler,
-    (True, True): grpc.stream_stream_rpc_method_handler,
-}
-
-
-def service_handler(service: ServiceDescriptor, servicer: object) -> grpc.GenericRpcHandler:
-    """A generic handler for every method of ``service``, served by the servicer's method of the same name.
-
-    Why not the generated ``add_*_to_server``: it registers each method twice, as a generic and as a *registered*
-    method, and grpc.aio (1.85) then keeps one pending request per registered method and ``asyncio.wait``s on all
-    of them after every call (about 60 k instructions a call, more than the rest of a call's Python outside the
-    use case). A generic handler is one dict lookup by method name; this one is built from the descriptor with
-    grpc's public helpers only.
-    """
-    handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
-    for method in service.methods:
-        request = message_factory.GetMessageClass(method.input_type)
-        response = message_factory.GetMessageClass(method.output_type)
-        kind = _HANDLER_KINDS[(method.client_streaming, method.server_streaming)]
-        handlers[method.name] = kind(
-            getattr(servicer, method.name),
-            request_deserializer=request.FromString,
-            response_serializer=response.SerializeToString,
-        )
-    return grpc.method_handlers_generic_handler(service.full_name, handlers)
-
-
 def load_crypto(settings: Settings) -> tuple[KeyRing | None, TicketMinter | None]:
     """The certificate key ring and the deal-ticket minter (service.security.keys), or (None, None) without keys."""
     return load_service_keys(settings)
@@ -207,6 +174,7 @@ async def create_server(
             key_prefix=settings.store_prefix,
             replicas=1 if settings.durability == "replica" else 0,
             replica_timeout_ms=max(1, round(settings.durability_timeout * 1000)),
+            pipelined=settings.redis_client == "pipelined",
             **settings.redis_tls_options(),
         )
     key_ring, tickets = crypto if crypto is not None else load_crypto(settings)
@@ -255,26 +223,22 @@ async def create_server(
         ("grpc.so_reuseport", 1 if reuse_port else 0),
         *connection_options(settings),
     ]
+    # One interceptor records every call (metrics, the request id, the access line); the services are registered
+    # by their generated code.
     server = grpc.aio.server(
-        interceptors=list(interceptors) or None, options=options, maximum_concurrent_rpcs=settings.grpc_max_calls
+        interceptors=[Operations(), *interceptors], options=options, maximum_concurrent_rpcs=settings.grpc_max_calls
     )
     health = health_aio.HealthServicer()
     for name in ("", SERVICE_NAME):
         await health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
-    services = [
-        service_handler(
-            patience_pb2.DESCRIPTOR.services_by_name["PatienceService"],
-            PatienceServicer(games, operator_needs_client_certificate=settings.tls_client_ca_file is not None),
-        ),
-        service_handler(HEALTH, health),
-    ]
+    servicer = PatienceServicer(games, operator_needs_client_certificate=settings.tls_client_ca_file is not None)
+    patience_pb2_grpc.add_PatienceServiceServicer_to_server(servicer, server)
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
     if settings.reflection:  # v1 (what tools ask first) and v1alpha, one servicer behind both
         names = (SERVICE_NAME, HEALTH.full_name, reflection.SERVICE_NAME, reflection_v1.SERVICE_NAME)
         v1alpha = reflection.aio.ReflectionServicer(names)
-        services.append(service_handler(REFLECTION, v1alpha))
-        services.append(service_handler(reflection_v1.SERVICE, reflection_v1.ReflectionV1(v1alpha)))
-    # One generic handler finds the method and wraps it once with metrics, the request id and the access line.
-    server.add_generic_rpc_handlers((Operations(services),))
+        reflection_pb2_grpc.add_ServerReflectionServicer_to_server(v1alpha, server)
+        server.add_generic_rpc_handlers((reflection_v1.handler(reflection_v1.ReflectionV1(v1alpha)),))
     operator_port: int | None = None
     if tls_files is None:
         port = server.add_insecure_port(settings.listen)
@@ -367,6 +331,12 @@ async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
     throttle_logs(asyncio.get_running_loop())
     settings = fit_to_fd_limit(settings)
     server, port = await create_server(settings, reuse_port=reuse_port)
+    # The handlers first: the HTTP server (uvicorn's serve()) takes the signals over while it runs and hands them
+    # on to the handlers it found when it stops.
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
     await server.start()
     settle_garbage_collector()
     if settings.metrics_listen:
@@ -381,10 +351,6 @@ async def serve(settings: Settings, *, reuse_port: bool = False) -> int:
             "tls": server.tls_files is not None,
         },
     )
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
     waiter = asyncio.ensure_future(server.wait())
     stopper = asyncio.ensure_future(stop.wait())
     await asyncio.wait((waiter, stopper), return_when=asyncio.FIRST_COMPLETED)

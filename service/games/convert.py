@@ -7,9 +7,7 @@ card into a response.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from functools import partial
-from typing import Any, cast
+from collections.abc import Iterable, Mapping
 
 from patience.moves import move_from_message, move_message
 from patience.v1 import patience_pb2 as pb
@@ -53,135 +51,46 @@ def _slot(c: int) -> str:
 
 def view_message(view: View) -> pb.View:
     """The player's view as a message; hidden cards are already out of ``view``."""
-    return pb.View.FromString(view_bytes(view))
+    message = pb.View()
+    fill_view(message, view)
+    return message
 
 
-# --- the View in protobuf's wire format, built from cached pieces ---------------------------------------------
-#
-# A response carries the whole view, and building it field by field through the protobuf API costs more than the
-# engine's move (30 µs for a sultan, 90 µs for a 104-card tableau). Written out directly, a card is a cached
-# 4-byte entry, a pile that did not change since it was last shown is one dict lookup, and upb parses the
-# result in C. tests/service/test_service_convert.py checks the bytes against the field-by-field message for random
-# positions of every game.
-
-
-def _varint(n: int) -> bytes:
-    if 0 <= n < 0x80:
-        return _SMALL_VARINT[n]
-    if n < 0:
-        n += 1 << 64  # int32/int64 negatives: ten bytes of two's complement, as protobuf writes them
-    out = bytearray()
-    while n > 0x7F:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
-
-
-_SMALL_VARINT = tuple(bytes([i]) for i in range(0x80))
-
-
-def _text_entry(field: int, text: str) -> bytes:
-    data = text.encode()
-    return _varint(field << 3 | 2) + _varint(len(data)) + data
-
-
-def _card_entries(field: int) -> tuple[bytes, ...]:
-    """Entry per card for a repeated-string field, indexed like ``TEXT`` (negative indices included)."""
-    return tuple(_text_entry(field, text) for text in TEXT)
-
-
-def _slot_entries(field: int) -> dict[int, bytes]:
-    table = dict(enumerate(_card_entries(field)))
-    table[NO_CARD] = _text_entry(field, "")
-    table[HIDDEN] = _text_entry(field, HIDDEN_TEXT)
-    return table
-
-
-_PILE_CARD = _card_entries(1)  # Pile.cards
-_CELL, _CAPTIVE = _slot_entries(3), _slot_entries(9)
-_STOCK, _WASTE, _FIXED = _card_entries(7), _card_entries(8), _card_entries(10)
-_VARIANT: dict[str, bytes] = {}
-# A pile -> its whole entry (tag, length, serialized Pile) in View.columns (field 2) and View.foundations (4).
-_COLUMNS: dict[tuple[int, ...], bytes] = {}
-_FOUNDATIONS: dict[tuple[int, ...], bytes] = {}
+_PILES: dict[tuple[int, ...], pb.Pile] = {}  # a pile -> its message (copied into each View): a bounded cache
 _MAX_PILES = 50_000
 
 
-def _pile_entry(cache: dict[tuple[int, ...], bytes], tag: bytes, cards: tuple[int, ...]) -> bytes:
-    if len(cache) >= _MAX_PILES:
-        cache.clear()
-    data = b"".join([_PILE_CARD[c] for c in cards])
-    entry = cache[cards] = tag + _varint(len(data)) + data
-    return entry
+def _pile(cards: tuple[int, ...]) -> pb.Pile:
+    pile = _PILES.get(cards)
+    if pile is None:
+        if len(_PILES) >= _MAX_PILES:
+            _PILES.clear()
+        pile = _PILES[cards] = pb.Pile(cards=_cards(cards))
+    return pile
 
 
-def _entries(cache: Mapping[Any, bytes], keys: Sequence[Any], make: Callable[[Any], bytes]) -> list[bytes]:
-    """Each key's cached entry, looked up by map() in C; the misses (None) made by ``make``."""
-    entries = list(map(cache.get, keys))
-    if None in entries:
-        return [e or make(k) for e, k in zip(entries, keys, strict=True)]
-    return cast("list[bytes]", entries)
-
-
-def _slot_entry(field: int, c: int) -> bytes:
-    return _text_entry(field, _slot(c))  # never for the cards and marks the tables hold
-
-
-_new_column = partial(_pile_entry, _COLUMNS, b"\x12")
-_new_foundation = partial(_pile_entry, _FOUNDATIONS, b"\x22")
-_new_cell = partial(_slot_entry, 3)
-_new_captive = partial(_slot_entry, 9)
-
-
-def view_bytes(view: View) -> bytes:
-    """``view_message(view).SerializeToString()``, up to field order, without building the message."""
-    variant = _VARIANT.get(view.variant)
-    if variant is None:
-        variant = _VARIANT[view.variant] = _text_entry(1, view.variant) if view.variant else b""
-    out = [variant]
-    if view.columns:
-        out += _entries(_COLUMNS, view.columns, _new_column)
+def fill_view(into: pb.View, view: View) -> None:
+    """Write the player's view into an empty View message (a response's own field: no copy). A pile's message is
+    made once and copied in by protobuf, since most piles of a position are those of the position before: this
+    way a move's View costs about what writing it in protobuf's wire format by hand did (docs/service-benchmark.md)."""
+    into.variant = view.variant
+    into.columns.extend(map(_pile, view.columns))
     if view.cells:
-        out += _entries(_CELL, view.cells, _new_cell)
-    if view.foundations:
-        out += _entries(_FOUNDATIONS, view.foundations, _new_foundation)
-    if view.stock_count:
-        out.append(b"\x28" + _varint(view.stock_count))
+        into.cells.extend(map(_slot, view.cells))
+    into.foundations.extend(map(_pile, view.foundations))
+    into.stock_count = view.stock_count
     if view.stock is not None:
-        out.append(b"\x30\x01")
-        out += map(_STOCK.__getitem__, view.stock)
-    out += map(_WASTE.__getitem__, view.waste)
+        into.stock_visible = True
+        into.stock.extend(_cards(view.stock))
+    if view.waste:
+        into.waste.extend(_cards(view.waste))
     if view.captives:
-        out += _entries(_CAPTIVE, view.captives, _new_captive)
-    out += map(_FIXED.__getitem__, view.fixed)
-    if view.redeals_used:
-        out.append(b"\x58" + _varint(view.redeals_used))
-    if view.redeals_left:
-        out.append(b"\x60" + _varint(view.redeals_left))
-    status = _STATUS_TO_PB[view.status]
-    if status:
-        out.append(b"\x68" + _varint(status))
-    return b"".join(out)
-
-
-def _view_message_fields(view: View) -> pb.View:
-    """The same message built field by field (the reference for ``view_bytes``; tests compare the two)."""
-    return pb.View(
-        variant=view.variant,
-        columns=[pb.Pile(cards=_cards(p)) for p in view.columns],
-        cells=[_slot(c) for c in view.cells],
-        foundations=[pb.Pile(cards=_cards(p)) for p in view.foundations],
-        stock_count=view.stock_count,
-        stock_visible=view.stock is not None,
-        stock=_cards(view.stock) if view.stock is not None else [],
-        waste=_cards(view.waste),
-        captives=[_slot(c) for c in view.captives],
-        fixed=_cards(view.fixed),
-        redeals_used=view.redeals_used,
-        redeals_left=view.redeals_left,
-        status=_STATUS_TO_PB[view.status],
-    )
+        into.captives.extend(map(_slot, view.captives))
+    if view.fixed:
+        into.fixed.extend(_cards(view.fixed))
+    into.redeals_used = view.redeals_used
+    into.redeals_left = view.redeals_left
+    into.status = _STATUS_TO_PB[view.status]
 
 
 def notated(move: Move) -> pb.NotatedMove:
@@ -200,16 +109,6 @@ def notated_bytes(move: Move) -> bytes:
             _NOTATED.clear()
         data = _NOTATED[move] = pb.NotatedMove(text=move.text(), move=move_message(move)).SerializeToString()
     return data
-
-
-def notated_list_bytes(field: int, moves: Iterable[Move]) -> bytes:
-    """A repeated NotatedMove field (number ``field``) in wire format, for ``MergeFromString``."""
-    tag = _varint(field << 3 | 2)
-    out = []
-    for move in moves:
-        data = notated_bytes(move)
-        out.append(tag + _varint(len(data)) + data)
-    return b"".join(out)
 
 
 def move_text_of(msg: pb.Move) -> str:

@@ -114,7 +114,8 @@ class Hinting:
         record, trail = base.record, base.trail
         hints = self.steps.hints
         assert hints is not None
-        seed = hints.seed(record.version, convert.view_bytes(player_view(game, self.steps.decode(record)[1])))
+        view = convert.view_message(player_view(game, self.steps.decode(record)[1]))
+        seed = hints.seed(record.version, view.SerializeToString(deterministic=True))
         if trail is None:
             start = encode_state(game, self.steps.deal(game, record.seed))
             return HintWork(record.state, seed, b"", start, base.since)

@@ -111,7 +111,7 @@ class Playing:
         if messages.shown_status(record, None) in messages.OVER:
             return response
         game, state = self.steps.decode(record)
-        response.MergeFromString(convert.notated_list_bytes(1, game.legal_moves(state)))  # moves = 1
+        response.moves.extend(map(convert.notated, game.legal_moves(state)))
         return response
 
     async def resign(self, request: pb.ResignRequest, credentials: Credentials) -> pb.ResignResponse:

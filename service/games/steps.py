@@ -351,7 +351,7 @@ class Steps:
         msg.MergeFrom(template)
         msg.version = record.version
         msg.status = shown
-        msg.view.MergeFromString(convert.view_bytes(view))
+        convert.fill_view(msg.view, view)
         msg.move_count = record.move_count
         msg.undo_count = record.undo_count
         msg.hint_count = record.hint_count

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
+import grpc
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.descriptor import FileDescriptor, ServiceDescriptor
 from grpc_reflection.v1alpha import reflection_pb2 as alpha
@@ -76,3 +77,13 @@ class ReflectionV1:
 
         async for answer in self.v1alpha.ServerReflectionInfo(as_v1alpha(), context):
             yield ServerReflectionResponse.FromString(answer.SerializeToString())
+
+
+def handler(servicer: ReflectionV1) -> grpc.GenericRpcHandler:
+    """The v1 service's handler (no generated code exists for it: its file is made above), from grpc's helpers."""
+    method = grpc.stream_stream_rpc_method_handler(
+        servicer.ServerReflectionInfo,
+        request_deserializer=ServerReflectionRequest.FromString,
+        response_serializer=ServerReflectionResponse.SerializeToString,
+    )
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, {"ServerReflectionInfo": method})

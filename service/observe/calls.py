@@ -1,7 +1,7 @@
 """One call, whatever the transport: its request id, its metrics, its access line, and its error as a status.
 
-Both transports go through here. ``service.grpc.operations`` wraps each gRPC method handler once (no interceptor
-chain per call: see its docstring) and ``service.rest.app`` wraps each REST call; both take a :class:`Calls` for
+Both transports go through here. ``service.grpc.operations`` wraps each gRPC method handler once (one server
+interceptor: see its docstring) and ``service.rest.app`` wraps each REST call; both take a :class:`Calls` for
 the RPC and call ``begin`` and ``end`` around the use case, and both turn what the use case raised into an
 answer with :func:`failure` and the status mappings below, so the two cannot drift apart.
 

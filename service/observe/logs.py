@@ -91,6 +91,10 @@ class TextFormatter(logging.Formatter):
         return line + (f" {fields}" if fields else "") + (f" [{ids}]" if ids else "")
 
 
+#: The handler configure() installed last (replaced by the next call).
+_handler: logging.Handler | None = None
+
+
 def configure(level: str | int = "INFO", fmt: str = "json", stream: TextIO | None = None) -> None:
     """Send every log record to ``stream`` (stderr) in ``fmt`` ("json" or "text"); idempotent."""
     handler = logging.StreamHandler(stream or sys.stderr)
@@ -100,10 +104,11 @@ def configure(level: str | int = "INFO", fmt: str = "json", stream: TextIO | Non
         handler.setFormatter(TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     else:
         raise ValueError(f"log format must be 'json' or 'text', not {fmt!r}")
+    global _handler
     root = logging.getLogger()
-    for old in [h for h in root.handlers if getattr(h, "_patience", False)]:
-        root.removeHandler(old)
-    handler._patience = True  # type: ignore[attr-defined]
+    if _handler is not None:
+        root.removeHandler(_handler)
+    _handler = handler
     root.addHandler(handler)
     root.setLevel(level.upper() if isinstance(level, str) else level)
     # Neither format shows thread or multiprocessing names: skip collecting them for every record.

@@ -7,9 +7,9 @@ Off unless the standard variables ask for it: an OTLP endpoint (``OTEL_EXPORTER_
 ``OTEL_TRACES_SAMPLER`` and its argument, ``OTEL_BSP_*``, ``OTEL_EXPORTER_OTLP_HEADERS``...). Spans go out over
 OTLP/HTTP (protobuf) in batches, from a thread of the SDK.
 
-Why spans of our own and not the OpenTelemetry gRPC and ASGI instrumentations: the service has no interceptor
-chain (``service.grpc.operations``) and no ASGI middleware on API calls (``service.rest.app``), both to save
-work per call; the one wrapper both transports share (``service.observe.calls``) starts the server span here,
+Why spans of our own and not the OpenTelemetry gRPC and ASGI instrumentations: the service has one interceptor of
+its own (``service.grpc.operations``) and no ASGI middleware on API calls (``service.rest.app``), to save work per
+call; the one wrapper both transports share (``service.observe.calls``) starts the server span here,
 so the two transports give the same spans and attributes. The Redis scripts go through the service's own
 pipelined connection (``service.store.redispipe``), which no Redis instrumentation sees.
 

@@ -52,7 +52,7 @@ from service.rest import events
 from service.rest.connections import Connections, Limits, accept_backlog
 from service.rest.openapi import load_comments, openapi_document
 from service.rest.routes import HttpRoute, Router, routes_for_services
-from service.rest.transcode import TranscodeError, build_request, response_json, status_json
+from service.rest.transcode import JSON_MAPPINGS, TranscodeError, build_request, response_json, status_json
 from service.security import tls
 
 log = logging.getLogger(__name__)
@@ -168,9 +168,12 @@ class RestGateway:
         *,
         max_body_bytes: int = 1 << 20,
         client_certificate_rpcs: frozenset[str] = frozenset(),
+        json_mapping: str = "compiled",
         open_stream: events.Opener | None = None,
     ) -> None:
         self.routes = routes_for_services(SERVICES)
+        #: Writes an answer's JSON (``--json-mapping``: transcode.JSON_MAPPINGS, the same JSON either way).
+        self.to_json = JSON_MAPPINGS[json_mapping]
         self.router = Router(self.routes)
         self.invoke = invoke
         self.open_stream = open_stream  # server streams (Server-Sent Events); None: they answer UNIMPLEMENTED
@@ -276,7 +279,7 @@ class RestGateway:
         finally:
             calls.end(started, rid, code, response, where, span, http=f"{method} {url_path}"[:200])
             request_id.reset(token)
-        body_out = encode_json(response_json(route, response))
+        body_out = encode_json(response_json(route, response, self.to_json))
         return (
             200,
             [
@@ -303,7 +306,7 @@ class RestGateway:
         events.resume_from(request, last_event_id)
         stream = await self.open_stream(route.method, request, metadata)
         headers = [(b"x-request-id", rid.encode("latin-1")), (b"cache-control", b"no-store")]
-        return events.EventStream(route, stream, headers, encode_json, done)
+        return events.EventStream(route, stream, headers, encode_json, done, self.to_json)
 
 
 def _answer(response: Response) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
@@ -401,6 +404,7 @@ def create_app(
     web_dir: Path | None = WEB_DIR,
     cors_origins: Sequence[str] = (),
     client_certificate_rpcs: frozenset[str] = frozenset(),
+    json_mapping: str = "compiled",
     open_stream: events.Opener | None = None,
 ) -> ASGIApp:
     """The ASGI application: ``/v1/...`` (transcoded RPCs), ``/openapi.json``, the web client at ``/``.
@@ -408,9 +412,13 @@ def create_app(
     ``cors_origins`` lists the web origins (or ``*``) whose pages may call the API from a browser; by default
     none may (the bundled web client is served from the same origin and needs no CORS). ``client_certificate_rpcs``
     are refused (UNAUTHENTICATED ``CLIENT_CERTIFICATE_REQUIRED``) unless the connection carried a verified client
-    certificate."""
+    certificate. ``json_mapping`` names the writer of the answers' JSON (transcode.JSON_MAPPINGS)."""
     gateway = RestGateway(
-        invoke, max_body_bytes=max_body_bytes, client_certificate_rpcs=client_certificate_rpcs, open_stream=open_stream
+        invoke,
+        max_body_bytes=max_body_bytes,
+        client_certificate_rpcs=client_certificate_rpcs,
+        json_mapping=json_mapping,
+        open_stream=open_stream,
     )
     document = json.dumps(openapi_for(gateway), ensure_ascii=False).encode()
 
@@ -516,11 +524,13 @@ class HttpServer:
         self.port = 0
         self._socket: socket.socket | None = None
         self._server: uvicorn.Server | None = None
-        self._ticker: asyncio.Task[None] | None = None
+        self._serving: asyncio.Task[None] | None = None
 
     async def start(self) -> HttpServer:
+        """Serve in a task of the running loop (uvicorn's ``Server.serve``), once it listens."""
         self._socket = _bind(self.listen, reuse_port=self.reuse_port)
         self.port = int(self._socket.getsockname()[1])
+        context = self.ssl_context
         config = uvicorn.Config(
             self.connections.app(self.app),
             lifespan="off",
@@ -536,27 +546,29 @@ class HttpServer:
             # and the head and body deadlines (service.rest.connections), which over TLS also add the client
             # certificate to the scope.
             http=self.connections.protocol_class(httptools_protocol()),
+            # service.security.tls's context, which follows the certificate files
+            ssl_context_factory=(lambda config, default: context) if context is not None else None,
         )
-        config.load()
-        if self.ssl_context is not None:
-            config.ssl = self.ssl_context  # service.security.tls's context, which follows the certificate files
         server = uvicorn.Server(config)
-        server.lifespan = config.lifespan_class(config)
-        # startup() without serve(): uvicorn then installs no signal handlers; serve() in server.py owns them.
-        await server.startup(sockets=[self._socket])
-        self._server = server
-        self._ticker = asyncio.get_running_loop().create_task(server.main_loop())  # date header, should_exit
+        # serve() catches SIGINT and SIGTERM only while it runs, and hands them on to the handlers it found (the
+        # service's, installed before: server.serve) when it stops.
+        task = asyncio.get_running_loop().create_task(server.serve(sockets=[self._socket]))
+        while not server.started:
+            if task.done():
+                task.result()  # the reason it could not start
+                raise RuntimeError("the HTTP server stopped before it started")
+            await asyncio.sleep(0.01)
+        self._server, self._serving = server, task
         log.info("http listening", extra={"listen": self.listen, "http_port": self.port})
         return self
 
     async def stop(self) -> None:
+        """Stop accepting, let the requests in flight finish (``grace``), close the connections."""
         server, self._server = self._server, None
-        if server is None:
+        if server is None or self._serving is None:
             return
         server.should_exit = True
-        if self._ticker is not None:
-            await self._ticker
-        await server.shutdown(sockets=[self._socket] if self._socket else None)
+        await self._serving
 
 
 async def start_http(
@@ -580,6 +592,7 @@ async def start_http(
         web_dir=web_dir,
         cors_origins=origins,
         client_certificate_rpcs=tls.OPERATOR_RPCS if mutual else frozenset(),
+        json_mapping=str(getattr(settings, "json_mapping", "compiled")),
         open_stream=game_service_streams(games),
     )
     reuse_port = int(getattr(settings, "workers", 1) or 1) > 1

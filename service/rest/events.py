@@ -27,7 +27,7 @@ from starlette.types import Receive, Scope, Send
 from service import errors
 from service.observe.calls import failure, http_answer
 from service.rest.routes import HttpRoute
-from service.rest.transcode import response_json, status_json
+from service.rest.transcode import JSON_MAPPINGS, response_json, status_json
 
 #: Seconds between heartbeats (SSE comment lines) on a quiet stream: well inside the idle timeouts of common proxies.
 HEARTBEAT = 15.0
@@ -78,8 +78,10 @@ class EventStream:
         headers: list[tuple[bytes, bytes]],
         encode: Encode,
         done: Callable[[str], None],
+        to_json: Callable[[Message], Any] = JSON_MAPPINGS["compiled"],
     ) -> None:
         self.route = route
+        self.to_json = to_json  # the gateway's writer of JSON (--json-mapping)
         self.stream = stream
         self.headers = headers
         self.encode = encode
@@ -110,7 +112,7 @@ class EventStream:
     async def _events(self) -> AsyncIterator[ServerSentEvent]:
         try:
             async for message in self.stream:
-                data = self.encode(response_json(self.route, message)).decode()
+                data = self.encode(response_json(self.route, message, self.to_json)).decode()
                 yield ServerSentEvent(data=data, id=event_id(message))
         except Exception as exc:  # after the stream started: a last event says why it ends
             error = failure(exc, self.route.rpc_name)

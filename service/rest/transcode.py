@@ -11,7 +11,7 @@ defaults included, so that a client never has to know proto3's "absent means zer
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
@@ -21,7 +21,7 @@ from google.protobuf.message import Message
 from google.rpc import code_pb2, status_pb2
 from patience.jsonlimits import MAX_JSON_DEPTH, too_deep
 
-from service.rest import json_mapping, json_parsing
+from service.rest import json_mapping
 from service.rest.routes import HttpRoute
 
 M = TypeVar("M", bound=Message)
@@ -79,10 +79,12 @@ def _field(desc: Descriptor, name: str) -> FieldDescriptor | None:
 
 
 def _parse(message_class: type[M], data: object, where: str) -> M:
-    """A new message read from JSON by protobuf's JSON mapping (service.rest.json_parsing: what json_format.ParseDict
-    gives, planned per message type); a refusal is INVALID_JSON with json_format's text."""
+    """A new message read from JSON by protobuf's JSON mapping (json_format.ParseDict); a refusal is INVALID_JSON
+    with json_format's text."""
+    message = message_class()
     try:
-        return json_parsing.parse(data, message_class, max_recursion_depth=MAX_JSON_DEPTH)
+        json_format.ParseDict(data, message, max_recursion_depth=MAX_JSON_DEPTH)  # type: ignore[arg-type]
+        return message
     except (json_format.ParseError, TypeError, ValueError, RecursionError, AttributeError) as exc:
         # json_format quotes the refused value, which may hold a lone surrogate ("\ud800" in the JSON): written
         # as an escape, or the answer itself could not be encoded (a 500 instead of the 400).
@@ -222,19 +224,29 @@ def _message_class(desc: Descriptor) -> type[Message]:
     return message_factory.GetMessageClass(desc)
 
 
-def response_json(route: HttpRoute, response: Message) -> Any:
-    """The response (or its ``response_body`` field) in canonical JSON, defaults included."""
+def library_json(message: Message) -> dict[str, Any]:
+    """protobuf's JSON mapping of ``message`` by protobuf itself, every field without presence included."""
+    return json_format.MessageToDict(message, always_print_fields_with_no_presence=True)
+
+
+#: The two writers of an answer's JSON (``--json-mapping``), which give the same JSON: the mapping compiled per
+#: message type (service.rest.json_mapping, the default: json_format costs a REST move 34-47 % more CPU,
+#: docs/service-benchmark.md) and json_format itself.
+JSON_MAPPINGS: dict[str, Callable[[Message], dict[str, Any]]] = {
+    "compiled": json_mapping.to_dict,
+    "json_format": library_json,
+}
+
+
+def response_json(
+    route: HttpRoute, response: Message, to_json: Callable[[Message], dict[str, Any]] = json_mapping.to_dict
+) -> Any:
+    """The response (or its ``response_body`` field) in canonical JSON, defaults included, written by ``to_json``
+    (one of JSON_MAPPINGS)."""
     if route.response_body:
         f = response.DESCRIPTOR.fields_by_name[route.response_body]
         return to_json(response).get(f.json_name, {} if f.message_type is not None and not _is_repeated(f) else None)
     return to_json(response)
-
-
-def to_json(message: Message) -> dict[str, Any]:
-    """protobuf's JSON mapping of ``message`` with every field without presence (service.rest.json_mapping: the same
-    output as json_format.MessageToDict, planned once per message type)."""
-    mapped: dict[str, Any] = json_mapping.to_dict(message)
-    return mapped
 
 
 def status_json(status: status_pb2.Status) -> dict[str, Any]:

@@ -87,6 +87,8 @@ class Settings:
     front_end_key: str | None = None
     durability: str = "primary"
     durability_timeout: float = 1.0
+    redis_client: str = "pipelined"
+    json_mapping: str = "compiled"
     tls_cert_file: Path | None = None
     tls_key_file: Path | None = None
     tls_client_ca_file: Path | None = None
@@ -173,6 +175,14 @@ _SPECS: tuple[Spec, ...] = (
         "with --durability replica: seconds a write waits for a replica before it is answered UNAVAILABLE",
         values.positive(float),
         "SECONDS",
+    ),
+    Spec(
+        "redis_client",
+        "--redis-client",
+        "how a single Redis is spoken to: pipelined (the service's own connection, one write per loop turn) or "
+        "redis-py (the library's client: more CPU a move, docs/service-benchmark.md); a cluster always uses redis-py",
+        values.choice("pipelined", "redis-py"),
+        "CLIENT",
     ),
     Spec(
         "idle_timeout",
@@ -310,6 +320,14 @@ _SPECS: tuple[Spec, ...] = (
         "seconds a REST request's body may take to arrive after its head; then the connection is closed",
         values.positive(float),
         "SECONDS",
+    ),
+    Spec(
+        "json_mapping",
+        "--json-mapping",
+        "how REST answers become JSON: compiled (protobuf's JSON mapping compiled per message type) or json_format "
+        "(protobuf's own: more CPU a call, docs/service-benchmark.md); the same JSON either way",
+        values.choice("compiled", "json_format"),
+        "MODE",
     ),
     Spec(
         "http_keepalive_timeout",

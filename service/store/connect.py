@@ -7,7 +7,6 @@ from typing import Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
-from redis.asyncio.connection import parse_url
 
 from service.store.redis_store import RedisGameStore
 from service.store.redispipe import PipelinedRedis
@@ -24,24 +23,26 @@ def open_store(
     fresh_seconds: float | None = None,
     replicas: int = 0,
     replica_timeout_ms: int = 1000,
+    pipelined: bool = True,
     **client_options: Any,
 ) -> RedisGameStore:
     """A store for ``url``: ``redis://``, ``rediss://``, ``unix://`` for one server, ``redis+cluster://HOST:PORT``
     (or ``rediss+cluster://``) for a cluster, given by any one of its nodes. ``client_options`` go to redis-py
-    (e.g. ``socket_timeout``, ``max_connections``)."""
+    (e.g. ``socket_timeout``, ``max_connections``). ``pipelined``: a single Redis's scripts go through the pipelined
+    connection (service.store.redispipe) where it speaks the URL and options, else through redis-py
+    (``--redis-client``)."""
     scheme = url.split("://", 1)[0].lower()
     client: aioredis.Redis | RedisCluster
     pipe: PipelinedRedis | None = None
-    node_options: dict[str, Any] = {}
+    node_url = ""
     if scheme in CLUSTER_SCHEMES:
         plain = url.replace("+cluster", "", 1)
         client = RedisCluster.from_url(plain, **client_options)
-        # how to reach one node directly (credentials, TLS), for writes that WAIT on the node's own connection
-        node_options = {k: v for k, v in parse_url(plain).items() if k not in ("host", "port", "db")}
-        node_options.update(client_options)
+        node_url = plain  # how to reach one node directly, for writes that WAIT on the node's own connection
     else:
         client = aioredis.Redis.from_url(url, **client_options)
-        pipe = PipelinedRedis.from_url(url, **client_options)  # None for TLS or unusual options: redis-py then
+        if pipelined:  # None for options it does not speak: redis-py then
+            pipe = PipelinedRedis.from_url(url, **client_options)
     return RedisGameStore(
         client,
         idle_seconds=idle_seconds,
@@ -51,7 +52,8 @@ def open_store(
         fresh_seconds=fresh_seconds,
         replicas=replicas,
         replica_timeout_ms=replica_timeout_ms,
-        node_options=node_options,
+        node_url=node_url,
+        node_options=client_options,
     )
 
 

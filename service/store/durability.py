@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Sequence
 from typing import Any, Protocol
+from urllib.parse import urlsplit, urlunsplit
 
 import redis.asyncio as aioredis
 from redis.asyncio.cluster import RedisCluster
@@ -31,6 +32,7 @@ class Durable(Protocol):
     replicas: int
     replica_timeout_ms: int
     masters: dict[str, aioredis.Redis]
+    node_url: str
     node_options: dict[str, Any]
 
 
@@ -48,9 +50,11 @@ async def replicated(store: Durable, script: AsyncScript, keys: list[str], args:
                 reply, acked = await pipeline.execute()
     except REDIS_FAILURES as exc:
         if isinstance(store.client, RedisCluster) and store.masters:
-            store.masters.clear()  # a failover or a resharding: ask the cluster again where the masters are
+            # A failover or a resharding: forget the masters, and let the cluster client find the key's slot again
+            # through a command of its own (its error handling refreshes its view of the cluster).
+            store.masters.clear()
             with contextlib.suppress(*REDIS_FAILURES):
-                await store.client.nodes_manager.initialize()
+                await store.client.exists(keys[0])
         error = unavailable(exc)
         if error is None:
             raise
@@ -75,6 +79,15 @@ async def master_for(store: Durable, key: str) -> aioredis.Redis:
         raise StoreUnavailable(f"no master holds the slot of {key!r} now")
     client = store.masters.get(node.name)
     if client is None:
-        client = aioredis.Redis(host=node.host, port=int(node.port), **store.node_options)
+        client = aioredis.Redis.from_url(node_url(store.node_url, node.host, int(node.port)), **store.node_options)
         store.masters[node.name] = client
     return client
+
+
+def node_url(url: str, host: str, port: int) -> str:
+    """``url`` (a cluster's, without ``+cluster``) pointed at one of its nodes: the same scheme, credentials and
+    options (TLS among them), the node's address, no database (a cluster has only 0)."""
+    parts = urlsplit(url)
+    credentials, at, _ = parts.netloc.rpartition("@")
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return urlunsplit((parts.scheme, f"{credentials}{at}{where}", "", parts.query, ""))

@@ -41,13 +41,21 @@ NOT_NOW = (
 #: redis-py's cluster client raises RedisClusterException (a slot no node covers during a failover, no node
 #: reachable), which is *not* a RedisError: caught with the rest, it is UNAVAILABLE, not a bug (INTERNAL).
 REDIS_FAILURES = (RedisError, RedisClusterException, OSError)
+#: The same, for an error reply read by its code word (Redis's own: the reply's first word), as the store's
+#: pipelined connection hands it over (a ResponseError with the reply whole: service.store.redispipe), and as a
+#: Lua script passes on the error of a call it made.
+NOT_NOW_CODES = ("LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN")
+#: What Redis answers a connection past its ``maxclients``: no code of its own.
+TOO_MANY_CLIENTS = "ERR max number of clients reached"
 
 
 def unavailable(exc: BaseException) -> StoreUnavailable | None:
     """StoreUnavailable for what means "Redis cannot answer now" (connection, timeout, cluster trouble), and
-    StoreFull when it is at its maxmemory."""
-    if isinstance(exc, OutOfMemoryError):
-        return StoreFull(f"Redis is full: {exc}")
-    if isinstance(exc, NOT_NOW) or ("CLUSTERDOWN" in str(exc) or "LOADING" in str(exc) or "TRYAGAIN" in str(exc)):
-        return StoreUnavailable(f"Redis is unavailable: {exc}")
+    StoreFull when it is at its maxmemory; the reply's text without its code word, as redis-py gives it."""
+    text = str(exc)
+    code, _, rest = text.partition(" ")
+    if isinstance(exc, OutOfMemoryError) or code == "OOM":
+        return StoreFull(f"Redis is full: {rest if code == 'OOM' else text}")
+    if isinstance(exc, NOT_NOW) or text.startswith(TOO_MANY_CLIENTS) or any(c in text for c in NOT_NOW_CODES):
+        return StoreUnavailable(f"Redis is unavailable: {rest if code in NOT_NOW_CODES else text}")
     return None

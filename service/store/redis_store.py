@@ -143,6 +143,7 @@ class RedisGameStore(GameStore):
         fresh_seconds: float | None = None,
         replicas: int = 0,
         replica_timeout_ms: int = 1000,
+        node_url: str = "",
         node_options: dict[str, Any] | None = None,
     ) -> None:
         retain = idle_seconds if retain_seconds is None else retain_seconds
@@ -166,6 +167,8 @@ class RedisGameStore(GameStore):
         self.replicas = replicas
         self.replica_timeout_ms = replica_timeout_ms
         self.masters: dict[str, aioredis.Redis] = {}  # cluster node name -> a client of it (durable writes only)
+        #: A cluster's URL and client options, for a client of one of its masters (durable writes only).
+        self.node_url = node_url
         self.node_options: dict[str, Any] = dict(node_options or {})
         # register_script hashes each script once; EVALSHA loads it on first use (and after a restart).
         self._fetch = client.register_script(scripts.FETCH)

@@ -7,11 +7,11 @@ per command) -- more than the engine's whole move. Here a call is: pack the argu
 a connection's commands in the order sent) and resolve the futures in turn. Under load, N concurrent moves cost
 one ``write`` and one ``read`` instead of N of each, on the service's side and on Redis's.
 
-What stays as with redis-py: the same exception classes (``redis.exceptions``: ConnectionError, TimeoutError,
-ResponseError and its subclasses parsed the same way), so ``service.store`` maps failures as before; a 5 s
-connect and reply timeout unless told otherwise; reconnection on the next call after Redis went away (calls in
-flight then fail with ConnectionError: their fate is unknown, as with redis-py, and the store's version check
-makes a retry safe). Nothing is retried here.
+What stays as with redis-py: its public exception classes (``redis.exceptions``: ConnectionError, TimeoutError,
+DataError; an error reply is a ResponseError carrying the reply whole, its code word first: ``service.store.failures``
+reads the codes the store acts on, for this connection and for redis-py alike); a 5 s connect and reply timeout unless
+told otherwise; reconnection on the next call after Redis went away (calls in flight then fail with ConnectionError:
+their fate is unknown, as with redis-py, and the store's version check makes a retry safe). Nothing is retried here.
 
 Only what a single-node URL needs is spoken (TCP, TLS for ``rediss://`` with the CA and client certificate
 options, or a Unix socket; AUTH, SELECT); :meth:`from_url` returns None for anything else (cluster, RESP3, other
@@ -27,54 +27,17 @@ import contextlib
 import ssl
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, unquote, urlsplit
 
 import hiredis
-from redis.exceptions import (
-    AuthenticationError,
-    BusyLoadingError,
-    DataError,
-    ExecAbortError,
-    InvalidResponse,
-    MasterDownError,
-    NoPermissionError,
-    NoScriptError,
-    OutOfMemoryError,
-    ReadOnlyError,
-    RedisError,
-    ResponseError,
-)
+from redis.exceptions import AuthenticationError, DataError, InvalidResponse, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-#: Error replies by their first word, as redis-py raises them (its own table is private): the store maps these
-#: classes (NOSCRIPT reloads the script, OOM is a full store, LOADING and READONLY are a store not ready).
-_ERROR_CLASSES: dict[str, type[RedisError]] = {
-    "OOM": OutOfMemoryError,
-    "WRONGPASS": AuthenticationError,
-    "NOAUTH": AuthenticationError,
-    "NOPERM": NoPermissionError,
-    "EXECABORT": ExecAbortError,
-    "LOADING": BusyLoadingError,
-    "NOSCRIPT": NoScriptError,
-    "READONLY": ReadOnlyError,
-    "MASTERDOWN": MasterDownError,
-}
-_ERR_CLASSES: dict[str, type[RedisError]] = {
-    "max number of clients reached": RedisConnectionError,
-    "invalid password": AuthenticationError,
-}
 
-
-def _parse_error(response: str) -> RedisError:
-    """An error reply as the exception redis-py raises for it (same class, same message)."""
-    code, _, rest = response.partition(" ")
-    cls = _ERROR_CLASSES.get(code)
-    if cls is not None:
-        return cls(rest)
-    if code == "ERR":
-        return _ERR_CLASSES.get(rest, ResponseError)(rest)
-    return ResponseError(response)
+def _is(reply: ResponseError, code: str) -> bool:
+    """Whether an error reply has this code (its first word: NOSCRIPT, WRONGPASS...)."""
+    return str(reply).startswith(code + " ")
 
 
 __all__ = ["PipelinedRedis"]
@@ -269,22 +232,40 @@ class PipelinedRedis:
     @classmethod
     def from_url(cls, url: str, **options: Any) -> PipelinedRedis | None:
         """For ``redis://``, ``rediss://`` and ``unix://`` URLs with nothing but a db, credentials, timeouts and (for
-        ``rediss://``) the CA and client certificate; else None."""
-        scheme = urlsplit(url).scheme.lower()
+        ``rediss://``) the CA and client certificate; else None. Read as redis-py reads them: credentials unquoted,
+        the db from ``?db=`` or the path."""
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
         tls = scheme == "rediss"
         allowed = SUPPORTED_OPTIONS | (TLS_OPTIONS if tls else frozenset())
         if scheme not in ("redis", "unix", "rediss") or set(options) - allowed:
             return None
-        from redis.asyncio.connection import parse_url
-
+        kwargs: dict[str, Any] = {}
         try:
-            kwargs: dict[str, Any] = dict(parse_url(url))
-        except ValueError:
+            for name, value in parse_qsl(parts.query):
+                if name == "db":
+                    kwargs["db"] = int(value)
+                elif name in SUPPORTED_OPTIONS:
+                    kwargs[name] = float(value)
+                else:
+                    return None  # an option of redis-py's that this connection does not speak
+            if parts.username:
+                kwargs["username"] = unquote(parts.username)
+            if parts.password:
+                kwargs["password"] = unquote(parts.password)
+            if scheme == "unix":
+                kwargs["path"] = unquote(parts.path)
+            else:
+                if parts.hostname:
+                    kwargs["host"] = unquote(parts.hostname)
+                if parts.port:
+                    kwargs["port"] = parts.port
+                db = unquote(parts.path).replace("/", "")
+                if db and "db" not in kwargs:
+                    kwargs["db"] = int(db)
+        except ValueError:  # a port or a db that is not a number: redis-py's to refuse
             return None
-        kwargs.pop("connection_class", None)
         kwargs.update(options)
-        if set(kwargs) - allowed - {"host", "port", "path", "db", "username", "password"}:
-            return None
         if tls:
             kwargs["ssl_context"] = tls_context(**{k: kwargs.pop(k) for k in TLS_OPTIONS if k in kwargs})
         return cls(**kwargs)
@@ -301,7 +282,7 @@ class PipelinedRedis:
             conn = await self._connection()
         reply = await conn.send(packed)
         if isinstance(reply, ResponseError):
-            raise _parse_error(str(reply))
+            raise reply
         return reply
 
     _HEADS = 4096
@@ -330,10 +311,9 @@ class PipelinedRedis:
             conn = await self._connection()
         reply = await conn.send(packed)
         if isinstance(reply, ResponseError):
-            error = _parse_error(str(reply))
-            if isinstance(error, NoScriptError):
+            if _is(reply, "NOSCRIPT"):
                 return await self.execute("EVAL", script, len(keys), *keys, *args)
-            raise error
+            raise reply
         return reply
 
     async def evalsha_wait(
@@ -360,9 +340,8 @@ class PipelinedRedis:
         reply = await written
         acked = await waited
         if isinstance(reply, ResponseError):
-            error = _parse_error(str(reply))
-            if not isinstance(error, NoScriptError):
-                raise error
+            if not _is(reply, "NOSCRIPT"):
+                raise reply
             reply = await self.execute("EVAL", script, len(keys), *keys, *args)
             acked = await self.execute("WAIT", replicas, timeout_ms)
         return reply, int(acked)
@@ -417,10 +396,11 @@ class PipelinedRedis:
             result = await reply
             if isinstance(result, ResponseError):
                 conn.close()
-                error = _parse_error(str(result))
-                if isinstance(error, AuthenticationError):
-                    raise error
-                raise RedisConnectionError(f"Redis refused the connection setup: {error}")
+                if any(_is(result, code) for code in ("WRONGPASS", "NOAUTH", "NOPERM")) or str(result).startswith(
+                    "ERR invalid password"
+                ):
+                    raise AuthenticationError(str(result))
+                raise RedisConnectionError(f"Redis refused the connection setup: {result}")
         self._conn = conn
         return conn
 

@@ -71,6 +71,44 @@ def test_rest_bench_runs_and_reports_both_floors(tmp_path: Path) -> None:
         assert 0 < with_redis <= result[prefix + "cpu_ratio_bare_over_service"], prefix
 
 
+def test_library_bench_runs_and_reports_each_path_and_both_floors(tmp_path: Path) -> None:
+    """Each kept replacement's library path beside the service, and the two floors: every figure filled in."""
+    out = tmp_path / "library.json"
+    args = ["--seconds", "0.6", "--slices", "1", "--concurrency", "2", "--json", str(out)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "library_bench.py"), *args],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    result = json.loads(out.read_text())
+    loads = result["loads"]
+    for name in ("grpc service", "grpc redis-py", "grpc echo", "rest service", "rest json_format", "rest bare h11"):
+        assert loads[name]["calls_per_s"] > 0 and loads[name]["cpu_us_per_call"] > 0, name
+    assert set(result["extra_over_service"]) == {"grpc redis-py", "rest json_format", "rest redis-py"}
+    for floor in result["floors"].values():
+        assert 0 < floor["service"] <= floor["service_and_redis"]
+
+
+def test_redis_clients_bench_runs_and_reports_each_client(tmp_path: Path) -> None:
+    """The service's pipelined connection and redis-py measured; the optional clients reported failed when they
+    are not installed, and measured when they are."""
+    out = tmp_path / "clients.json"
+    args = ["--seconds", "0.3", "--slices", "1", "--concurrency", "2", "--json", str(out)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "redis_clients.py"), *args],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    clients = json.loads(out.read_text())["clients"]
+    for name in ("redispipe", "redis-py"):
+        assert clients[name]["calls_per_s"] > 0 and clients[name]["client_cpu_us_per_call"] > 0, name
+    assert set(clients) == {"redispipe", "redis-py", "coredis", "valkey-glide"}
+
+
 def test_long_games_bench_runs_and_reports_every_call_at_every_length(tmp_path: Path) -> None:
     out = tmp_path / "long.json"
     subprocess.run(

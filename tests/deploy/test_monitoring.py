@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import re
@@ -127,10 +128,11 @@ def exported() -> dict[str, set[str]]:
     names from the metric objects registered in it (``service.observe.metrics`` and the process collector).
     """
     importlib.import_module("service.server")  # registers whatever the server imports
-    labels: dict[str, set[str]] = {}
+    labels = declared_labels()
     for value in vars(metrics).values():
         if isinstance(value, prometheus_client.metrics.MetricWrapperBase):
-            labels[value._name] = set(value._labelnames)
+            for family in value.describe():
+                assert family.name in labels, f"{family.name}: declared in a way declared_labels() cannot read"
     names: dict[str, set[str]] = {}
     for family in prometheus_client.REGISTRY.collect():
         own = labels.get(family.name, {s.name: set(s.labels) for s in family.samples}.get(family.name, set()))
@@ -145,6 +147,22 @@ def exported() -> dict[str, set[str]]:
         for sample in family.samples:
             names.setdefault(sample.name, set(sample.labels))
     return names
+
+
+def declared_labels() -> dict[str, set[str]]:
+    """Each metric that ``service.observe.metrics`` declares (its family's name) with its label names, read from
+    the declarations themselves: prometheus_client keeps a metric's label names to itself."""
+    kinds = {"Counter", "Gauge", "Histogram", "Summary"}
+    out: dict[str, set[str]] = {}
+    for node in ast.walk(ast.parse(Path(metrics.__file__).read_text())):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in kinds:
+            name = ast.literal_eval(node.args[0])
+            given = node.args[2] if len(node.args) > 2 else None
+            given = next((k.value for k in node.keywords if k.arg == "labelnames"), given)
+            out[name.removesuffix("_total") if node.func.id == "Counter" else name] = (
+                set(ast.literal_eval(given)) if given is not None else set()
+            )
+    return out
 
 
 def recorded() -> set[str]:

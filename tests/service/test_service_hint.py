@@ -30,7 +30,7 @@ from engine.encoding import encode_state
 from engine.moves import Move
 from engine.solver import autoplay, solve
 from engine.view import player_view
-from service.games.convert import view_bytes
+from service.games.convert import view_message
 from service.security.signing import KeyRing
 from service.solving import hint_worker
 
@@ -82,7 +82,9 @@ def expected(server: ServerThread, variant: str, seed: bytes, moves: list[str], 
     state = game.deal(seed)
     for text in moves:
         state = game.play(state, Move.parse(text))[0]
-    hint_seed = server.server.games.hints.seed(version, view_bytes(player_view(game, state)))
+    hint_seed = server.server.games.hints.seed(
+        version, view_message(player_view(game, state)).SerializeToString(deterministic=True)
+    )
     return hint_worker.compute(encode_state(game, state), hint_seed, STATES, CPU_SECONDS)
 
 

@@ -73,6 +73,7 @@ async def fill(settings: Settings, *, parent_pid: int | None = None) -> int:
         key_prefix=settings.store_prefix,
         replicas=0,
         replica_timeout_ms=1000,
+        pipelined=True,  # the store's default (the filler's pool commands go through redis-py)
         **settings.redis_tls_options(),
     )
     filler = Filler(
