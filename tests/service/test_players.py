@@ -298,3 +298,24 @@ def test_a_signed_in_players_game_names_them_and_an_anonymous_one_does_not(serve
         timeout=30,
     ).json()
     assert body["game"]["player"] == {"id": guest.player.id, "displayName": "Owner", "kind": "guest"}
+
+
+def test_a_remembered_token_is_refused_once_it_expires() -> None:
+    """Each replica remembers the tokens it verified (a player's every call carries the same one), but never past
+    their expiry: a token in its last seconds of leeway is accepted and remembered, and refused as expired once
+    the leeway is over, as if it had never been seen."""
+    import asyncio
+    import secrets
+
+    from service.security.players import LEEWAY, GuestIssuer, Identities
+
+    issuer = GuestIssuer.generate()
+    issuer.lifetime_seconds = 1
+    identities = Identities(secrets.token_bytes(32), issuer)
+    token, _ = issuer.issue("Late", now=int(time.time()) - LEEWAY + 4)  # expired 4 s short of the leeway's end
+    first = asyncio.run(identities.verify(token))
+    assert asyncio.run(identities.verify(token)) == first  # remembered
+    time.sleep(6)
+    with pytest.raises(ServiceError) as refused:
+        asyncio.run(identities.verify(token))
+    assert refused.value.reason == "IDENTITY_EXPIRED"
