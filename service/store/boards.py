@@ -15,14 +15,13 @@ A player keeps their best win on a board (a public deal may be won again; a dail
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from patience.boards import RankKey
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
 
-from service.store.failures import unavailable
+from service.store.failures import guarded
 
 #: The rank part of a member: the undo flag, moves, play time and finish time in fixed-width digits.
 RANK_WIDTH = 1 + 6 + 13 + 13
@@ -145,15 +144,15 @@ class Boards:
             ensure_ascii=False, separators=(",", ":"),
         )  # fmt: skip
         args: list[str | bytes | int] = [entry.player_id, name, text, entry.certificate, keep_until_ms, rank]
-        entered = await self._call(self._enter(keys=self.keys(board), args=args))
+        entered = await guarded(self._enter(keys=self.keys(board), args=args))
         index = self.index_key(entry.player_id)
-        await self._call(self.client.sadd(index, board))
-        await self._call(self.client.pexpireat(index, keep_until_ms, gt=True))
-        await self._call(self.client.pexpireat(index, keep_until_ms, nx=True))
+        await guarded(self.client.sadd(index, board))
+        await guarded(self.client.pexpireat(index, keep_until_ms, gt=True))
+        await guarded(self.client.pexpireat(index, keep_until_ms, nx=True))
         return bool(entered)
 
     async def page(self, board: str, first: int, count: int, player_id: str = "") -> BoardPage:
-        reply = await self._call(self._page(keys=self.keys(board), args=[first, count, player_id]))
+        reply = await guarded(self._page(keys=self.keys(board), args=[first, count, player_id]))
         total, ids, entries, certificates, own = reply
         page = [
             _entry(pid, text, cert)
@@ -164,7 +163,7 @@ class Boards:
         return BoardPage(int(total), page, mine)
 
     async def boards_of(self, player_id: str) -> list[str]:
-        names = await self._call(self.client.smembers(self.index_key(player_id)))
+        names = await guarded(self.client.smembers(self.index_key(player_id)))
         return sorted(n.decode() if isinstance(n, bytes) else str(n) for n in names)
 
     async def erase_player(self, player_id: str) -> int:
@@ -172,19 +171,9 @@ class Boards:
         went. One script per board (each board is its own cluster slot)."""
         removed = 0
         for board in await self.boards_of(player_id):
-            removed += int(await self._call(self._remove(keys=self.keys(board), args=[player_id])))
-        await self._call(self.client.delete(self.index_key(player_id)))
+            removed += int(await guarded(self._remove(keys=self.keys(board), args=[player_id])))
+        await guarded(self.client.delete(self.index_key(player_id)))
         return removed
-
-    @staticmethod
-    async def _call(awaitable: Any) -> Any:
-        try:
-            return await awaitable
-        except (RedisError, OSError) as exc:
-            error = unavailable(exc)
-            if error is None:
-                raise
-            raise error from exc
 
 
 def _entry(pid: bytes | str, text: bytes | None, certificate: bytes | None) -> BoardEntry:

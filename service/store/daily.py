@@ -13,13 +13,10 @@ today's), so that erasing a player during the day cannot buy a second ranked gam
 
 from __future__ import annotations
 
-from typing import Any
-
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
-from redis.exceptions import RedisError
 
-from service.store.failures import unavailable
+from service.store.failures import guarded
 
 # KEYS[1] = the claims; ARGV = player id, game id, keep until (Unix ms), the stale game id to replace ('' none).
 # The game id holding the player's claim after it: theirs if they had one (unless it is the stale one), else ours.
@@ -53,32 +50,22 @@ class DailyDeals:
     async def seed(self, board: str, drawn: bytes, keep_until_ms: int) -> bytes:
         """The deal's seed: ``drawn`` if this call is the first to ask (kept until ``keep_until_ms``), else the one
         drawn first. One command (SET NX GET), so two replicas asking at once agree."""
-        earlier = await self._call(self.client.set(self.seed_key(board), drawn, nx=True, get=True, pxat=keep_until_ms))
+        earlier = await guarded(self.client.set(self.seed_key(board), drawn, nx=True, get=True, pxat=keep_until_ms))
         return bytes(earlier) if isinstance(earlier, bytes) and earlier else drawn
 
     async def peek(self, board: str) -> bytes | None:
         """The deal's seed if one was drawn (and is still kept), else None: nothing is drawn."""
-        seed = await self._call(self.client.get(self.seed_key(board)))
+        seed = await guarded(self.client.get(self.seed_key(board)))
         return bytes(seed) if isinstance(seed, bytes) and seed else None
 
     async def claim(self, board: str, player_id: str, game_id: str, until_ms: int, *, stale: str = "") -> str:
         """Make ``game_id`` the player's ranked game of the deal unless they have one (or theirs is ``stale``: a game
         the store no longer holds); the game id that is theirs after the call."""
         args: list[str | int] = [player_id, game_id, until_ms, stale]
-        held = await self._call(self._claim(keys=[self.claims_key(board)], args=args))
+        held = await guarded(self._claim(keys=[self.claims_key(board)], args=args))
         return held.decode() if isinstance(held, bytes) else str(held)
 
     async def ranked_game(self, board: str, player_id: str) -> str:
         """The player's ranked game of the deal, "" if none."""
-        held = await self._call(self.client.hget(self.claims_key(board), player_id))
+        held = await guarded(self.client.hget(self.claims_key(board), player_id))
         return held.decode() if isinstance(held, bytes) else ""
-
-    @staticmethod
-    async def _call(awaitable: Any) -> Any:
-        try:
-            return await awaitable
-        except (RedisError, OSError) as exc:
-            error = unavailable(exc)
-            if error is None:
-                raise
-            raise error from exc

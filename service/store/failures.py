@@ -3,6 +3,9 @@ the store's own errors."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import Any
+
 from redis.exceptions import (
     BusyLoadingError,
     ClusterDownError,
@@ -59,3 +62,15 @@ def unavailable(exc: BaseException) -> StoreUnavailable | None:
     if isinstance(exc, NOT_NOW) or text.startswith(TOO_MANY_CLIENTS) or any(c in text for c in NOT_NOW_CODES):
         return StoreUnavailable(f"Redis is unavailable: {rest if code in NOT_NOW_CODES else text}")
     return None
+
+
+async def guarded(awaitable: Awaitable[Any]) -> Any:
+    """Await one Redis call, its failures as the store's: StoreUnavailable / StoreFull, anything else as it is
+    (Any: redis-py's replies are typed as unions of every reply a command may give)."""
+    try:
+        return await awaitable
+    except REDIS_FAILURES as exc:
+        error = unavailable(exc)
+        if error is None:
+            raise
+        raise error from exc

@@ -10,12 +10,12 @@ player sits in one cluster slot (the games themselves sit in theirs).
 from __future__ import annotations
 
 import time
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from redis.asyncio import Redis
 from redis.asyncio.cluster import RedisCluster
 
-from service.store.failures import REDIS_FAILURES, unavailable
+from service.store.failures import guarded
 
 #: A player record outlives the player's last visit by this much (docs/players.md).
 RETAIN_SECONDS = 400 * 86400
@@ -43,7 +43,7 @@ class PlayerRecords:
         return f"{self.key_prefix}:pl:{{{player_id}}}"
 
     async def get(self, player_id: str) -> PlayerRecord | None:
-        fields = await self._call(self.client.hgetall(self.key(player_id)))
+        fields = await guarded(self.client.hgetall(self.key(player_id)))
         if not fields:
             return None
         values = {k.decode() if isinstance(k, bytes) else k: v for k, v in fields.items()}
@@ -68,7 +68,7 @@ class PlayerRecords:
         pipe.expire(key, RETAIN_SECONDS)
         pipe.hget(key, "name")
         pipe.hget(key, "created")
-        replies = await self._call(pipe.execute())
+        replies = await guarded(pipe.execute())
         name, created = replies[-2], replies[-1]
         return PlayerRecord(
             name.decode() if isinstance(name, bytes) else str(name),
@@ -78,7 +78,7 @@ class PlayerRecords:
 
     async def delete(self, player_id: str) -> bool:
         """Forget the player: their record and their list of games (one slot: one DEL)."""
-        return bool(await self._call(self.client.delete(self.key(player_id), self.games_key(player_id))))
+        return bool(await guarded(self.client.delete(self.key(player_id), self.games_key(player_id))))
 
     # -- the player's games
 
@@ -93,7 +93,7 @@ class PlayerRecords:
         pipe.zadd(key, {game_id: dealt_ms})
         pipe.expire(key, RETAIN_SECONDS)
         pipe.zrange(key, 0, -self.max_games - 1)
-        replies = await self._call(pipe.execute())
+        replies = await guarded(pipe.execute())
         return [_text(m) for m in replies[-1]]
 
     async def games(self, player_id: str, after: Cursor | None, count: int) -> list[Cursor]:
@@ -101,33 +101,23 @@ class PlayerRecords:
         newest). Games dealt in the same millisecond come in descending id order."""
         key = self.games_key(player_id)
         if after is None:
-            found = await self._call(self.client.zrange(key, 0, count - 1, desc=True, withscores=True))
+            found = await guarded(self.client.zrange(key, 0, count - 1, desc=True, withscores=True))
             return [(int(score), _text(m)) for m, score in found]
         score, game_id = after
-        ties = int(await self._call(self.client.zcount(key, score, score)))
-        found = await self._call(
+        ties = int(await guarded(self.client.zcount(key, score, score)))
+        found = await guarded(
             self.client.zrange(key, score, "-inf", desc=True, byscore=True, offset=0, num=count + ties, withscores=True)
         )
         page = [(int(s), _text(m)) for m, s in found]
         return [c for c in page if c[0] < score or c[1] < game_id][:count]
 
     async def all_games(self, player_id: str) -> list[str]:
-        return [_text(m) for m in await self._call(self.client.zrange(self.games_key(player_id), 0, -1))]
+        return [_text(m) for m in await guarded(self.client.zrange(self.games_key(player_id), 0, -1))]
 
     async def drop_games(self, player_id: str, game_ids: list[str]) -> None:
         """Take games off the player's list (gone from the store, or unlinked)."""
         if game_ids:
-            await self._call(self.client.zrem(self.games_key(player_id), *game_ids))
-
-    @staticmethod
-    async def _call(awaitable: Any) -> Any:
-        try:
-            return await awaitable
-        except REDIS_FAILURES as exc:
-            error = unavailable(exc)
-            if error is None:
-                raise
-            raise error from exc
+            await guarded(self.client.zrem(self.games_key(player_id), *game_ids))
 
 
 def _text(value: bytes | str) -> str:
