@@ -229,6 +229,20 @@ class GameRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class SignedWin:
+    """A winning write's certificate, signed before the write (``set_state``, ``play_moves``, ``replace``): the write
+    keeps it, and takes its ``finished_at`` as the game's, only if the game is still as it was signed -- its hint
+    count and owner unchanged since the read it was signed from, and ``finished_at`` (that read's clock) between
+    the game's last write and the write's own time. Else the write closes the game at its own time and keeps
+    nothing (the caller signs again from what the write returns)."""
+
+    certificate: bytes
+    finished_at: int
+    hint_count: int
+    owner: str
+
+
+@dataclass(frozen=True, slots=True)
 class UndoBase:
     """What UndoMove needs of a game, whatever its length: the record, the latest checkpoint before its last move
     (the encoded state there; b"" when there is none and the replay starts from the deal) and the log from that
@@ -302,8 +316,10 @@ class GameStore(ABC):
         *,
         status: str | None = None,
         previous: GameRecord | None = None,
+        win: SignedWin | None = None,
     ) -> GameRecord:
-        """Replace the state, append ``move`` to the log, and (with a ``status``, e.g. won) close the game.
+        """Replace the state, append ``move`` to the log, and (with a ``status``, e.g. won) close the game, keeping
+        the ``win``'s certificate when it still holds (``SignedWin``; the result's ``certificate`` says whether).
 
         NotFound, VersionConflict, GameClosed, GameExpired. The result carries no move log. ``previous``, the
         game's record as the caller read it, lets the store read back only the fields a write changes.
@@ -318,10 +334,12 @@ class GameStore(ABC):
         moves: Sequence[Move],
         *,
         status: str | None = None,
+        win: SignedWin | None = None,
     ) -> GameRecord:
         """Append several ``moves`` (at least one) to the log at once and set ``state`` (the position after the
-        last), closing the game with ``status`` if given: one compare-and-set, the version up by ``len(moves)``
-        (each counts as a move, and undo takes them back one by one).
+        last), closing the game with ``status`` if given (and keeping the ``win``'s certificate, as ``set_state``
+        does): one compare-and-set, the version up by ``len(moves)`` (each counts as a move, and undo takes them
+        back one by one).
 
         NotFound, VersionConflict, GameClosed, GameExpired. The result carries no move log.
         """
@@ -372,10 +390,12 @@ class GameStore(ABC):
         status: str | None = None,
         undos: int = 0,
         played: str = "",
+        win: SignedWin | None = None,
     ) -> GameRecord:
         """Replace the whole log with ``moves`` and the state with ``state`` (a solution submitted for a game),
         add ``undos`` to the undo count (played moves the solution drops), and close the game with ``status`` if
-        given (``played`` says how a won game was won). ``expected_version`` None = whatever the version.
+        given (``played`` says how a won game was won; the ``win``'s certificate kept as ``set_state`` keeps it).
+        ``expected_version`` None = whatever the version.
 
         NotFound, VersionConflict, GameClosed, GameExpired. The result carries the new log.
         """

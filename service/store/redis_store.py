@@ -67,6 +67,7 @@ from service.store.interface import (
     NotFound,
     NothingToUndo,
     Played,
+    SignedWin,
     StoreError,
     StoreStatus,
     UndoBase,
@@ -121,6 +122,13 @@ _T = TypeVar("_T")
 
 def _check_game_id(game_id: str) -> bool:
     return isinstance(game_id, str) and GAME_ID_RE.match(game_id) is not None
+
+
+def _win_args(win: SignedWin | None) -> list[bytes | str]:
+    """A win signed before its write, as the write script's last arguments (scripts.py, ``finish``)."""
+    if win is None:
+        return []
+    return [win.certificate, str(win.finished_at), str(win.hint_count), win.owner]
 
 
 def _small(name: str, value: bytes) -> bytes:
@@ -296,6 +304,7 @@ class RedisGameStore(GameStore):
         *,
         status: str | None = None,
         previous: GameRecord | None = None,
+        win: SignedWin | None = None,
     ) -> GameRecord:
         packed = movelog.pack(move)
         if not state:
@@ -309,6 +318,7 @@ class RedisGameStore(GameStore):
             packed,
             status or "",
             "1" if short else "",
+            *_win_args(win),
         ]
         reply = await self._write(self._set_state, game_id, args)
         if short:
@@ -324,6 +334,7 @@ class RedisGameStore(GameStore):
         moves: Sequence[Move],
         *,
         status: str | None = None,
+        win: SignedWin | None = None,
     ) -> GameRecord:
         if not moves:
             raise ValueError("play_moves needs a move")
@@ -335,7 +346,7 @@ class RedisGameStore(GameStore):
             raise ValueError(f"bad status {status!r}")
         packed = movelog.pack_all(moves)
         args: list[bytes | str] = [self._version_arg(expected_version), state, packed, str(len(moves)), status or ""]
-        reply = await self._write(self._play_moves, game_id, args)
+        reply = await self._write(self._play_moves, game_id, [*args, *_win_args(win)])
         return self._record(game_id, reply[1], reply[2], state)
 
     async def count_hint(
@@ -370,6 +381,7 @@ class RedisGameStore(GameStore):
         status: str | None = None,
         undos: int = 0,
         played: str = "",
+        win: SignedWin | None = None,
     ) -> GameRecord:
         if isinstance(undos, bool) or not isinstance(undos, int) or undos < 0:
             raise ValueError(f"undos is a whole number >= 0, not {undos!r}")
@@ -385,7 +397,7 @@ class RedisGameStore(GameStore):
         if len(played) > MAX_SMALL_FIELD:
             raise ValueError(f"bad played {played!r}")
         args: list[bytes | str] = [arg, state, log, str(len(moves)), status or "", str(undos), played]
-        reply = await self._write(self._replace, game_id, args)
+        reply = await self._write(self._replace, game_id, [*args, *_win_args(win)])
         return self._record(game_id, reply[1], reply[2], state, moves=moves)
 
     async def finish(self, game_id: str, expected_version: int | None, status: str) -> GameRecord:
@@ -535,16 +547,16 @@ class RedisGameStore(GameStore):
 
     def _changed(self, previous: GameRecord, changed: list[bytes], now: bytes, state: bytes) -> GameRecord:
         """``previous`` after a write, from the fields the write changes (v, st, ua, fa, mc, uc), the hint count
-        (which a Hint may have changed since ``previous`` was read) and the owner (which ErasePlayer may have
-        removed): the others are set once, when the game is created."""
-        v, st, ua, fa, mc, uc, hc, ow = changed
+        (which a Hint may have changed since ``previous`` was read), the owner (which ErasePlayer may have
+        removed) and the certificate the write kept: the others are set once, when the game is created."""
+        v, st, ua, fa, mc, uc, hc, ow, ct = changed
         p = previous
         owned = bool(ow) and ow.decode() == p.owner
         return GameRecord(
             p.game_id, p.token_hash, p.variant, p.options, p.seed, p.server_seed, p.client_seed, p.ticket_id,
             p.allow_undo, state, int(v), st.decode(), p.created_at, int(ua), int(fa), int(mc), int(uc),
             self.idle_ms if int(v) > 1 else self.fresh_ms, int(now), None, Played.MOVES if st == b"won" else p.played,
-            p.certificate, p.dealt, p.deal_number, p.solution, int(hc), p.owner if owned else "",
+            ct or p.certificate, p.dealt, p.deal_number, p.solution, int(hc), p.owner if owned else "",
             p.owner_name if owned else "", p.owner_kind if owned else "", p.watchable, p.board,
             p.ranked,
         )  # fmt: skip
