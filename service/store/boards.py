@@ -146,10 +146,13 @@ class Boards:
         )  # fmt: skip
         args: list[str | bytes | int] = [entry.player_id, name, text, entry.certificate, keep_until_ms, rank]
         entered = await self._call(self._enter(keys=self.keys(board), args=args))
+        # The player's index of boards (another hash tag than the board's): its three commands in one round trip.
         index = self.index_key(entry.player_id)
-        await self._call(self.client.sadd(index, board))
-        await self._call(self.client.pexpireat(index, keep_until_ms, gt=True))
-        await self._call(self.client.pexpireat(index, keep_until_ms, nx=True))
+        pipeline = self.client.pipeline(transaction=False)
+        pipeline.sadd(index, board)
+        pipeline.pexpireat(index, keep_until_ms, gt=True)
+        pipeline.pexpireat(index, keep_until_ms, nx=True)
+        await self._call(pipeline.execute())
         return bool(entered)
 
     async def page(self, board: str, first: int, count: int, player_id: str = "") -> BoardPage:

@@ -1,6 +1,7 @@
 """A win signed before its write is kept by that write (``SignedWin``), on a single Redis and on a Redis Cluster:
 kept with the finish time it names while the game is as it was signed, and never kept -- the game closed at the
-write's own time -- when a hint was counted, the owner unlinked, or the time does not fit, since the read."""
+write's own time -- when a hint was counted, the owner unlinked, or the time does not fit, since the read. And the
+write a ranked win adds, its board entry."""
 
 from __future__ import annotations
 
@@ -165,3 +166,26 @@ def test_kept_exactly_when_the_signed_counts_are_the_games(
     holds = signed_hints == hints and owner == "p_a"
     assert (written.certificate != b"") is holds
     assert written.finished_at == (read.now if holds else written.updated_at)
+
+
+def test_a_board_entry_and_its_players_index_on_either_redis(url: str) -> None:
+    """A win's board entry (the board's script, then the player's index of boards in one pipelined round trip):
+    the index names the board and lives as long as the board, on a single Redis and across a cluster's slots."""
+    from patience.boards import rank_key
+
+    from service.store.boards import BoardEntry, Boards
+
+    async def body(store: RedisGameStore) -> tuple[list[str], int, int, list[str]]:
+        boards = Boards(store.client, store.key_prefix)
+        until = 4_000_000_000_000
+        entry = BoardEntry("p_a", "Ada", "guest", "g1", 290, 0, 0, 1000, 2000, "moves", b"certificate")
+        for board in ("public-cats-tail-1", "public-cats-tail-2"):
+            assert await boards.enter(board, entry, rank_key(0, 290, 1000, 2000), until)
+        listed = await boards.boards_of("p_a")
+        expiry = int(await store.client.pexpiretime(boards.index_key("p_a")))
+        removed = await boards.erase_player("p_a")
+        return listed, expiry, removed, await boards.boards_of("p_a")
+
+    listed, expiry, removed, after = with_store(url, body)
+    assert listed == ["public-cats-tail-1", "public-cats-tail-2"] and expiry == 4_000_000_000_000
+    assert removed == 2 and after == []
