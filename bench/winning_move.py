@@ -1,13 +1,13 @@
-"""What the ApplyMove that wins a game costs: the service's CPU, Redis's CPU and the scripts Redis runs for it (one
-round trip of the service each), for an anonymous game and for a guest's game of a public deal (whose win also
+"""What the ApplyMove that wins a game costs: the service's CPU, Redis's CPU and the commands the service sends
+Redis for it (each script one), for an anonymous game and for a guest's game of a public deal (whose win also
 enters the deal's leaderboard), with ``--baseline REV`` beside the service as it was at a git revision, in one run.
 
 What runs: a private ``redis-server``; ``python -m service`` from this checkout and, with ``--baseline``, one from
 the ``service`` package of REV (``git archive``; the engine and the generated API of this checkout). Each sample
 plays a game to one move before its win (a Royal Retinue deal the solver wins, led by ``--length`` moves that take
 each other back), then times the winning move alone: CPU from ``/proc`` before and after it (one call at a time,
-nothing else running in the service), the scripts from Redis's ``INFO commandstats``. The services take their
-samples in turn, so that both meet the same moments of a shared host. Medians; figures in
+nothing else running in the service); the commands, in a sample of their own, from Redis's ``MONITOR``. The
+services take their samples in turn, so that both meet the same moments of a shared host. Medians; figures in
 docs/service-benchmark.md ("The winning move").
 
     python bench/winning_move.py --baseline e8606d6 --samples 30
@@ -84,9 +84,10 @@ class Service:
             "redis_cpu_us": (cpu_seconds(self.redis_pid) - store) * 1e6,
         }
 
-    def round_trips(self, call: Callable[[], pb.ApplyMoveResponse]) -> dict[str, float]:
-        """The commands the service sends Redis for the call (each script one, not the commands inside it), seen by
-        MONITOR between two markers; a separate sample, as MONITOR costs Redis time."""
+    def commands_sent(self, call: Callable[[], pb.ApplyMoveResponse]) -> dict[str, float]:
+        """The commands the service sends Redis for the call (a script counts one, not the commands inside it; a
+        pipeline each of its commands), seen by MONITOR between two markers; a separate sample, as MONITOR costs
+        Redis time."""
         watcher, marker = redis.Redis.from_url(self.redis_url), redis.Redis.from_url(self.redis_url)
         commands: list[str] = []
         with watcher.monitor() as monitor:
@@ -97,7 +98,7 @@ class Service:
                 if command["client_type"] != "lua" and not command["command"].upper().startswith("PING"):
                     commands.append(command["command"].split(" ", 1)[0].upper())
         self.commands = commands[commands.index("ECHO") + 1 :]  # the last sample's, for --json
-        return {"round_trips": float(len(self.commands)), "scripts": float(sum(n in SCRIPTS for n in self.commands))}
+        return {"commands": float(len(self.commands)), "scripts": float(sum(n in SCRIPTS for n in self.commands))}
 
     def play(self, game_id: str, auth: Any, version: int, moves: list[str]) -> int:
         for text in moves:
@@ -175,7 +176,7 @@ def main() -> None:
         trips: dict[str, dict[str, dict[str, float]]] = {n: {} for n in services}
         for name, service in services.items():
             for kind, prepare in kinds.items():
-                trips[name][kind] = service.round_trips(prepare(service))
+                trips[name][kind] = service.commands_sent(prepare(service))
                 results.setdefault("commands", {}).setdefault(name, {})[kind] = service.commands
         samples: dict[str, dict[str, list[dict[str, float]]]] = {n: {k: [] for k in kinds} for n in services}
         for _ in range(args.samples):
@@ -196,11 +197,11 @@ def main() -> None:
     }
     print(f"{results['machine']}; winning ApplyMove, medians of {args.samples}; anonymous games of {args.length}")
     print(f"moves, a guest's public deal {DEAL_NUMBER} of {len(board_line)} moves (its win enters the board)")
-    print(f"{'service':>9} {'game':>10} {'service CPU µs':>15} {'Redis CPU µs':>13} {'round trips':>12} {'scripts':>8}")
+    print(f"{'service':>9} {'game':>10} {'service CPU µs':>15} {'Redis CPU µs':>13} {'commands':>9} {'scripts':>8}")
     for name, by in results["medians"].items():
         for kind, m in by.items():
             print(f"{name:>9} {kind:>10} {m['service_cpu_us']:>15.0f} {m['redis_cpu_us']:>13.0f}"
-                  f" {m['round_trips']:>12.0f} {m['scripts']:>8.0f}")  # fmt: skip
+                  f" {m['commands']:>9.0f} {m['scripts']:>8.0f}")  # fmt: skip
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 
