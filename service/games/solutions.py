@@ -59,7 +59,7 @@ class Solutions:
                 raise refusal(exc, game_id) from exc
             self.steps.recent.forget(record.game_id)
             now_game, now_state = self.steps.decode(updated)
-            self.steps.game_message(updated, now_game, now_state, into=response.game)
+            self.steps.answers.game(updated, now_game, now_state, into=response.game)
             if response.game.seed:
                 response.verdict.CopyFrom(messages.verdict(game, result))
             else:  # a live ticket's deal stays secret: how the moves failed would tell its hidden cards
@@ -94,7 +94,7 @@ class Solutions:
         if signed is not None:  # kept, and on its board if it counts on one
             certificate = await self.steps.wins.after_write(updated, game, result.state, signed[0])
         # A daily deal's certificate holds its seed: it is shown once the day is over (docs/competition.md).
-        self.steps.game_message(updated, game, result.state, into=response.game, certificate=certificate)
+        self.steps.answers.game(updated, game, result.state, into=response.game, certificate=certificate)
         if response.game.HasField("certificate"):
             response.certificate.CopyFrom(response.game.certificate)
         return response

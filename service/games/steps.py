@@ -23,10 +23,10 @@ from engine.game import Game, Status
 from engine.moves import Move, split_moves
 from engine.state import State
 from engine.verify import Replay, replay
-from engine.view import player_view
 from service import errors
 from service.errors import ServiceError
-from service.games import convert, messages
+from service.games import convert
+from service.games.answers import Answers
 from service.games.caches import Certificates, RecentGames, Templates
 from service.games.competition import Competition
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
@@ -140,6 +140,7 @@ class Steps:
             daily, boards, clock=clock, seed_source=self.seed_source, retention_days=settings.board_retention_days
         )
         self.wins = Wins(store, key_ring, self.certificates, self.competition)
+        self.answers = Answers(self.templates, self.competition, self.wins, key_ring)
 
     # -- callers
 
@@ -320,61 +321,6 @@ class Steps:
                 raise errors.ticket_expired() from exc
             raise errors.bad_ticket(exc.reason) from exc
 
-    # -- answers
-
-    def game_message(
-        self,
-        record: GameRecord,
-        game: Game,
-        state: State,
-        *,
-        with_moves: bool = False,
-        into: pb.Game | None = None,
-        status: Status | None = None,
-        certificate: pb.Certificate | None = None,
-    ) -> pb.Game:
-        """The Game message (into ``into`` when given: a response's own field, which saves a copy; ``status`` when
-        the caller has ``game.status(state)`` already; ``certificate`` when the caller signed it, ``_signed``)."""
-        view = player_view(game, state, status)
-        shown = messages.shown_status(record, view.status)
-        sealed = self.competition.sealed(record)  # a daily deal's seed, until its day is over
-        msg = pb.Game() if into is None else into
-        key = messages.template_key(record, game)
-        template = self.templates.get(record.game_id, key)
-        if template is None:
-            template = messages.template(record, game)
-            self.templates.put(record.game_id, key, template)
-        msg.MergeFrom(template)
-        msg.version = record.version
-        msg.status = shown
-        convert.fill_view(msg.view, view)
-        msg.move_count = record.move_count
-        msg.undo_count = record.undo_count
-        msg.hint_count = record.hint_count
-        messages.set_ms(msg.updated_at, record.updated_at)
-        if messages.seed_revealed(record, shown) and not sealed:
-            msg.seed = record.seed
-            msg.server_seed = record.server_seed
-            if record.solution:  # dealt as winnable: the line that proves it, beside the seed, never before
-                msg.solution.extend(messages.solution_texts(record))
-        if record.finished_at:
-            messages.set_ms(msg.finished_at, record.finished_at)
-        elif record.expired:
-            messages.set_ms(msg.finished_at, record.expires_at)
-        else:
-            messages.set_ms(msg.expires_at, record.expires_at)
-        if with_moves and record.moves is not None:
-            msg.moves.extend([m.text() for m in record.moves])
-        if shown == pb.GAME_STATUS_WON and self.key_ring is not None and not sealed:
-            kept = self.wins.kept(record) if certificate is None else None
-            if certificate is not None:
-                msg.certificate.CopyFrom(certificate)
-            elif kept is not None:
-                msg.certificate.MergeFromString(kept)
-            elif record.moves is not None:
-                msg.certificate.CopyFrom(self.wins.certificate(record, game, state))
-        return msg
-
     async def commit_moves(
         self,
         record: GameRecord,
@@ -416,4 +362,4 @@ class Steps:
             certificate = await self.wins.after_write(updated, game, state, signed[0])
         elif not won:
             self.recent.remember(updated, game, state, credentials.game_token)
-        self.game_message(updated, game, state, into=into, status=status, certificate=certificate)
+        self.answers.game(updated, game, state, into=into, status=status, certificate=certificate)

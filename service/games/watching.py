@@ -188,7 +188,7 @@ class Watching:
                 raise unavailable(exc) from exc
         game, state = self.steps.decode(record)
         response = pb.WatchGameResponse()
-        self.steps.game_message(record, game, state, into=response.game)
+        self.steps.answers.game(record, game, state, into=response.game)
         await self.steps.wins.keep(record, response.game.certificate)
         expires_in = (record.expires_at - record.now) / 1000 if record.open and not record.expired else float("inf")
         return record.version, (response, expires_in)
