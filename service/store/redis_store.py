@@ -54,24 +54,26 @@ from engine.moves import Move
 from service.observe import tracing
 from service.store import durability, scripts
 from service.store.changes import GameChanges
-from service.store.failures import REDIS_FAILURES, unavailable
-from service.store.interface import (
+from service.store.errors import (
     AlreadyExists,
     GameClosed,
     GameExpired,
+    NotFound,
+    NothingToUndo,
+    StoreError,
+    VersionConflict,
+)
+from service.store.failures import REDIS_FAILURES, unavailable
+from service.store.interface import GameStore
+from service.store.records import (
     GameRecord,
-    GameStore,
     HintBase,
     HintTrail,
     NewGameRecord,
-    NotFound,
-    NothingToUndo,
     Played,
     SignedWin,
-    StoreError,
     StoreStatus,
     UndoBase,
-    VersionConflict,
     dealt_of,
 )
 from service.store.redispipe import PipelinedRedis

@@ -69,7 +69,7 @@ local function checkpoint(mc, closing, ttl)
   end
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
--- A win signed before its write (service.store.interface.SignedWin): ARGV[w] the certificate ('' or absent: none),
+-- A win signed before its write (service.store.records.SignedWin): ARGV[w] the certificate ('' or absent: none),
 -- ARGV[w + 1] the finish time it names, ARGV[w + 2] and ARGV[w + 3] the hint count and owner it names. The game
 -- takes that time and keeps the certificate only if both are still the game's (no hint counted, no owner unlinked
 -- since the read it was signed from) and the time lies between the game's last write and now; else it finishes
