@@ -340,7 +340,11 @@ class Steps:
         signed = None
         if won and self.key_ring is not None:
             record = await self.fetch(record.game_id, credentials, moves=True)
-            self.check_open(record, expected_version)
+            try:
+                self.check_open(record, expected_version)
+            except ServiceError:  # this replica's memory of the game was stale: nothing is signed
+                self.recent.forget(record.game_id)
+                raise
             signed = await self.wins.before_write(won_by_moves(record, moves), game, state)
         encoded, written = encode_state(game, state), StoreStatus.WON if won else None
         win = None if signed is None else signed[1]
