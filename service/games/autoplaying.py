@@ -34,7 +34,7 @@ class AutoPlaying:
             if cached is not None:  # no write checks the version: the store's word on it, as ApplyMove would give
                 record = await self.steps.fetch(request.game_id, credentials)
                 self.steps.check_open(record, request.expected_version)
-            self.steps.game_message(record, game, state, into=response.game)
+            self.steps.answers.game(record, game, state, into=response.game)
             return response
         await self.steps.check_room(record, len(moves), credentials, cached=cached is not None)
         await self.steps.commit_moves(record, request.expected_version, game, final, moves, credentials, response.game)

@@ -102,7 +102,7 @@ class Dealing:
                 return resumed
         self.steps.recent.remember(record, game, state, token)
         log.info("game dealt", extra={"game_id": record.game_id, "variant": game.id, "dealt": dealt})
-        return pb.NewGameResponse(game=self.steps.game_message(record, game, state), game_token=token)
+        return pb.NewGameResponse(game=self.steps.answers.game(record, game, state), game_token=token)
 
     async def _daily_deal(self, request: pb.NewGameRequest) -> tuple[Game, bytes, Board]:
         """Today's daily deal of the variant and options: game, seed (the same for every player today) and board."""
@@ -139,7 +139,7 @@ class Dealing:
             self.steps.recent.forget(held)
             game, state = self.steps.decode(theirs)
             log.info("daily game resumed", extra={"game_id": held, "board": board.name})
-            return pb.NewGameResponse(game=self.steps.game_message(theirs, game, state), game_token=token)
+            return pb.NewGameResponse(game=self.steps.answers.game(theirs, game, state), game_token=token)
         await self._drop(record.game_id)
         raise errors.store_failed(RuntimeError("the ranked game's claim kept changing"))
 

@@ -1,5 +1,5 @@
 """Leaderboards: GetLeaderboard (docs/competition.md). Wins enter their board where they are won
-(``Steps.keep_won``)."""
+(``Wins.enter``)."""
 
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ from service.games import convert, messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, now_ms, unavailable
 from service.store import GameRecord, NotFound, StoreUnavailable
+from service.store.layout import GAME_ID_RE
 from service.store.players import Cursor, PlayerRecords
-from service.store.redis_store import GAME_ID_RE
 
 log = logging.getLogger("service.games")
 

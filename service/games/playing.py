@@ -28,18 +28,18 @@ class Playing:
     async def get_game(self, request: pb.GetGameRequest, credentials: Credentials) -> pb.GetGameResponse:
         record = await self.steps.fetch(request.game_id, credentials, moves=request.include_moves)
         signable = self.steps.key_ring is not None and record.moves is None
-        if signable and record.status == StoreStatus.WON and self.steps.kept_certificate(record) is None:
+        if signable and record.status == StoreStatus.WON and self.steps.wins.kept(record) is None:
             # No certificate kept yet (its keeping failed at the win): signed from the log, then kept.
             record = await self.steps.fetch(request.game_id, credentials, moves=True)
             game, state = self.steps.decode(record)
-            won = pb.GetGameResponse(game=self.steps.game_message(record, game, state, with_moves=False))
-            await self.steps.keep_certificate(record, won.game.certificate)
+            won = pb.GetGameResponse(game=self.steps.answers.game(record, game, state, with_moves=False))
+            await self.steps.wins.keep(record, won.game.certificate)
             return won
         game, state = self.steps.decode(record)
         response = pb.GetGameResponse(
-            game=self.steps.game_message(record, game, state, with_moves=request.include_moves)
+            game=self.steps.answers.game(record, game, state, with_moves=request.include_moves)
         )
-        await self.steps.keep_certificate(record, response.game.certificate)
+        await self.steps.wins.keep(record, response.game.certificate)
         return response
 
     async def apply_move(self, request: pb.ApplyMoveRequest, credentials: Credentials) -> pb.ApplyMoveResponse:
@@ -103,7 +103,7 @@ class Playing:
             raise refusal(exc, request.game_id) from exc
         self.steps.recent.remember(updated, game, result.state, credentials.game_token)
         undone = convert.notated(moves[-1])
-        return pb.UndoMoveResponse(game=self.steps.game_message(updated, game, result.state), undone=undone)
+        return pb.UndoMoveResponse(game=self.steps.answers.game(updated, game, result.state), undone=undone)
 
     async def legal_moves(self, request: pb.LegalMovesRequest, credentials: Credentials) -> pb.LegalMovesResponse:
         record = await self.steps.fetch(request.game_id, credentials)
@@ -127,4 +127,4 @@ class Playing:
             raise refusal(exc, request.game_id) from exc
         game, state = self.steps.decode(updated)
         log.info("game resigned", extra={"game_id": record.game_id})
-        return pb.ResignResponse(game=self.steps.game_message(updated, game, state))
+        return pb.ResignResponse(game=self.steps.answers.game(updated, game, state))

@@ -13,6 +13,7 @@ from service import errors
 from service.games import messages
 from service.games.ports import Credentials
 from service.games.steps import Steps, parse_options, refusal
+from service.games.wins import won_by_solution
 from service.security.tokens import new_game_id, new_token, token_hash
 from service.store import Dealt, NewGameRecord, Played, StoreError, StoreStatus
 
@@ -58,7 +59,7 @@ class Solutions:
                 raise refusal(exc, game_id) from exc
             self.steps.recent.forget(record.game_id)
             now_game, now_state = self.steps.decode(updated)
-            self.steps.game_message(updated, now_game, now_state, into=response.game)
+            self.steps.answers.game(updated, now_game, now_state, into=response.game)
             if response.game.seed:
                 response.verdict.CopyFrom(messages.verdict(game, result))
             else:  # a live ticket's deal stays secret: how the moves failed would tell its hidden cards
@@ -71,6 +72,10 @@ class Solutions:
         kept = 0
         while kept < min(len(played), len(explicit)) and played[kept] == explicit[kept]:
             kept += 1
+        # Signed before the write that wins, from the game as read above, and kept by that write (``Wins``).
+        signed = await self.steps.wins.before_write(
+            won_by_solution(record, result.moves, len(played) - kept), game, result.state
+        )
         try:
             updated = await self.steps.store.replace(
                 record.game_id,
@@ -80,15 +85,16 @@ class Solutions:
                 status=StoreStatus.WON,
                 undos=len(played) - kept,
                 played=Played.SUBMITTED,
+                win=None if signed is None else signed[1],
             )
         except StoreError as exc:
             raise refusal(exc, game_id) from exc
         self.steps.recent.forget(record.game_id)
-        certificate = await self.steps.signed(updated, game, result.state)
-        if certificate is not None:  # kept, and on its board if it counts on one
-            await self.steps.keep_won(updated, certificate)
+        certificate = None
+        if signed is not None:  # kept, and on its board if it counts on one
+            certificate = await self.steps.wins.after_write(updated, game, result.state, signed[0])
         # A daily deal's certificate holds its seed: it is shown once the day is over (docs/competition.md).
-        self.steps.game_message(updated, game, result.state, into=response.game, certificate=certificate)
+        self.steps.answers.game(updated, game, result.state, into=response.game, certificate=certificate)
         if response.game.HasField("certificate"):
             response.certificate.CopyFrom(response.game.certificate)
         return response
@@ -123,9 +129,9 @@ class Solutions:
                 record = await self.steps.store.create(whole)
             except StoreError as exc:
                 raise refusal(exc, game_id) from exc
-            signed = await self.steps.signed(record, game, result.state)
+            signed = await self.steps.wins.signed(record, game, result.state)
             if signed is None:
                 raise errors.signing_unavailable()
             response.certificate.CopyFrom(signed)
-            await self.steps.keep_certificate(record, response.certificate)
+            await self.steps.wins.keep(record, response.certificate)
         return response

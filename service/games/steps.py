@@ -1,6 +1,6 @@
 """The steps the use cases share, each a call to one adapter: the store, the engine, the key ring, the ticket
-minter, the rate limiter, or one of this replica's caches. :class:`Steps` holds the adapters; the use cases
-(``dealing``, ``playing``, ``solutions``, ``minting``, ``certifying``) are its subclasses."""
+minter, the rate limiter, or one of this replica's caches. :class:`Steps` holds the adapters; each use case
+(``dealing``, ``playing``, ``solutions``, ``minting``, ``certifying`` ...) is an object given one ``Steps``."""
 
 from __future__ import annotations
 
@@ -13,25 +13,24 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import TypeVar
 
-from patience.boards import board_of
-from patience.certificates import CertificateContents
 from patience.v1 import patience_pb2 as pb
 
 from engine.catalogue import get_game
 from engine.deal import SEED_BYTES
-from engine.encoding import EncodingError, decode_state, encode_state, state_hash
+from engine.encoding import EncodingError, decode_state, encode_state
 from engine.errors import Reason, VariantError
 from engine.game import Game, Status
 from engine.moves import Move, split_moves
 from engine.state import State
 from engine.verify import Replay, replay
-from engine.view import player_view
 from service import errors
 from service.errors import ServiceError
-from service.games import convert, messages
+from service.games import convert
+from service.games.answers import Answers
 from service.games.caches import Certificates, RecentGames, Templates
 from service.games.competition import Competition
 from service.games.ports import Credentials, KeyRing, Limiter, Tickets
+from service.games.wins import THREAD_REPLAY, Wins, won_by_moves
 from service.security.players import Identities, Identity, Player, clean_display_name, fallback_name, looks_like_jwt
 from service.security.ratelimit import client_address
 from service.security.tickets import Ticket, TicketError, TicketReason
@@ -57,10 +56,6 @@ from service.store.daily import DailyDeals
 from service.store.players import PlayerRecords
 
 log = logging.getLogger("service.games")
-
-#: Replays longer than this run in a worker thread so that the event loop keeps serving other calls.
-THREAD_REPLAY = 500
-
 
 #: What a read of the store gives: a game's record, or the record with what one use case needs beside it.
 _Read = TypeVar("_Read", GameRecord, UndoBase, HintBase)
@@ -144,6 +139,8 @@ class Steps:
         self.competition = Competition(
             daily, boards, clock=clock, seed_source=self.seed_source, retention_days=settings.board_retention_days
         )
+        self.wins = Wins(store, key_ring, self.certificates, self.competition)
+        self.answers = Answers(self.templates, self.competition, self.wins, key_ring)
 
     # -- callers
 
@@ -324,117 +321,6 @@ class Steps:
                 raise errors.ticket_expired() from exc
             raise errors.bad_ticket(exc.reason) from exc
 
-    # -- answers
-
-    def game_message(
-        self,
-        record: GameRecord,
-        game: Game,
-        state: State,
-        *,
-        with_moves: bool = False,
-        into: pb.Game | None = None,
-        status: Status | None = None,
-        certificate: pb.Certificate | None = None,
-    ) -> pb.Game:
-        """The Game message (into ``into`` when given: a response's own field, which saves a copy; ``status`` when
-        the caller has ``game.status(state)`` already; ``certificate`` when the caller signed it, ``_signed``)."""
-        view = player_view(game, state, status)
-        shown = messages.shown_status(record, view.status)
-        sealed = self.competition.sealed(record)  # a daily deal's seed, until its day is over
-        msg = pb.Game() if into is None else into
-        key = messages.template_key(record, game)
-        template = self.templates.get(record.game_id, key)
-        if template is None:
-            template = messages.template(record, game)
-            self.templates.put(record.game_id, key, template)
-        msg.MergeFrom(template)
-        msg.version = record.version
-        msg.status = shown
-        convert.fill_view(msg.view, view)
-        msg.move_count = record.move_count
-        msg.undo_count = record.undo_count
-        msg.hint_count = record.hint_count
-        messages.set_ms(msg.updated_at, record.updated_at)
-        if messages.seed_revealed(record, shown) and not sealed:
-            msg.seed = record.seed
-            msg.server_seed = record.server_seed
-            if record.solution:  # dealt as winnable: the line that proves it, beside the seed, never before
-                msg.solution.extend(messages.solution_texts(record))
-        if record.finished_at:
-            messages.set_ms(msg.finished_at, record.finished_at)
-        elif record.expired:
-            messages.set_ms(msg.finished_at, record.expires_at)
-        else:
-            messages.set_ms(msg.expires_at, record.expires_at)
-        if with_moves and record.moves is not None:
-            msg.moves.extend([m.text() for m in record.moves])
-        if shown == pb.GAME_STATUS_WON and self.key_ring is not None and not sealed:
-            kept = self.kept_certificate(record) if certificate is None else None
-            if certificate is not None:
-                msg.certificate.CopyFrom(certificate)
-            elif kept is not None:
-                msg.certificate.MergeFromString(kept)
-            elif record.moves is not None:
-                msg.certificate.CopyFrom(self.certificate(record, game, state))
-        return msg
-
-    def kept_certificate(self, record: GameRecord) -> bytes | None:
-        """The certificate the store keeps for a won game, as a serialized message: read and checked once per
-        replica (``Certificates``), so that GetGame of a won game costs the same at any length. None when none is
-        kept (it is signed from the log then) or the key ring cannot check it."""
-        if not record.certificate or self.key_ring is None:
-            return None
-        known = self.certificates.get(record.game_id, record.certificate)
-        if known is not None:
-            return known
-        checked = self.key_ring.verify(record.certificate)
-        if checked.contents is None:
-            return None
-        message = messages.certificate_message(record.certificate, checked.contents, checked).SerializeToString()
-        self.certificates.put(record.game_id, record.certificate, message)
-        return message
-
-    async def signed(self, record: GameRecord, game: Game, final: State) -> pb.Certificate | None:
-        """The won game's certificate (``_certificate``), signed in a worker thread when its log is long (a few
-        milliseconds at the longest game: other calls go on meanwhile); None without a key ring."""
-        if self.key_ring is None:
-            return None
-        if len(record.moves or ()) > THREAD_REPLAY:
-            return await asyncio.to_thread(self.certificate, record, game, final)
-        return self.certificate(record, game, final)
-
-    def certificate(self, record: GameRecord, game: Game, final: State) -> pb.Certificate:
-        """Sign the won game (Ed25519 signatures are deterministic: the same game signs to the same bytes)."""
-        if self.key_ring is None:
-            raise errors.signing_unavailable()
-        contents = CertificateContents(
-            game_id=record.game_id,
-            variant=game.id,
-            options=convert.options_map(game),
-            seed=record.seed,
-            commitment=record.commitment,
-            moves=tuple(m.text() for m in record.moves or ()),
-            move_count=record.move_count,
-            undo_count=record.undo_count,
-            started_at=record.created_at,
-            finished_at=record.finished_at,
-            ticket_id=messages.ticket_id(record.ticket_id),
-            final_state_hash=state_hash(game, final),
-            played=record.played,
-            dealt=record.dealt,
-            deal_number=record.deal_number,
-            hints=record.hint_count,
-            player_id=record.owner,
-            player_name=record.owner_name,
-            board=record.board if record.owner else "",
-        )
-        # The certificate as first issued, when the store keeps one: a key rotated since must not change its bytes.
-        encoded = record.certificate or self.key_ring.sign(contents)
-        checked = self.key_ring.verify(encoded)
-        # The message repeats what the certificate says (a kept one may predate fields the game has now).
-        return messages.certificate_message(encoded, checked.contents or contents, checked)
-
     async def commit_moves(
         self,
         record: GameRecord,
@@ -447,51 +333,37 @@ class Steps:
     ) -> None:
         """Write ``moves`` (played from ``record`` to ``state``) in one compare-and-set on the version and answer
         the game in ``into``, with its certificate when they won it: what ApplyMove and AutoPlay do after the
-        engine has played."""
+        engine has played. A win is signed before its write, from the log read just before it, and kept by that
+        write (``Wins``): the write's compare-and-set proves the log it was signed from is the game's."""
         status = game.status(state)
         won = status is Status.WON
-        log_moves: tuple[Move, ...] | None = None
-        if won:  # the certificate needs the whole log; the CAS below proves it is the log we read
-            log_moves = (await self.fetch(record.game_id, credentials, moves=True)).moves
+        signed = None
+        if won and self.key_ring is not None:
+            record = await self.fetch(record.game_id, credentials, moves=True)
+            try:
+                self.check_open(record, expected_version)
+            except ServiceError:  # this replica's memory of the game was stale: nothing is signed
+                self.recent.forget(record.game_id)
+                raise
+            signed = await self.wins.before_write(won_by_moves(record, moves), game, state)
         encoded, written = encode_state(game, state), StoreStatus.WON if won else None
+        win = None if signed is None else signed[1]
         try:
             if len(moves) == 1:  # ApplyMove's path: the store reuses what it knows of ``record``
                 updated = await self.store.set_state(
-                    record.game_id, expected_version, encoded, moves[0], status=written, previous=record
+                    record.game_id, expected_version, encoded, moves[0], status=written, previous=record, win=win
                 )
             else:
-                updated = await self.store.play_moves(record.game_id, expected_version, encoded, moves, status=written)
+                updated = await self.store.play_moves(
+                    record.game_id, expected_version, encoded, moves, status=written, win=win
+                )
         except StoreError as exc:
             self.recent.forget(record.game_id)
             raise refusal(exc, record.game_id) from exc
         certificate = None
-        if log_moves is not None:
-            updated = replace(updated, moves=(*log_moves, *moves))
-            certificate = await self.signed(updated, game, state)
-            if certificate is not None:
-                await self.keep_won(updated, certificate)
-        else:
+        if signed is not None:
+            updated = replace(updated, moves=(*(record.moves or ()), *moves))
+            certificate = await self.wins.after_write(updated, game, state, signed[0])
+        elif not won:
             self.recent.remember(updated, game, state, credentials.game_token)
-        self.game_message(updated, game, state, into=into, status=status, certificate=certificate)
-
-    async def keep_won(self, record: GameRecord, certificate: pb.Certificate) -> None:
-        """A win's certificate kept (``keep_certificate``: it becomes the kept one if another replica was first) and
-        the win put on its leaderboard, if it counts on one (docs/competition.md)."""
-        await self.keep_certificate(record, certificate)
-        if record.board and record.owner:
-            await self.competition.enter(record, certificate, board_of(record.board))
-
-    async def keep_certificate(self, record: GameRecord, certificate: pb.Certificate) -> None:
-        """Keep the first certificate issued for a win (in the game's record), so that it keeps its bytes whatever
-        keys rotate later; when another replica kept one first, answer with that one."""
-        if record.certificate or not certificate.encoded:
-            return
-        try:
-            kept = await self.store.keep_certificate(record.game_id, certificate.encoded)
-        except StoreError as exc:  # the answer stands: until a key rotates, signing again gives the same bytes
-            log.warning("a certificate was not kept: %s", exc, extra={"game_id": record.game_id})
-            return
-        if kept != certificate.encoded and self.key_ring is not None:
-            checked = self.key_ring.verify(kept)
-            if checked.contents is not None:
-                certificate.CopyFrom(messages.certificate_message(kept, checked.contents, checked))
+        self.answers.game(updated, game, state, into=into, status=status, certificate=certificate)

@@ -178,7 +178,7 @@ class Watching:
         """The game as GetGame shows it (its certificate once won, signed from the log if none is kept yet), and
         the seconds until it expires if nobody writes to it (by the store's clock, as it was read)."""
         record = await self._record(game_id)
-        kept = self.steps.kept_certificate(record) if self.steps.key_ring is not None else None
+        kept = self.steps.wins.kept(record) if self.steps.key_ring is not None else None
         if record.status == StoreStatus.WON and self.steps.key_ring is not None and kept is None:
             try:
                 record = await self.steps.store.fetch(game_id, moves=True)
@@ -188,8 +188,8 @@ class Watching:
                 raise unavailable(exc) from exc
         game, state = self.steps.decode(record)
         response = pb.WatchGameResponse()
-        self.steps.game_message(record, game, state, into=response.game)
-        await self.steps.keep_certificate(record, response.game.certificate)
+        self.steps.answers.game(record, game, state, into=response.game)
+        await self.steps.wins.keep(record, response.game.certificate)
         expires_in = (record.expires_at - record.now) / 1000 if record.open and not record.expired else float("inf")
         return record.version, (response, expires_in)
 

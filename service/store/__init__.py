@@ -1,5 +1,6 @@
-"""Where games live: a small storage interface (``interface``) and its Redis implementation (``redis_store``,
-its Lua in ``scripts``); the move log is packed by the engine (``engine.movelog``).
+"""Where games live: a small storage interface (``interface``, over the ``records`` and ``errors`` every store
+shares) and its Redis implementation (``redis_store``, its Lua in ``scripts``); the move log is packed by the
+engine (``engine.movelog``).
 
 Everything a caller needs is importable from here: ``from service.store import GameStore, open_store``.
 """
@@ -7,26 +8,29 @@ Everything a caller needs is importable from here: ``from service.store import G
 from __future__ import annotations
 
 from service.store.connect import CLUSTER_SCHEMES, is_cluster_url, open_store
-from service.store.interface import (
+from service.store.errors import (
     AlreadyExists,
-    Dealt,
     GameClosed,
     GameExpired,
-    GameRecord,
-    GameStore,
-    HintBase,
-    HintTrail,
-    NewGameRecord,
     NotFound,
     NothingToUndo,
     NotReplicated,
-    Played,
     StoreError,
     StoreFull,
-    StoreStatus,
     StoreUnavailable,
-    UndoBase,
     VersionConflict,
+)
+from service.store.interface import GameStore
+from service.store.records import (
+    Dealt,
+    GameRecord,
+    HintBase,
+    HintTrail,
+    NewGameRecord,
+    Played,
+    SignedWin,
+    StoreStatus,
+    UndoBase,
     dealt_of,
 )
 from service.store.redis_store import RedisGameStore
@@ -47,6 +51,7 @@ __all__ = [
     "NothingToUndo",
     "Played",
     "RedisGameStore",
+    "SignedWin",
     "StoreError",
     "StoreFull",
     "StoreStatus",

@@ -145,10 +145,13 @@ class Boards:
         )  # fmt: skip
         args: list[str | bytes | int] = [entry.player_id, name, text, entry.certificate, keep_until_ms, rank]
         entered = await guarded(self._enter(keys=self.keys(board), args=args))
+        # The player's index of boards (another hash tag than the board's): its three commands in one round trip.
         index = self.index_key(entry.player_id)
-        await guarded(self.client.sadd(index, board))
-        await guarded(self.client.pexpireat(index, keep_until_ms, gt=True))
-        await guarded(self.client.pexpireat(index, keep_until_ms, nx=True))
+        pipeline = self.client.pipeline(transaction=False)
+        pipeline.sadd(index, board)
+        pipeline.pexpireat(index, keep_until_ms, gt=True)
+        pipeline.pexpireat(index, keep_until_ms, nx=True)
+        await guarded(pipeline.execute())
         return bool(entered)
 
     async def page(self, board: str, first: int, count: int, player_id: str = "") -> BoardPage:

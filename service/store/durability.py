@@ -19,8 +19,8 @@ from redis.asyncio.cluster import RedisCluster
 from redis.commands.core import AsyncScript
 from redis.exceptions import SlotNotCoveredError
 
+from service.store.errors import NotReplicated, StoreUnavailable
 from service.store.failures import REDIS_FAILURES, unavailable
-from service.store.interface import NotReplicated, StoreUnavailable
 from service.store.redispipe import PipelinedRedis
 
 

@@ -20,7 +20,7 @@ from redis.exceptions import (
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from service.store.interface import StoreFull, StoreUnavailable
+from service.store.errors import StoreFull, StoreUnavailable
 
 #: What Redis raises while it cannot answer for a moment: connection trouble, a timeout, a cluster in failover
 #: (the slot's master is down, a write reached a demoted master, redis-py's redirections ran out: "TTL

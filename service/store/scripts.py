@@ -69,6 +69,19 @@ local function checkpoint(mc, closing, ttl)
   end
   redis.call('PEXPIRE', KEYS[4], ttl)
 end
+-- A win signed before its write (service.store.records.SignedWin): ARGV[w] the certificate ('' or absent: none),
+-- ARGV[w + 1] the finish time it names, ARGV[w + 2] and ARGV[w + 3] the hint count and owner it names. The game
+-- takes that time and keeps the certificate only if both are still the game's (no hint counted, no owner unlinked
+-- since the read it was signed from) and the time lies between the game's last write and now; else it finishes
+-- now and keeps nothing (the caller signs again from the reply). The finish time, and the certificate kept or ''.
+local function finish(w)
+  local ct, fa = ARGV[w] or '', ARGV[w + 1]
+  if ct ~= '' and (h[7] or '0') == ARGV[w + 2] and (h[9] or '') == ARGV[w + 3]
+     and tonumber(fa) >= tonumber(h[3]) and tonumber(fa) <= tonumber(now) then
+    return fa, ct
+  end
+  return now, ''
+end
 """
 )
 
@@ -137,8 +150,9 @@ return {1, redis.call('HGETALL', KEYS[1]), now}
 )
 
 # ARGV[5] = state, ARGV[6] = move, ARGV[7] = closing status or '', ARGV[8] = '1' to return only the fields a
-# write changes (v, st, ua, fa, mc, uc), the hint count and the owner (ErasePlayer may have unlinked the game
-# since the caller read it) instead of the whole meta hash
+# write changes (v, st, ua, fa, mc, uc), the hint count, the owner (ErasePlayer may have unlinked the game since
+# the caller read it) and the certificate kept by this write instead of the whole meta hash; ARGV[9..12] = a win
+# signed before the write (finish(9))
 SET_STATE = (
     _WRITES
     + _GUARD
@@ -146,11 +160,13 @@ SET_STATE = (
 -- The move of every ApplyMove: a few Redis calls (each costs the server a few microseconds), none of them longer
 -- with the game's length: the meta hash is written once, the state's TTL comes with its SET, the move is appended.
 local mc = tonumber(h[5]) + 1
-local st, fa, ttl = h[2], h[4], ARGV[1]
+local st, fa, ttl, ct = h[2], h[4], ARGV[1], ''
 if ARGV[7] ~= '' then
-  st, fa, ttl = ARGV[7], now, ARGV[3]
+  st, ttl = ARGV[7], ARGV[3]
+  fa, ct = finish(9)
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now, 'mc', mc, 'st', st, 'fa', fa)
   if st == 'won' then redis.call('HSET', KEYS[1], 'pl', 'moves') end
+  if ct ~= '' then redis.call('HSET', KEYS[1], 'ct', ct) end
 else
   redis.call('HSET', KEYS[1], 'v', v + 1, 'ua', now, 'mc', mc)
 end
@@ -161,12 +177,13 @@ redis.call('APPEND', KEYS[3], ARGV[6])
 redis.call('PEXPIRE', KEYS[3], ttl)
 checkpoint(mc, ARGV[7] ~= '', ttl)
 notify(v + 1)
-if ARGV[8] == '1' then return {1, {v + 1, st, now, fa, mc, h[6], h[7] or '0', h[9] or ''}, now} end
+if ARGV[8] == '1' then return {1, {v + 1, st, now, fa, mc, h[6], h[7] or '0', h[9] or '', ct}, now} end
 return {1, redis.call('HGETALL', KEYS[1]), now}
 """
 )
 
-# ARGV[5] = state, ARGV[6] = the moves, packed, ARGV[7] = how many, ARGV[8] = closing status or ''
+# ARGV[5] = state, ARGV[6] = the moves, packed, ARGV[7] = how many, ARGV[8] = closing status or '', ARGV[9..12] =
+# a win signed before the write (finish(9))
 PLAY_MOVES = (
     _WRITES
     + _GUARD
@@ -179,8 +196,10 @@ local ttl = ARGV[1]
 redis.call('HSET', KEYS[1], 'v', v + n, 'ua', now, 'mc', mc)
 if ARGV[8] ~= '' then
   ttl = ARGV[3]
-  redis.call('HSET', KEYS[1], 'st', ARGV[8], 'fa', now)
+  local fa, ct = finish(9)
+  redis.call('HSET', KEYS[1], 'st', ARGV[8], 'fa', fa)
   if ARGV[8] == 'won' then redis.call('HSET', KEYS[1], 'pl', 'moves') end
+  if ct ~= '' then redis.call('HSET', KEYS[1], 'ct', ct) end
 end
 redis.call('PEXPIRE', KEYS[1], ttl)
 redis.call('SET', KEYS[2], ARGV[5], 'PX', ttl)
@@ -219,7 +238,7 @@ return {1, tonumber(redis.call('HGET', KEYS[1], 'hc'))}
 )
 
 # ARGV[5] = state, ARGV[6] = packed log, ARGV[7] = move count, ARGV[8] = closing status or '', ARGV[9] = undos,
-# ARGV[10] = how a won game was played or ''
+# ARGV[10] = how a won game was played or '', ARGV[11..14] = a win signed before the write (finish(11))
 REPLACE = (
     _WRITES
     + _GUARD
@@ -233,7 +252,9 @@ redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
 redis.call('HSET', KEYS[1], 'mc', ARGV[7], 'cm', 0)
 redis.call('HINCRBY', KEYS[1], 'uc', ARGV[9])
 if ARGV[8] ~= '' then
-  redis.call('HSET', KEYS[1], 'st', ARGV[8], 'fa', now)
+  local fa, ct = finish(11)
+  redis.call('HSET', KEYS[1], 'st', ARGV[8], 'fa', fa)
+  if ct ~= '' then redis.call('HSET', KEYS[1], 'ct', ct) end
   touch(ARGV[3])
 else
   touch(ARGV[1])

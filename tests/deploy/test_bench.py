@@ -181,3 +181,25 @@ def test_tracing_bench_runs_and_reports_every_configuration(tmp_path: Path) -> N
         assert figures["calls"] > 0 and figures["server_cpu_us_per_call"] > 0, name
     assert result["services"]["off"]["extra_cpu_us_per_call_vs_off"] == 0
     assert result["sink_bytes"] > 0, "the 100 % service sent its spans"
+
+
+def test_winning_move_bench_runs_and_reports_both_games_for_both_services(tmp_path: Path) -> None:
+    """The winning move's CPU and the commands it sends, anonymous and on a board, for this checkout and a baseline
+    revision (HEAD's package); each a win the service answered with a certificate."""
+    out = tmp_path / "winning.json"
+    args = ["--samples", "1", "--length", "240", "--baseline", "HEAD", "--json", str(out)]
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "winning_move.py"), *args],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    result = json.loads(out.read_text())
+    assert set(result["medians"]) == {"now", "baseline"}
+    for by in result["medians"].values():
+        assert set(by) == {"anonymous", "board"}
+        for figures in by.values():
+            assert figures["service_cpu_us"] > 0 and figures["redis_cpu_us"] > 0
+            assert figures["commands"] >= figures["scripts"] >= 2
+    assert result["commands"]["now"]["anonymous"] == ["EVALSHA", "EVALSHA"]  # a read and the write that wins

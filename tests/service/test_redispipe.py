@@ -19,9 +19,8 @@ import redis
 import redis.exceptions
 import redis_support
 
-from service.store import RedisGameStore, StoreUnavailable, open_store
+from service.store import RedisGameStore, StoreFull, StoreUnavailable, open_store
 from service.store.failures import unavailable
-from service.store.interface import StoreFull
 from service.store.redispipe import PipelinedRedis, pack_command
 
 T = TypeVar("T")

@@ -146,9 +146,9 @@ def test_game_messages_match_the_field_by_field_message() -> None:
     ]
     for record in records:
         for _ in range(2):  # the second time from the cached template
-            assert service.steps.game_message(record, game, state) == reference_game(service, record, game, state)
+            assert service.steps.answers.game(record, game, state) == reference_game(service, record, game, state)
     into = pb.ApplyMoveResponse()
-    service.steps.game_message(records[1], game, state, into=into.game)
+    service.steps.answers.game(records[1], game, state, into=into.game)
     assert into.game == reference_game(service, records[1], game, state)
 
 
