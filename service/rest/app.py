@@ -5,7 +5,8 @@ annotations, :mod:`service.rest.transcode` turns path, query and body into the R
 (protobuf's JSON mapping), and the call goes to the very ``GameService`` method the gRPC servicer calls,
 in the same process and the same asyncio loop (no second copy of the logic, no network hop).
 Credentials travel as gRPC metadata does: ``Authorization: Bearer <game token>`` and ``x-operator-key``,
-read by the same ``credentials_from`` as the servicer's (``service.games.ports``). Request ids, metrics, the
+read by the same ``credentials_from`` as the servicer's into the same call context (``service.games.ports``), with
+the HTTP client's IP address as ASGI gives it (REST calls have no deadline). Request ids, metrics, the
 access line and the errors' statuses are ``service.observe.calls``', as over gRPC: errors are the
 ``google.rpc.Status`` the gRPC client would get, as JSON (Envoy's transcoder sends the same shape), with the HTTP
 status of Google's mapping.
@@ -44,7 +45,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from service import errors
 from service.errors import ServiceError
 from service.games import GameService
-from service.games.ports import credentials_from
+from service.games.ports import Credentials, credentials_from
 from service.observe import tracing
 from service.observe.calls import REST, Calls, failure, http_answer, request_id_of
 from service.observe.logs import request_id
@@ -59,16 +60,12 @@ log = logging.getLogger(__name__)
 
 #: Where the web client lives in a source checkout (and in the container image, which copies the tree).
 WEB_DIR = Path(__file__).resolve().parents[2] / "clients" / "web"
-#: The headers that become call metadata, as gRPC clients send them.
+#: The headers the call's context is read from, the names gRPC clients send them under (and the request id).
 FORWARDED_HEADERS = ("authorization", "x-operator-key", "x-request-id", "x-client-address", "x-front-end-key")
-#: The HTTP client's address travels to the use cases under this name, which no client can send: gRPC refuses
-#: metadata keys that start with ":" and the REST layer forwards only FORWARDED_HEADERS.
-PEER = ":peer"
 SERVICES: tuple[ServiceDescriptor, ...] = tuple(patience_pb2.DESCRIPTOR.services_by_name.values())
 
-Metadata = tuple[tuple[str, str], ...]
-#: Calls one RPC: (method, request message, call metadata) -> response message; raises ServiceError.
-Invoker = Callable[[MethodDescriptor, Message, Metadata], Awaitable[Message]]
+#: Calls one RPC: (method, request message, the call's context) -> response message; raises ServiceError.
+Invoker = Callable[[MethodDescriptor, Message, Credentials], Awaitable[Message]]
 
 _SNAKE = re.compile(r"(?<!^)(?=[A-Z])")
 
@@ -79,22 +76,19 @@ def rpc_attribute(method: MethodDescriptor) -> str:
 
 
 def game_service_invoker(games: GameService) -> Invoker:
-    """Call ``games.<rpc_in_snake_case>(request, credentials)``, credentials read as the servicer reads them."""
+    """Call ``games.<rpc_in_snake_case>(request, credentials)``, as the servicer calls it."""
     calls: dict[str, Any] = {}  # the bound method of each RPC, looked up once
 
-    async def invoke(method: MethodDescriptor, request: Message, metadata: Metadata) -> Message:
+    async def invoke(method: MethodDescriptor, request: Message, credentials: Credentials) -> Message:
         call = calls.get(method.name)
         if call is None:
             call = calls[method.name] = getattr(games, rpc_attribute(method), None)
         if call is None:
             raise errors.not_implemented(method.name)
-        peer = next((v for k, v in metadata if k == PEER), "")
         if tracing.on and tracing.recording():
-            traced: Message = await tracing.in_span(
-                f"GameService.{rpc_attribute(method)}", call(request, credentials_from(metadata, peer=peer))
-            )
+            traced: Message = await tracing.in_span(f"GameService.{rpc_attribute(method)}", call(request, credentials))
             return traced
-        response: Message = await call(request, credentials_from(metadata, peer=peer))
+        response: Message = await call(request, credentials)
         return response
 
     return invoke
@@ -103,12 +97,11 @@ def game_service_invoker(games: GameService) -> Invoker:
 def game_service_streams(games: GameService) -> events.Opener:
     """Open ``games.<rpc_in_snake_case>(request, credentials)``, a server stream (WatchGame: ``watch_game``)."""
 
-    async def open_stream(method: MethodDescriptor, request: Message, metadata: Metadata) -> events.Stream:
+    async def open_stream(method: MethodDescriptor, request: Message, credentials: Credentials) -> events.Stream:
         call = getattr(games, rpc_attribute(method), None)
         if call is None:
             raise errors.not_implemented(method.name)
-        peer = next((v for k, v in metadata if k == PEER), "")
-        stream: events.Stream = await call(request, credentials_from(metadata, peer=peer))
+        stream: events.Stream = await call(request, credentials)
         return stream
 
     return open_stream
@@ -145,8 +138,8 @@ def _is_json(content_type: str) -> bool:
     return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
 
 
-#: The request headers the gateway reads (as ASGI gives their names: lower case bytes): those that become call
-#: metadata, and the body's length and type.
+#: The request headers the gateway reads (as ASGI gives their names: lower case bytes): those of the call's
+#: context, and the body's length and type.
 #: The W3C trace context headers (read when traces are on: service.observe.tracing).
 TRACE_HEADERS = ("traceparent", "tracestate")
 _READ_HEADERS = {
@@ -236,12 +229,8 @@ class RestGateway:
             message_in = build_request(route, found.path_params, pairs, body)
         except TranscodeError as exc:
             return _answer(_service_error(errors.bad_request(exc.reason, exc.message, exc.field or ""), headers))
-        forwarded = [(n, seen[n]) for n in FORWARDED_HEADERS if n != "x-request-id" and n in seen]
-        client = scope.get("client")
-        peer = ""
-        if client:
-            peer = f"ipv6:[{client[0]}]:0" if ":" in client[0] else f"ipv4:{client[0]}:0"
-        metadata: Metadata = (*forwarded, ("x-request-id", rid), (PEER, peer))
+        client = scope.get("client")  # (host, port), as Starlette's request.client; None over a Unix socket
+        credentials = credentials_from(seen.items(), peer=client[0] if client else "")
         calls = self._calls.get(route.rpc_name)
         if calls is None:
             calls = self._calls[route.rpc_name] = Calls(route.rpc_name, REST)
@@ -262,7 +251,7 @@ class RestGateway:
                 calls.end(started, rid, code, None, where, span, http=http)
 
             try:
-                return await self._stream(route, message_in, metadata, seen.get(events.LAST_EVENT_ID), rid, done)
+                return await self._stream(route, message_in, credentials, seen.get(events.LAST_EVENT_ID), rid, done)
             except Exception as exc:  # refused before the stream starts: an answer like any call's
                 error = failure(exc, route.rpc_name)
                 calls.end(started, rid, error.code.name, None, where, span, http=f"{method} {url_path}"[:200])
@@ -271,7 +260,7 @@ class RestGateway:
                 request_id.reset(token)
         code, response = "OK", None
         try:
-            response = await self.invoke(route.method, message_in, metadata)
+            response = await self.invoke(route.method, message_in, credentials)
         except Exception as exc:  # a refusal, or a bug (logged): the same statuses as over gRPC (service.observe.calls)
             error = failure(exc, route.rpc_name)
             code = error.code.name
@@ -295,7 +284,7 @@ class RestGateway:
         self,
         route: HttpRoute,
         request: Message,
-        metadata: Metadata,
+        credentials: Credentials,
         last_event_id: str | None,
         rid: str,
         done: Callable[[str], None],
@@ -304,7 +293,7 @@ class RestGateway:
         if self.open_stream is None:
             raise errors.not_implemented(route.rpc_name)
         events.resume_from(request, last_event_id)
-        stream = await self.open_stream(route.method, request, metadata)
+        stream = await self.open_stream(route.method, request, credentials)
         headers = [(b"x-request-id", rid.encode("latin-1")), (b"cache-control", b"no-store")]
         return events.EventStream(route, stream, headers, encode_json, done, self.to_json)
 
