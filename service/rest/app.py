@@ -24,7 +24,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from service import errors
 from service.rest import events
-from service.rest.connections import Limits, accept_backlog
+from service.rest.connections import Limits
+from service.rest.descriptors import accept_backlog, open_files_limit
 from service.rest.gateway import (
     FORWARDED_HEADERS,
     SERVICES,
@@ -37,7 +38,7 @@ from service.rest.gateway import (
     service_error,
 )
 from service.rest.openapi import load_comments, openapi_document
-from service.rest.serving import HttpServer, httptools_protocol, open_files_limit
+from service.rest.serving import HttpServer, httptools_protocol
 from service.security import tls
 
 #: Where the web client lives in a source checkout (and in the container image, which copies the tree).

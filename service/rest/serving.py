@@ -127,11 +127,3 @@ class HttpServer:
             return
         server.should_exit = True
         await self._serving
-
-
-def open_files_limit() -> int:
-    """The process's soft limit of open files (the accept backlog is sized from it)."""
-    import resource
-
-    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-    return soft if soft != resource.RLIM_INFINITY else 1 << 20
