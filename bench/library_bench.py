@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import service_loads
 from processes import free_port, machine, wait_port
-from rest_bench import BARE_APP, Slice, _deal, run_grpc_slice, run_slice
+from rest_bench import BARE_APP
+from rest_loads import Slice, deal, run_grpc_slice, run_slice
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -121,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
             wait_port(echo_port, echo)
             import httpx
 
-            games = _deal(services["service"][2], 1)
+            games = deal(services["service"][2], 1)
             answer = httpx.post(
                 f"{services['service'][2]}/v1/games/{games[0][0]}/moves",
                 json={"expectedVersion": str(games[0][2]), "text": "s"},
@@ -142,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             for name in [*REST_PATHS, "bare"]:
                 states[name] = tmp / f"{name}-games.json"
                 url = services[name][2] if name != "bare" else services["service"][2]
-                states[name].write_text(json.dumps(_deal(url, args.concurrency)))
+                states[name].write_text(json.dumps(deal(url, args.concurrency)))
             for _ in range(args.slices):
                 for name in GRPC_PATHS:
                     proc, address, _ = services[name]

@@ -16,6 +16,8 @@ bare / service alone; ``cpu_ratio_*`` against the h11 app, ``httptools_cpu_ratio
 
     python bench/rest_bench.py [--seconds 3] [--slices 4] [--concurrency 16] [--grpc] [--baseline DIR]
                                [--client raw|httpx] [--json FILE] [--profile FILE]
+
+The loads themselves are bench/rest_loads.py's.
 """
 
 from __future__ import annotations
@@ -23,22 +25,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import multiprocessing as mp
 import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from processes import cpu_seconds, free_port, wait_port  # noqa: E402
+from processes import free_port, wait_port  # noqa: E402
+from rest_loads import Slice, deal, run_grpc_slice, run_slice  # noqa: E402
 
 #: ``--profile``: the service under cProfile (its main thread, where the REST layer and the use case run), timed in
 #: that thread's CPU time (wall time on a shared host counts the neighbours); the stats are written when the
@@ -78,167 +78,6 @@ uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", h
 #: The bare apps, by the HTTP implementation their uvicorn runs: h11, the issue's floor (pure Python, as the
 #: service ran until it moved to httptools), and httptools, the service's own (C): the floor with the same choices.
 BARE_APPS = {"bare": "h11", "bare_httptools": "httptools"}
-
-
-class _Connection:
-    """One keep-alive HTTP/1.1 connection speaking just what the benchmark needs (a JSON POST, an answer with a
-    Content-Length): a client far lighter than httpx, so that on a shared host the load starves the servers
-    less and each slice holds more calls."""
-
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, host: str) -> None:
-        self.reader, self.writer, self.host = reader, writer, host
-
-    @classmethod
-    async def open(cls, base: str) -> _Connection:
-        host, _, port = base.removeprefix("http://").partition(":")
-        reader, writer = await asyncio.open_connection(host, int(port))
-        return cls(reader, writer, f"{host}:{port}")
-
-    async def post(self, path: str, data: Any, token: str = "") -> tuple[int, Any]:
-        body = json.dumps(data, separators=(",", ":")).encode()
-        auth = f"authorization: Bearer {token}\r\n" if token else ""
-        head = (
-            f"POST {path} HTTP/1.1\r\nhost: {self.host}\r\nuser-agent: rest-bench\r\naccept: application/json\r\n"
-            f"content-type: application/json\r\ncontent-length: {len(body)}\r\n{auth}\r\n"
-        )
-        self.writer.write(head.encode() + body)
-        lines = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").split("\r\n")
-        length = next(int(line.split(":", 1)[1]) for line in lines if line.lower().startswith("content-length:"))
-        return int(lines[0].split(" ", 2)[1]), json.loads(await self.reader.readexactly(length))
-
-    def close(self) -> None:
-        self.writer.close()
-
-
-Game = tuple[str, str, int, int, int]  # id, token, version, cards in the stock, redeals left
-
-
-def _game(answer: Any, token: str) -> Game:
-    game, view = answer["game"], answer["game"]["view"]
-    return (game["gameId"], token, int(game["version"]), int(view.get("stockCount", 0)),
-            int(view.get("redealsLeft", 0)))  # fmt: skip
-
-
-class _Httpx:
-    """The same calls through httpx (``--client httpx``: the client of this benchmark's first figures)."""
-
-    def __init__(self, base: str, concurrency: int) -> None:
-        import httpx
-
-        limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
-        self.http = httpx.AsyncClient(base_url=base, limits=limits, timeout=30)
-
-    async def post(self, path: str, data: Any, token: str = "") -> tuple[int, Any]:
-        r = await self.http.post(path, json=data, headers={"authorization": f"Bearer {token}"} if token else {})
-        return r.status_code, r.json()
-
-    def close(self) -> None:
-        pass
-
-
-async def _play(
-    base: str, concurrency: int, seconds: float, games: list[Game], started: Callable[[], None], client_kind: str
-) -> int:
-    """Moves for ``seconds`` once every client is connected (``started`` then starts the clocks); ``games`` holds
-    each client's game and is updated."""
-    connections: list[Any]
-    if client_kind == "httpx":
-        shared = _Httpx(base, concurrency)
-        connections = [shared] * concurrency
-        for g in games:  # connect each before the clock starts
-            await shared.post(f"/v1/games/{g[0]}/moves", {"expectedVersion": "0", "text": "s"}, g[1])
-    else:
-        connections = [await _Connection.open(base) for _ in range(concurrency)]
-    started()
-    stop = time.monotonic() + seconds
-    calls = 0
-
-    async def client(i: int, http: Any) -> None:
-        nonlocal calls
-        while time.monotonic() < stop:
-            game_id, token, version, stock, redeals = games[i]
-            if stock == 0 and redeals == 0:
-                _, answer = await http.post("/v1/games", {"variant": "sultan-52"})
-                games[i] = _game(answer, answer["gameToken"])
-                continue
-            text = "s" if stock else "rd"
-            status, answer = await http.post(
-                f"/v1/games/{game_id}/moves", {"expectedVersion": str(version), "text": text}, token
-            )
-            calls += 1
-            if status == 200 and answer["game"].get("gameId") == game_id:
-                games[i] = _game(answer, token)
-
-    await asyncio.gather(*(client(i, c) for i, c in enumerate(connections)))
-    for c in connections:
-        c.close()
-    if client_kind == "httpx":
-        await shared.http.aclose()
-    return calls
-
-
-def _deal(base: str, count: int) -> list[Game]:
-    """``count`` fresh sultan-52 games."""
-    import httpx
-
-    answers = [httpx.post(base + "/v1/games", json={"variant": "sultan-52"}, timeout=30).json() for _ in range(count)]
-    return [_game(a, a["gameToken"]) for a in answers]
-
-
-def _load(base: str, concurrency: int, seconds: float, state_file: str, pids: list[int], client: str, out: Any) -> None:
-    """One slice of REST load, in a process of its own: (calls, CPU seconds of each of ``pids``, wall seconds)."""
-    games = [tuple(g) for g in json.loads(Path(state_file).read_text())]
-    marks: dict[str, Any] = {}
-
-    def started() -> None:
-        marks["cpu"], marks["at"] = [cpu_seconds(p) for p in pids], time.monotonic()
-
-    calls = asyncio.run(_play(base, concurrency, seconds, games, started, client))  # type: ignore[arg-type]
-    spent = [cpu_seconds(p) - b for p, b in zip(pids, marks["cpu"], strict=True)]
-    Path(state_file).write_text(json.dumps(games))  # the service's games go on where they stopped
-    out.put((calls, spent[0], spent[1] if len(spent) > 1 else 0.0, time.monotonic() - marks["at"]))
-
-
-Slice = tuple[int, float, float, float]
-
-
-def run_slice(
-    base: str, pid: int, concurrency: int, seconds: float, state_file: str, redis_pid: int | None, client: str
-) -> Slice:
-    """One slice of load on one server: (calls, the server's CPU seconds, Redis's CPU seconds, wall seconds)."""
-    queue: mp.Queue[Slice] = mp.Queue()
-    pids = [pid] if redis_pid is None else [pid, redis_pid]
-    proc = mp.Process(target=_load, args=(base, concurrency, seconds, state_file, pids, client, queue))
-    proc.start()
-    figures = queue.get(timeout=seconds + 120)
-    proc.join(30)
-    return figures
-
-
-def _grpc_load(
-    kind: str, address: str, concurrency: int, seconds: float, pids: list[int], extra: Any, out: Any
-) -> None:
-    """One slice of bench/service_loads.py's gRPC load ``kind`` ("apply_move" or "echo"); the servers' CPU clocks start
-    once the load is set up (its games dealt, its channels connected), as in that benchmark."""
-    import service_loads
-
-    marks: dict[str, Any] = {}
-
-    def started() -> None:
-        marks["cpu"], marks["at"] = [cpu_seconds(p) for p in pids], time.monotonic()
-
-    result = asyncio.run(service_loads.LOADS[kind](address, concurrency, seconds, started, **extra))
-    spent = [cpu_seconds(p) - b for p, b in zip(pids, marks["cpu"], strict=True)]
-    out.put((len(result["latencies"]), spent[0], spent[1] if len(spent) > 1 else 0.0, time.monotonic() - marks["at"]))
-
-
-def run_grpc_slice(kind: str, address: str, concurrency: int, seconds: float, pids: list[int], extra: Any) -> Slice:
-    queue: mp.Queue[Slice] = mp.Queue()
-    proc = mp.Process(target=_grpc_load, args=(kind, address, concurrency, seconds, pids, extra, queue))
-    proc.start()
-    figures = queue.get(timeout=seconds + 120)
-    proc.join(30)
-    return figures
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -304,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             import httpx
 
             base = services["service"][1]
-            games = _deal(base, args.concurrency)
+            games = deal(base, args.concurrency)
             first = games[0]
             reply = httpx.post(
                 f"{base}/v1/games/{first[0]}/moves",
@@ -330,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
             for name in services:  # each server plays games of its own (the baseline's dealt by itself)
                 states[name] = tmp / f"{name}-games.json"
                 if name == "baseline":
-                    base_games = _deal(services[name][1], args.concurrency)
+                    base_games = deal(services[name][1], args.concurrency)
                     states[name].write_text(json.dumps(base_games))
                 else:
                     states[name].write_text(json.dumps(games))

@@ -58,7 +58,7 @@ def gateway_app() -> Any:
 
     reply = answer()
 
-    async def invoke(method: Any, request: Any, metadata: Any) -> Any:
+    async def invoke(method: Any, request: Any, credentials: Any) -> Any:
         return reply
 
     return create_app(invoke, web_dir=None)

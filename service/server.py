@@ -32,7 +32,8 @@ from service.grpc.operations import Operations
 from service.grpc.servicer import PatienceServicer
 from service.observe import logs, metrics, tracing
 from service.rest import app as http
-from service.rest.connections import fd_budget, raise_fd_limit, throttle_logs
+from service.rest.descriptors import fd_budget, raise_fd_limit
+from service.rest.log_throttle import throttle_logs
 from service.security import tls
 from service.security.identity_keys import load_service_identities
 from service.security.keys import load_service_keys
@@ -287,7 +288,7 @@ def connection_options(settings: Settings) -> list[tuple[str, int]]:
 
 def fit_to_fd_limit(settings: Settings) -> Settings:
     """Raise the descriptor limit as far as the process may, and lower the connection caps to fit under it, so the
-    process refuses connections before ``accept`` fails for everyone (service.rest.connections.fd_budget)."""
+    process refuses connections before ``accept`` fails for everyone (service.rest.descriptors.fd_budget)."""
     limit = raise_fd_limit()
     grpc_ports = 2 if settings.operator_listen else 1  # gRPC's connection cap holds per port
     budget = fd_budget(

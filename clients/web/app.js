@@ -1,7 +1,7 @@
 // The web client's entry point: it wires the page's buttons and the table's input to the controller, opens the
 // game or variant the URL names, and marks the page ready. The controller's parts: state.js (what the page
-// holds), draw.js (the table and header), selection.js (what a click means), play.js (moves to the server and
-// back), hint.js (the Hint button), watch.js (the server's winning line, played on a replay), result.js (the
+// holds), draw.js (the table and header), selection.js (the selection and where it may go), clicks.js (what a
+// click means), play.js (moves to the server and back), dealing.js (dealing and starting a game), hint.js (the Hint button), watch.js (the server's winning line, played on a replay), result.js (the
 // end of a game, its deal and certificate), new-game.js (the New game dialog and the links that deal), menu.js
 // (statistics, rules), competition.js (daily deals and the leaderboards, checked in the browser). The page only ever holds what the API sends a player: the view (hidden cards as
 // counts), the legal moves, and the seed once the game is over.
@@ -19,9 +19,12 @@ import { openRules, openStats } from './menu.js';
 import { explain } from './messages.js';
 import { deal, fillOptions, fillVariants, openNewGame, requestFromUrl, showLink } from './new-game.js';
 import { hint } from './hint.js';
-import { activate, autoPlay, dealGame, deselect, playAgain, redo, reload, resign, restart, select, sendHome, start, stretch, undo, waitForServer } from './play.js';
+import { activate, sendHome, stretch } from './clicks.js';
+import { dealGame, playAgain, restart, start } from './dealing.js';
+import { autoPlay, redo, reload, resign, undo, waitForServer } from './play.js';
 import { syncClock } from './clock.js';
 import { openCertificates, showResult } from './result.js';
+import { deselect, select } from './selection.js';
 import { $, closeMenu, gameUrl, isColumn, isOver, pileCards, say, state } from './state.js';
 import * as store from './storage.js';
 import { fit } from './fit.js';

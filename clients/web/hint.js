@@ -8,7 +8,8 @@ import { cardLabel } from './cards.js';
 import { controls, hintButton } from './draw.js';
 import { t } from './i18n.js';
 import { reasonCode } from './messages.js';
-import { deselect, refused } from './play.js';
+import { refused } from './play.js';
+import { deselect } from './selection.js';
 import { $, isColumn, isOver, parseLegal, pileCards, say, state, view } from './state.js';
 
 /** The page's pile for a hinted move's target ("r" and "k" name the first empty cell and the king row). */

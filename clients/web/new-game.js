@@ -5,7 +5,7 @@
 import { ApiError } from './api.js';
 import { lang, t } from './i18n.js';
 import { explain } from './messages.js';
-import { dealGame } from './play.js';
+import { dealGame } from './dealing.js';
 import { summary } from './rules.js';
 import { $, closeMenu, state } from './state.js';
 import * as store from './storage.js';

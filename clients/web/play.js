@@ -1,6 +1,6 @@
-// Playing a game: a click, tap, drag or key on the table becomes a selection or a move; moves, undo and
-// resign go to the server, and after every change the game is kept, its legal moves fetched, or its result
-// shown.
+// Playing a game: moves, undo, redo, auto-play and resign go to the server, and after every change the game is
+// kept, its legal moves fetched, or its result shown; a refusal is explained, an unreachable server waited for.
+// What a click on the table means is clicks.js's, dealing and starting a game dealing.js's.
 
 import { api, ApiError } from './api.js';
 import { cardLabel } from './cards.js';
@@ -10,45 +10,12 @@ import { t } from './i18n.js';
 import { explain } from './messages.js';
 import { pause } from './motion.js';
 import { showResult } from './result.js';
-import { homeMove, moveText, showSelection, targetsOf } from './selection.js';
-import { $, gameUrl, isColumn, isOver, parseLegal, pileCards, say, state, variant, view } from './state.js';
-import { loadClock } from './clock.js';
+import { deselect, showSelection } from './selection.js';
+import { isColumn, isOver, parseLegal, pileCards, say, state, variant, view } from './state.js';
 import * as store from './storage.js';
 
 /** Whether the player may act on the table now: a game on, no call of theirs in flight, no line being shown. */
-const idle = () => !isOver() && !state.busy && !state.watching;
-
-/** Shift-click (or Shift+Enter) on a column: its next free card joins the batch bound for the reserve. */
-function addToBatch(column) {
-  if (!state.batch.length && state.selection && isColumn(state.selection.pile) && state.selection.count === 1) {
-    state.batch.push(state.selection.pile);
-  }
-  state.selection = null;
-  const taken = state.batch.filter((c) => c === column).length;
-  if (state.batch.length < 8 && taken < pileCards(column).length) state.batch.push(column);
-  showSelection();
-  say(t('msg.batch', { n: state.batch.length, text: `${state.batch.join(',')}-r` }));
-}
-
-export function select(pile, pos) {
-  const cards = pileCards(pile);
-  if (!cards.length || pos < 0 || pos >= cards.length) return;
-  state.batch = [];
-  state.selection = { pile, pos, count: cards.length - pos };
-  showSelection();
-  const card = cardLabel(cards[pos]);
-  const more = state.selection.count - 1;
-  say(targetsOf(state.selection).size ? t(more ? 'msg.pick-run' : 'msg.pick', { card, more }) : '');
-  $('message').dataset.pick = 'true';
-}
-
-/** Let go of the selection; "pick where it goes" goes with it (a message about anything else stays). */
-export function deselect() {
-  state.selection = null;
-  state.batch = [];
-  showSelection();
-  if ($('message').dataset.pick) say('');
-}
+export const idle = () => !isOver() && !state.busy && !state.watching;
 
 export async function play(text) {
   if (!idle()) return;
@@ -266,161 +233,6 @@ export async function reload() {
   await afterChange();
 }
 
-
-/** The stock: deal or turn a card, or redeal; an exhausted stock says so instead of sending a move that cannot be. */
-function stockAction() {
-  if (isOver()) return;
-  const texts = new Set(state.legal.map((m) => m.text));
-  for (const text of ['d', 's', 'rd']) if (texts.has(text)) return play(text);
-  const v = view();
-  if ((v.stockCount || 0) > 0) return play(variant().family === 'salic-law' ? 'd' : 's');
-  // An empty stock that cannot be redealt now (no redeal left, or nothing to gather): no move to send.
-  say(t((v.redealsLeft || 0) > 0 ? 'msg.stock-empty' : 'msg.stock-done'), 'info');
-  return undefined;
-}
-
-
-/** Send the top card of ``pile`` (or the selection) to a foundation: the double-click, double-tap and F key. */
-export function sendHome(pile = null) {
-  if (!idle()) return false;
-  const sel = pile ? { pile, pos: pileCards(pile).length - 1, count: 1 } : state.selection;
-  if (!sel || sel.pos < 0) return false;
-  const home = homeMove(sel);
-  if (home) {
-    play(home.text);
-    return true;
-  }
-  say(t('msg.nothing-home'), 'info');
-  return false;
-}
-
-/** A click (or tap, or Enter) on something on the table. */
-export function activate(node, multi = false) {
-  if (!idle()) return;
-  const pileEl = node.closest('[data-pile]');
-  if (!pileEl) {
-    deselect();
-    return;
-  }
-  const id = pileEl.dataset.pile;
-  if (multi && variant().family === 'king-chain' && isColumn(id)) {
-    addToBatch(id);
-    return;
-  }
-  if (state.batch.length) {
-    const batch = state.batch;
-    state.batch = [];
-    if (id[0] === 'r') play(`${batch.join(',')}-r`);
-    else showSelection();
-    return;
-  }
-  if (id === 'stock') {
-    deselect();
-    stockAction();
-    return;
-  }
-  if (id === 'k') {
-    if (state.selection) play(moveText(state.selection, 'k'));
-    return;
-  }
-  const cardEl = node.closest('.card[data-card]');
-  const cards = pileCards(id);
-  const sel = state.selection;
-  if (sel) {
-    if (id === sel.pile) {
-      const pos = cardEl && isColumn(id) ? Number(cardEl.dataset.pos) : sel.pos;
-      if (pos === sel.pos || pos < 0) {
-        // The second click on the same card: home if it can go, else let go of it.
-        const home = homeMove(sel);
-        if (home) play(home.text);
-        else {
-          deselect();
-          say(t('msg.nothing-home'), 'info');
-        }
-      } else {
-        select(id, pos);
-      }
-      return;
-    }
-    play(moveText(sel, id));
-    return;
-  }
-  // Only a column lends a run; elsewhere (waste, cells, foundations, captives) the top card is the one that moves.
-  if (cardEl && isColumn(id)) select(id, Number(cardEl.dataset.pos));
-  else if (cards.length) select(id, cards.length - 1);
-}
-
-/** The keyboard's ↑/↓ on a selected column: one card more or less of the run. */
-export function stretch(delta) {
-  const sel = state.selection;
-  if (!sel || !isColumn(sel.pile)) return false;
-  select(sel.pile, Math.min(pileCards(sel.pile).length - 1, Math.max(0, sel.pos - delta)));
-  return true;
-}
-
-/**
- * NewGame (after PrepareGame when the player brings a seed), kept in the browser under its own URL. A game
- * dealt to ``watch`` the server's winning line on is kept, but never counted in the statistics.
- */
-export async function dealGame(request, { watch = false, replace = false } = {}) {
-  let serverCommitment = null;
-  if (request.clientSeed) {
-    // The server commits to its part before it sees ours: then neither side chose the deal.
-    const prepared = await api.prepareGame();
-    request.preparedId = prepared.preparedId;
-    serverCommitment = prepared.serverSeedCommitment;
-  }
-  const signedIn = store.identity();
-  const response = await api.newGame(request, signedIn ? signedIn.token : null);
-  const g = response.game;
-  // A daily deal's ranked game dealt before answers again, under a new key (docs/competition.md): it is no new
-  // game, and its first layout is the one this browser kept then, if it did (on another device: unknown).
-  const known = store.game(g.gameId);
-  const resumed = Boolean(known) || Number(g.version) > 1;
-  const firstView = resumed ? (known && known.firstView) || null : g.view;
-  const record = { token: response.gameToken, variant: g.variant, firstView, serverCommitment, dealt: Date.now() };
-  store.keepGame(g.gameId, watch ? { ...record, watched: true } : record);
-  if (!resumed && store.counts(g)) store.countDeal(g);
-  // A deal from a link takes the link's place in the history: Back leaves it, never to a table it does not show.
-  if (replace) history.replaceState({ game: g.gameId }, '', gameUrl(g.gameId));
-  else history.pushState({ game: g.gameId }, '', gameUrl(g.gameId));
-  await start(g, response.gameToken);
-}
-
-/** "Play this deal again": a new game from the revealed seed of the game just over (marked as a replay). */
-export async function playAgain() {
-  const g = state.game;
-  if (!g || !g.seed || !isOver()) return;
-  try {
-    await dealGame({ variant: g.variant, options: g.options || {}, allowUndo: Boolean(g.allowUndo), replaySeed: g.seed });
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    say(explain(err), 'refused');
-  }
-}
-
-export async function start(game, token) {
-  for (const id of ['fair-status', 'deal-status']) delete $(id).dataset.ok;
-  delete $('cert-status').dataset.valid;
-  delete document.body.dataset.revealed;
-  delete document.body.dataset.finished;
-  state.game = game;
-  state.token = token;
-  state.selection = null;
-  state.batch = [];
-  state.legal = [];
-  state.revealed = null;
-  state.redo = [];
-  state.watching = null; // a line being watched stops: this is another game (the back button, a link)
-  $('watch').hidden = true;
-  document.querySelector('.actions').hidden = false;
-  $('result').hidden = true;
-  say('');
-  loadClock(game);
-  render({ animate: false });
-  await afterChange();
-}
-
 export async function undo() {
   if (!idle()) return;
   state.busy = true;
@@ -444,30 +256,6 @@ export async function undo() {
 export function redo() {
   if (!idle() || !state.redo.length) return;
   play(state.redo[state.redo.length - 1]);
-}
-
-/**
- * Restart this deal: the game is resigned and its deal, its seed now revealed, dealt again from the start
- * (NewGame with ``replaySeed``, the same options and undo setting). The statistics count a restart, not a loss.
- */
-export async function restart() {
-  if (!idle()) return;
-  if (!window.confirm(t('msg.restart-confirm'))) return;
-  const old = state.game;
-  state.busy = true;
-  try {
-    const response = await api.resign(old.gameId, state.token, old.version);
-    const g = response.game;
-    if (store.counts(g)) store.countRestart(g);
-    state.busy = false;
-    await dealGame({ variant: g.variant, options: g.options || {}, allowUndo: Boolean(g.allowUndo), replaySeed: g.seed });
-    say(t('msg.restarted'), 'info');
-  } catch (err) {
-    state.busy = false;
-    await refused(err);
-  } finally {
-    state.busy = false;
-  }
 }
 
 export async function resign() {

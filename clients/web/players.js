@@ -7,7 +7,7 @@
 import { api, ApiError } from './api.js';
 import { t } from './i18n.js';
 import { explain } from './messages.js';
-import { start } from './play.js';
+import { start } from './dealing.js';
 import { $, closeMenu, gameUrl, say, state } from './state.js';
 import * as store from './storage.js';
 

@@ -1,8 +1,10 @@
-// The selection and where it may go: the cards picked up, the piles the legal moves allow lit up, and the move
-// text a click on a pile means (a legal one when there is one, else as the player meant it, for the server to
+// The selection and where it may go: the cards picked up (select, deselect), the piles the legal moves allow lit
+// up, and the move text a click on a pile means (a legal one when there is one, else as the player meant it, for the server to
 // explain).
 
-import { $, isColumn, pileCards, state, variant, view } from './state.js';
+import { cardLabel } from './cards.js';
+import { t } from './i18n.js';
+import { $, isColumn, pileCards, say, state, variant, view } from './state.js';
 
 export function clearMarks() {
   for (const n of $('table').querySelectorAll('.selected, .target, .hint, .hint-card')) n.classList.remove('selected', 'target', 'hint', 'hint-card');
@@ -92,4 +94,24 @@ export function moveText(sel, target) {
 export function homeMove(sel) {
   if (sel.count !== 1) return null;
   return movesFrom(sel).find((m) => (m.target[0] === 'f' || m.target === 'k') && m.sources[0] !== m.target && (m.count ?? 1) === 1) || null;
+}
+
+export function select(pile, pos) {
+  const cards = pileCards(pile);
+  if (!cards.length || pos < 0 || pos >= cards.length) return;
+  state.batch = [];
+  state.selection = { pile, pos, count: cards.length - pos };
+  showSelection();
+  const card = cardLabel(cards[pos]);
+  const more = state.selection.count - 1;
+  say(targetsOf(state.selection).size ? t(more ? 'msg.pick-run' : 'msg.pick', { card, more }) : '');
+  $('message').dataset.pick = 'true';
+}
+
+/** Let go of the selection; "pick where it goes" goes with it (a message about anything else stays). */
+export function deselect() {
+  state.selection = null;
+  state.batch = [];
+  showSelection();
+  if ($('message').dataset.pick) say('');
 }

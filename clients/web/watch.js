@@ -9,7 +9,8 @@ import { render } from './draw.js';
 import { t } from './i18n.js';
 import { explain } from './messages.js';
 import { quiet } from './motion.js';
-import { afterChange, dealGame, refused } from './play.js';
+import { dealGame } from './dealing.js';
+import { afterChange, refused } from './play.js';
 import { $, isOver, say, state } from './state.js';
 import { fit } from './fit.js';
 

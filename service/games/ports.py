@@ -1,4 +1,4 @@
-"""What the use cases are given: the caller's credentials, and the adapters they call besides the store
+"""What the use cases are given: the call's context (``Credentials``), and the adapters they call besides the store
 (``service.store.GameStore``): certificate signing, deal tickets and rate limits. Each is a small protocol, so
 a server without keys or limits passes None and a test can pass its own."""
 
@@ -16,15 +16,22 @@ if TYPE_CHECKING:
 
 
 class Credentials(NamedTuple):
-    """What the caller presented: ``authorization: Bearer <token>`` and ``x-operator-key``, and who calls: the
-    peer, or the end user a front end names (service.security.ratelimit). A named tuple: built on every call, and five
+    """The call's context, the same whichever transport brought it: what the caller presented
+    (``authorization: Bearer <token>``, ``x-operator-key``), who calls (the address of its connection, or the end
+    user a trusted front end names: service.security.ratelimit) and by when it wants its answer. Each transport
+    turns its own forms into these plain values (service.grpc.servicer gRPC's peer and deadline, service.rest.app
+    the ASGI client), so no use case reads a transport's format. A named tuple: built on every call, and five
     times cheaper than a frozen dataclass."""
 
     game_token: str | None = None
     operator_key: str | None = None
-    peer: str = ""  # gRPC's peer string ("ipv4:1.2.3.4:5"); read only for the rate-limited calls
+    #: The caller's IP address ("203.0.113.9", "2001:db8::1"), "unix" over a Unix socket, "" when unknown; the
+    #: gRPC transport reads it only for the calls that need it (rate limits, streams).
+    peer: str = ""
     client_address: str | None = None  # x-client-address
     front_end_key: str | None = None  # x-front-end-key
+    #: When the caller stops waiting, in ``time.monotonic()`` seconds (gRPC's deadline); None: no deadline.
+    deadline: float | None = None
 
 
 #: The headers a call's credentials come in, the same names in gRPC metadata and in HTTP headers (a front end's
@@ -34,10 +41,13 @@ OPERATOR_KEY = "x-operator-key"
 _BEARER = "bearer "
 
 
-def credentials_from(headers: Iterable[tuple[str, str | bytes]] | None, peer: str = "") -> Credentials:
+def credentials_from(
+    headers: Iterable[tuple[str, str | bytes]] | None, peer: str = "", deadline: float | None = None
+) -> Credentials:
     """``authorization: Bearer <token>``, ``x-operator-key`` and a front end's ``x-client-address`` and
     ``x-front-end-key`` from a call's headers (gRPC metadata or HTTP headers, names in lower case); ``peer`` is
-    the caller's address as the transport saw it. Both transports build the call's credentials with this."""
+    the caller's IP address and ``deadline`` its deadline, each already in the context's form (the transport's
+    to convert). Both transports build the call's context with this."""
     token: str | None = None
     operator: str | None = None
     address: str | None = None
@@ -53,7 +63,7 @@ def credentials_from(headers: Iterable[tuple[str, str | bytes]] | None, peer: st
             address = value.strip()
         elif key == FRONT_END_KEY:
             front_end = value.strip() or None
-    return Credentials(token, operator, peer, address, front_end)
+    return Credentials(token, operator, peer, address, front_end, deadline)
 
 
 class KeyRing(Protocol):
@@ -77,7 +87,7 @@ class Tickets(Protocol):
 class Limiter(Protocol):
     """Rate limits per client (service.security.ratelimit.RateLimiter)."""
 
-    def client(self, peer: str, address: str | None, key: str | None) -> str: ...
+    def client(self, ip: str, address: str | None, key: str | None) -> str: ...
     async def check(self, rpc: str, client: str) -> None: ...
     async def take_share(self, name: str, client: str, scope: str) -> tuple[str, int] | None: ...
     async def close(self) -> None: ...

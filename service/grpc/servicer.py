@@ -1,21 +1,26 @@
 """The gRPC transport: metadata in, ``GameService`` call, message out, errors as rich statuses
 (``service.observe.calls``).
 
+The call's context (``service.games.ports.Credentials``) is built here from gRPC's own forms: the metadata, the
+peer string turned into a plain IP address (:func:`peer_ip`) and the deadline into a ``time.monotonic()`` time.
+
 Nothing here decides anything about games; every method is the same three
 steps, so a new RPC is one line in ``_RPCS``.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
+from urllib.parse import unquote
 
 import grpc
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc
 
 from service.games import GameService
-from service.games.ports import credentials_from
+from service.games.ports import Credentials, credentials_from
 from service.grpc.operations import abort
 from service.observe import tracing
 from service.observe.calls import failure
@@ -27,6 +32,31 @@ GAME_OVER_TRAILER = "x-game-over"
 LIMITED = frozenset({"new_game", "prepare_game", "submit_solution", "verify_certificate", "hint", "create_guest"})
 
 
+def peer_ip(peer: str) -> str:
+    """The caller's IP address in a gRPC peer string: ``ipv4:1.2.3.4:5`` -> ``1.2.3.4``, ``ipv6:%5B::1%5D:5``
+    (grpc writes the brackets escaped, as in a URI) -> ``::1``; ``unix`` for any Unix socket, "" for none."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv4":
+        return rest.rpartition(":")[0]
+    if kind == "ipv6":
+        return unquote(rest).rpartition(":")[0].strip("[]")
+    return kind
+
+
+def deadline_of(context: grpc.aio.ServicerContext[Any, Any]) -> float | None:
+    """The call's deadline as a ``time.monotonic()`` time, or None when the client set none."""
+    remaining = context.time_remaining()
+    return None if remaining is None else time.monotonic() + remaining
+
+
+def context_of(context: grpc.aio.ServicerContext[Any, Any], *, with_peer: bool) -> Credentials:
+    """The call's context from gRPC's: read while the call is alive (the peer of a cancelled call is freed
+    memory: see operations.py); the peer only ``with_peer``, since reading it costs a string from grpc's core."""
+    return credentials_from(
+        context.invocation_metadata(), peer_ip(context.peer()) if with_peer else "", deadline_of(context)
+    )
+
+
 def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
     limited = name in LIMITED  # only these read the peer (rate limits): not a cost on every move
     span_name = f"GameService.{name}"
@@ -34,12 +64,9 @@ def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], 
     async def method(self: PatienceServicer, request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
         call = getattr(self.games, name)
         try:
-            # Read while the call is alive (the peer of a cancelled call is freed memory: see operations.py).
-            peer = context.peer() if limited else ""
             if tracing.on and tracing.recording():
-                credentials = credentials_from(context.invocation_metadata(), peer)
-                return await tracing.in_span(span_name, call(request, credentials))
-            return await call(request, credentials_from(context.invocation_metadata(), peer))
+                return await tracing.in_span(span_name, call(request, context_of(context, with_peer=limited)))
+            return await call(request, context_of(context, with_peer=limited))
         except Exception as exc:  # a refusal, or a bug (logged): as a rich status either way (service.observe.calls)
             await abort(context, failure(exc, name))
 
@@ -86,9 +113,8 @@ class PatienceServicer(patience_pb2_grpc.PatienceServiceServicer):  # type: igno
     ) -> AsyncIterator[pb.WatchGameResponse]:
         """The server stream: a refusal before the first message, or the game after every change until it ends."""
         try:
-            # The peer, read while the call is alive: streams are counted per client address.
-            credentials = credentials_from(context.invocation_metadata(), context.peer())
-            watch = await self.games.watch_game(request, credentials)
+            # With the peer: streams are counted per client address.
+            watch = await self.games.watch_game(request, context_of(context, with_peer=True))
         except Exception as exc:  # a refusal, or a bug (logged): as a rich status either way
             await abort(context, failure(exc, "watch_game"))
             return

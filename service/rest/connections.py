@@ -26,6 +26,9 @@ At most ``max_connections`` are open: a new one past the cap closes the connecti
 request head (an idle or slow client), or, when every connection is busy with a request, is answered 503 and
 closed at once. Closing costs nothing but the accepted socket, so the process never runs out of descriptors
 while it still has :func:`fd_budget`'s headroom.
+
+The descriptor budget (``service.rest.descriptors``) and the throttled warnings (``service.rest.log_throttle``)
+live apart; their names are still importable from here.
 """
 
 from __future__ import annotations
@@ -34,7 +37,6 @@ import asyncio
 import contextvars
 import logging
 import ssl
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +44,8 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.observe import metrics
+from service.rest.descriptors import FD_RESERVE, FdBudget, accept_backlog, fd_budget, raise_fd_limit
+from service.rest.log_throttle import ACCEPT_FAILED, LOG_THROTTLE, THROTTLED_LOGGERS, OncePerInterval, throttle_logs
 
 log = logging.getLogger(__name__)
 
@@ -343,113 +347,19 @@ def _client_certificate(transport: asyncio.BaseTransport) -> dict[str, Any] | No
     return {"client_cert_chain": [ssl.DER_cert_to_PEM_cert(der)], "client_cert_error": None}
 
 
-# ------------------------------------------------------------------------------------------- logs
-
-
-class OncePerInterval:
-    """A logging filter: each message (by its format string) at most once per ``interval`` seconds; the next one
-    let through says how many were dropped (field ``suppressed``). A flood of refusals or malformed requests then
-    costs a line a minute, not a line each."""
-
-    def __init__(self, interval: float = 60.0) -> None:
-        self.interval = interval
-        self._last: dict[tuple[str, object], tuple[float, int]] = {}
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.levelno >= logging.ERROR and record.name != __name__:
-            return True  # an error (a traceback of ours) is never hidden
-        if len(self._last) > 1000:  # messages written preformatted: keep the table small
-            self._last.clear()
-        key = (record.name, record.msg)
-        now = time.monotonic()
-        seen = self._last.get(key)
-        if seen is not None and now - seen[0] < self.interval:
-            self._last[key] = (seen[0], seen[1] + 1)
-            return False
-        if seen is not None and seen[1]:
-            record.suppressed = seen[1]
-        self._last[key] = (now, 0)
-        return True
-
-
-#: The loggers whose warnings a client can cause at will: uvicorn's (malformed requests) and this module's.
-THROTTLED_LOGGERS = ("uvicorn.error", __name__)
-#: The filter on those loggers (one for the process).
-LOG_THROTTLE = OncePerInterval()
-
-#: asyncio's message when accept() fails for want of descriptors or memory: it logs it, with a traceback, once
-#: per connection still queued (up to the listen backlog) every second while the shortage lasts.
-ACCEPT_FAILED = "socket.accept() out of system resource"
-
-
-def throttle_logs(loop: asyncio.AbstractEventLoop, interval: float = 60.0) -> None:
-    """Throttle the warnings clients can cause, and asyncio's accept failures, to one line per ``interval``."""
-    LOG_THROTTLE.interval = interval
-    for name in THROTTLED_LOGGERS:
-        logger = logging.getLogger(name)
-        if LOG_THROTTLE not in logger.filters:
-            logger.addFilter(LOG_THROTTLE)
-    previous = loop.get_exception_handler()
-
-    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
-        if context.get("message") != ACCEPT_FAILED:
-            if previous is not None:
-                previous(loop, context)
-            else:
-                loop.default_exception_handler(context)
-            return
-        log.error("cannot accept a connection: %s", context.get("exception"))  # throttled, no traceback
-
-    loop.set_exception_handler(handler)
-
-
-# ------------------------------------------------------------------------------------------- descriptors
-
-#: Descriptors kept for everything but client connections: Redis pools, the hint processes' pipes, log and
-#: metrics sockets, gRPC's own (epoll, wake-up pipes), the listening sockets.
-FD_RESERVE = 128
-
-
-@dataclass(frozen=True)
-class FdBudget:
-    """What :func:`fd_budget` decided: the descriptor limit and the caps that fit under it."""
-
-    limit: int
-    http_connections: int
-    grpc_connections: int
-    backlog: int
-    lowered: bool
-
-
-def accept_backlog(limit: int) -> int:
-    """The REST listen backlog: asyncio accepts up to this many connections in one go before any is looked at."""
-    return max(64, min(2048, limit // 8))
-
-
-def fd_budget(limit: int, http_connections: int, grpc_connections: int, grpc_ports: int = 1) -> FdBudget:
-    """Caps that fit under ``limit`` descriptors: the reserve and one accept batch kept free, the rest shared by
-    REST and gRPC in proportion to their configured caps (lowered, never raised). gRPC's cap holds per port."""
-    backlog = accept_backlog(limit)
-    room = max(2, limit - FD_RESERVE - backlog)
-    grpc_all = grpc_connections * grpc_ports
-    wanted = http_connections + grpc_all
-    if wanted <= room:
-        return FdBudget(limit, http_connections, grpc_connections, backlog, lowered=False)
-    http = room * http_connections // wanted
-    return FdBudget(limit, http, max(1, (room - http) // grpc_ports), backlog, lowered=True)
-
-
-def raise_fd_limit() -> int:
-    """Raise this process's soft ``RLIMIT_NOFILE`` to its hard limit (an unprivileged process may); the new soft
-    limit."""
-    import resource
-
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
-    if soft == resource.RLIM_INFINITY or soft >= target:
-        return soft if soft != resource.RLIM_INFINITY else target
-    try:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-    except (ValueError, OSError):
-        return soft
-    return target
+__all__ = (
+    "ACCEPT_FAILED",
+    "FD_RESERVE",
+    "INVALID_REQUEST",
+    "LOG_THROTTLE",
+    "MAX_HEAD_BYTES",
+    "THROTTLED_LOGGERS",
+    "Connections",
+    "FdBudget",
+    "Limits",
+    "OncePerInterval",
+    "accept_backlog",
+    "fd_budget",
+    "raise_fd_limit",
+    "throttle_logs",
+)

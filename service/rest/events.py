@@ -46,7 +46,7 @@ class Stream(Protocol):
     async def aclose(self) -> None: ...
 
 
-#: Opens one server stream: (route's method, request message, call metadata) -> the stream; raises ServiceError.
+#: Opens one server stream: (route's method, request message, the call's context) -> the stream; raises ServiceError.
 Opener = Callable[[Any, Message, Any], Awaitable[Stream]]
 Encode = Callable[[Any], bytes]
 

@@ -4,256 +4,24 @@ Nothing here is written per RPC: paths come from :mod:`service.rest.routes`, sch
 descriptors (protobuf's JSON mapping: int64 as a decimal string, bytes as base64, enums by name, well-known
 types in their JSON forms), and descriptions from the comments of the ``.proto`` file next to the
 generated code (the compiled descriptor drops them, so they are read from the source text).
+The schemas are :mod:`service.rest.json_schemas`', the comments :mod:`service.rest.proto_comments`'; this module
+puts the paths, parameters, responses and security of each route together.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from pathlib import Path
-from typing import Any
 
-from google.protobuf.descriptor import Descriptor, EnumDescriptor, FieldDescriptor, ServiceDescriptor
+from google.protobuf.descriptor import Descriptor, FieldDescriptor, ServiceDescriptor
 
+from service.rest.json_schemas import JsonObject, Schemas, is_repeated
+from service.rest.proto_comments import load_comments, proto_comments
 from service.rest.routes import HttpRoute
-
-JsonObject = dict[str, Any]
-
-_INT32 = {FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SFIXED32}
-_UINT32 = {FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_FIXED32}
-_INT64 = {FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_SINT64, FieldDescriptor.TYPE_SFIXED64}
-_UINT64 = {FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64}
-_FLOAT = {FieldDescriptor.TYPE_FLOAT, FieldDescriptor.TYPE_DOUBLE}
-
-#: Well-known types whose JSON form is not an object of their fields.
-_WKT: dict[str, JsonObject] = {
-    "google.protobuf.Timestamp": {"type": "string", "format": "date-time"},
-    "google.protobuf.Duration": {"type": "string", "pattern": r"^-?[0-9]+(\.[0-9]{1,9})?s$"},
-    "google.protobuf.FieldMask": {"type": "string"},
-    "google.protobuf.Empty": {"type": "object", "additionalProperties": False},
-    "google.protobuf.Struct": {"type": "object"},
-    "google.protobuf.Value": {},
-    "google.protobuf.ListValue": {"type": "array"},
-    "google.protobuf.Any": {
-        "type": "object",
-        "properties": {"@type": {"type": "string"}},
-        "required": ["@type"],
-        "additionalProperties": True,
-    },
-    "google.protobuf.BoolValue": {"type": "boolean"},
-    "google.protobuf.StringValue": {"type": "string"},
-    "google.protobuf.BytesValue": {"type": "string", "contentEncoding": "base64"},
-}
-
-
-def _is_repeated(f: FieldDescriptor) -> bool:
-    return bool(f.is_repeated)
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Comments of the .proto source
-
-
-_DECL = re.compile(r"^\s*(message|enum|service|oneof)\s+(\w+)\s*\{")
-_RPC = re.compile(r"^\s*rpc\s+(\w+)\s*\(")
-_FIELD = re.compile(r"^\s*(?:optional\s+|repeated\s+)?(?:map\s*<[^>]*>|[\w.]+)\s+(\w+)\s*=\s*\d+")
-_ENUM_VALUE = re.compile(r"^\s*(\w+)\s*=\s*-?\d+")
-
-
-def proto_comments(source: str) -> dict[str, str]:
-    """Leading (else trailing) ``//`` comments by element full name: ``patience.v1.View.stock_count``.
-
-    A small reader for the layout protoc's style guide uses (one declaration a line); it is only used for
-    descriptions, so anything it does not recognise simply has none.
-    """
-    comments: dict[str, str] = {}
-    package = ""
-    scopes: list[tuple[str | None, str, int]] = []  # (name or None, kind, brace depth inside it)
-    pending: list[str] = []
-    depth = 0
-
-    def full(name: str) -> str:
-        names = [s[0] for s in scopes if s[0] is not None]
-        return ".".join([p for p in (package, *names, name) if p])
-
-    for raw in source.splitlines():
-        code, _, trailing = raw.partition("//")
-        stripped = raw.strip()
-        if stripped.startswith("//"):
-            pending.append(stripped[2:].strip())
-            continue
-        if not stripped:
-            pending = []
-            continue
-        text = "\n".join(pending).strip() or trailing.strip()
-        pending = []
-        kind = scopes[-1][1] if scopes else ""
-        m_pkg = re.match(r"^\s*package\s+([\w.]+)\s*;", code)
-        if m_pkg:
-            package = m_pkg.group(1)
-        elif m := _DECL.match(code):
-            if m.group(1) != "oneof" and text:
-                comments[full(m.group(2))] = text
-        elif (m := _RPC.match(code)) or (kind == "message" and (m := _FIELD.match(code))):
-            if text and not code.lstrip().startswith("option"):
-                comments[full(m.group(1))] = text
-        elif kind == "enum" and (m := _ENUM_VALUE.match(code)) and text:
-            comments[full(m.group(1))] = text
-        for ch in code:
-            if ch == "{":
-                depth += 1
-                decl = _DECL.match(code)
-                if decl and not any(s[2] == depth for s in scopes):
-                    name = None if decl.group(1) == "oneof" else decl.group(2)
-                    kind_of = "message" if decl.group(1) == "oneof" else decl.group(1)
-                    scopes.append((name, kind_of, depth))
-                elif not any(s[2] == depth for s in scopes):
-                    scopes.append((None, "block", depth))
-            elif ch == "}":
-                if scopes and scopes[-1][2] == depth:
-                    scopes.pop()
-                depth -= 1
-    return comments
-
-
-def load_comments(proto_path: Path | None) -> dict[str, str]:
-    if proto_path is None or not proto_path.is_file():
-        return {}
-    return proto_comments(proto_path.read_text(encoding="utf-8"))
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Schemas
-
-
-class _Schemas:
-    """Component schemas for messages and enums, named by their short name unless two collide."""
-
-    def __init__(self, comments: Mapping[str, str]) -> None:
-        self.comments = comments
-        self.components: dict[str, JsonObject] = {}
-        self._names: dict[str, str] = {}
-
-    def _name(self, full_name: str) -> str:
-        if full_name not in self._names:
-            short = full_name.rsplit(".", 1)[-1]
-            taken = set(self._names.values())
-            self._names[full_name] = short if short not in taken else full_name
-        return self._names[full_name]
-
-    def ref(self, full_name: str) -> JsonObject:
-        return {"$ref": f"#/components/schemas/{self._name(full_name)}"}
-
-    def enum(self, desc: EnumDescriptor) -> JsonObject:
-        name = self._name(desc.full_name)
-        if name not in self.components:
-            schema: JsonObject = {"type": "string", "enum": [v.name for v in desc.values]}
-            lines = [self.comments.get(desc.full_name, "")]
-            for v in desc.values:
-                note = self.comments.get(f"{desc.full_name}.{v.name}")
-                if note:
-                    lines.append(f"- `{v.name}`: {note}")
-            text = "\n".join(x for x in lines if x)
-            if text:
-                schema["description"] = text
-            self.components[name] = schema
-        return self.ref(desc.full_name)
-
-    def message(self, desc: Descriptor) -> JsonObject:
-        if desc.full_name in _WKT:
-            return dict(_WKT[desc.full_name])
-        if desc.full_name.startswith("google.protobuf.") and desc.full_name.endswith("Value"):
-            return self.scalar(desc.fields_by_name["value"])  # Int64Value, DoubleValue ...
-        name = self._name(desc.full_name)
-        if name not in self.components:
-            self.components[name] = {}  # reserve first: messages may be recursive
-            self.components[name] = self.object_schema(desc, exclude=())
-        return self.ref(desc.full_name)
-
-    def object_schema(self, desc: Descriptor, exclude: Iterable[str]) -> JsonObject:
-        skip = set(exclude)
-        properties: JsonObject = {}
-        for f in desc.fields:
-            if f.name in skip:
-                continue
-            properties[f.json_name] = self.field(f)
-        schema: JsonObject = {"type": "object", "properties": properties, "additionalProperties": False}
-        exclusive = [
-            [f.json_name for f in oneof.fields if f.name not in skip]
-            for oneof in desc.oneofs
-            if not (len(oneof.fields) == 1 and oneof.name.startswith("_"))  # proto3 `optional`
-        ]
-        pairs = [[a, b] for group in exclusive for i, a in enumerate(group) for b in group[i + 1 :]]
-        if pairs:
-            schema["not"] = {"anyOf": [{"required": p} for p in pairs]}
-        text = self.comments.get(desc.full_name, "")
-        for oneof in desc.oneofs:
-            names = [f.json_name for f in oneof.fields if f.name not in skip]
-            if len(names) > 1:
-                text += ("\n\n" if text else "") + f"At most one of {', '.join(f'`{n}`' for n in names)}."
-        if text:
-            schema["description"] = text
-        return schema
-
-    def field(self, f: FieldDescriptor) -> JsonObject:
-        if f.message_type is not None and f.message_type.GetOptions().map_entry:
-            value = f.message_type.fields_by_name["value"]
-            schema: JsonObject = {"type": "object", "additionalProperties": self.single(value)}
-        elif _is_repeated(f):
-            schema = {"type": "array", "items": self.single(f)}
-        else:
-            schema = self.single(f)
-        text = self.comments.get(f.full_name)
-        if text:
-            if "$ref" in schema:  # 3.1 allows siblings of $ref; keep the reference intact
-                schema = {**schema, "description": text}
-            else:
-                schema["description"] = text
-        return schema
-
-    def single(self, f: FieldDescriptor) -> JsonObject:
-        if f.message_type is not None:
-            return self.message(f.message_type)
-        if f.enum_type is not None:
-            return self.enum(f.enum_type)
-        return self.scalar(f)
-
-    @staticmethod
-    def scalar(f: FieldDescriptor) -> JsonObject:
-        t = f.type
-        if t == FieldDescriptor.TYPE_BOOL:
-            return {"type": "boolean"}
-        if t == FieldDescriptor.TYPE_STRING:
-            return {"type": "string"}
-        if t == FieldDescriptor.TYPE_BYTES:
-            return {"type": "string", "contentEncoding": "base64", "format": "byte"}
-        if t in _INT32:
-            return {"type": "integer", "format": "int32", "minimum": -(2**31), "maximum": 2**31 - 1}
-        if t in _UINT32:
-            return {"type": "integer", "format": "uint32", "minimum": 0, "maximum": 2**32 - 1}
-        if t in _INT64 or t in _UINT64:
-            low, high = (0, 2**64 - 1) if t in _UINT64 else (-(2**63), 2**63 - 1)
-            pattern = r"^[0-9]{1,20}$" if t in _UINT64 else r"^-?[0-9]{1,19}$"
-            return {
-                # Canonical JSON writes 64-bit integers as strings; a number is accepted on input.
-                "oneOf": [{"type": "string", "pattern": pattern}, {"type": "integer", "minimum": low, "maximum": high}],
-                "format": "int64" if t in _INT64 else "uint64",
-            }
-        if t in _FLOAT:
-            return {
-                "oneOf": [{"type": "number"}, {"type": "string", "enum": ["NaN", "Infinity", "-Infinity"]}],
-                "format": "double" if t == FieldDescriptor.TYPE_DOUBLE else "float",
-            }
-        return {}
-
-
-# ---------------------------------------------------------------------------------------------------------
-# The document
 
 
 def _query_parameters(
-    schemas: _Schemas, desc: Descriptor, skip: AbstractSet[str], prefix: str, depth: int
+    schemas: Schemas, desc: Descriptor, skip: AbstractSet[str], prefix: str, depth: int
 ) -> list[JsonObject]:
     """Every scalar leaf of the request that is not in the path: a query parameter (``a.b`` for nesting)."""
     params: list[JsonObject] = []
@@ -262,7 +30,7 @@ def _query_parameters(
             continue
         name = prefix + f.json_name
         if f.message_type is not None:
-            if f.message_type.GetOptions().map_entry or _is_repeated(f) or depth >= 3:
+            if f.message_type.GetOptions().map_entry or is_repeated(f) or depth >= 3:
                 continue
             if f.message_type.full_name.startswith("google.protobuf."):
                 params.append({"name": name, "in": "query", "schema": schemas.field(f)})
@@ -272,7 +40,7 @@ def _query_parameters(
         param: JsonObject = {"name": name, "in": "query", "schema": schemas.field(f)}
         if "description" in param["schema"]:
             param["description"] = param["schema"].pop("description")
-        if _is_repeated(f):
+        if is_repeated(f):
             param["style"], param["explode"] = "form", True
         params.append(param)
     return params
@@ -323,7 +91,7 @@ def openapi_document(
     extra_paths: Mapping[str, JsonObject] | None = None,
 ) -> JsonObject:
     """The whole document (a JSON-ready dict)."""
-    schemas = _Schemas(comments)
+    schemas = Schemas(comments)
     status_ref = schemas.message(_status_descriptor())
     paths: dict[str, JsonObject] = {}
     for route in routes:
@@ -438,3 +206,6 @@ def _event_schema(message: JsonObject) -> JsonObject:
             "data": {"type": "string", "contentMediaType": "application/json", "contentSchema": message},
         },
     }
+
+
+__all__ = ("JsonObject", "load_comments", "openapi_document", "proto_comments")

@@ -23,7 +23,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from service.security import keys as keyfiles
+from service.security import key_files
 from service.security.players import GuestIssuer, Identities, guest_key_id
 from service.security.providers import providers_from
 
@@ -45,33 +45,33 @@ def _from_env(env: Mapping[str, str], name: str, file_name: str) -> tuple[bytes,
         return env[name].encode(), name
     if env.get(file_name):
         path = Path(env[file_name]).expanduser()
-        return keyfiles._read_secret(path), f"{file_name} ({path})"
+        return key_files.read_secret(path), f"{file_name} ({path})"
     return None
 
 
 def parse_id_key(data: bytes, what: str) -> bytes:
-    raw = keyfiles._b64(data.decode("ascii", errors="replace"), what)
+    raw = key_files.b64(data.decode("ascii", errors="replace"), what)
     if len(raw) != ID_KEY_BYTES:
-        raise keyfiles.KeyConfigError(f"{what}: a player-id key is {ID_KEY_BYTES} bytes, not {len(raw)}")
+        raise key_files.KeyConfigError(f"{what}: a player-id key is {ID_KEY_BYTES} bytes, not {len(raw)}")
     return raw
 
 
 def generate_identity_keys(folder: Path, *, guest: bool = True, player_id: bool = True) -> dict[str, str]:
     """Write a guest key and/or a player-id key into ``folder`` (never over an existing one)."""
-    keyfiles._check_outside_repo(folder)
-    keyfiles._make_dir(folder)
+    key_files.check_outside_repo(folder)
+    key_files.make_dir(folder)
     ids: dict[str, str] = {}
     if guest:
         path = folder / GUEST_FILE
         key = Ed25519PrivateKey.generate()
-        keyfiles._write_secret(path, keyfiles._pem_private(key), overwrite=path.exists())
+        key_files.write_secret(path, key_files.pem_private(key), overwrite=path.exists())
         ids["guest_key_id"] = guest_key_id(key.public_key())
         log.warning("generated a guest identity key %s in %s", ids["guest_key_id"], folder)
     if player_id:
         path = folder / PLAYER_ID_FILE
         if path.exists():
-            raise keyfiles.KeyConfigError(f"{path} exists: the player-id key is never replaced (docs/keys.md)")
-        keyfiles._write_secret(path, base64.b64encode(secrets.token_bytes(ID_KEY_BYTES)) + b"\n")
+            raise key_files.KeyConfigError(f"{path} exists: the player-id key is never replaced (docs/keys.md)")
+        key_files.write_secret(path, base64.b64encode(secrets.token_bytes(ID_KEY_BYTES)) + b"\n")
         ids["player_id_key"] = "generated"
         log.warning("generated a player-id key in %s", folder)
     return ids
@@ -89,10 +89,10 @@ def rotate_guest_key(folder: Path) -> dict[str, str]:
     """Retire the guest key (its public half to ``retired/<id>.guest.pub.pem``) and make a new one."""
     path = folder / GUEST_FILE
     if not path.exists():
-        raise keyfiles.KeyConfigError(f"no {path} to rotate; use `generate`")
-    old = keyfiles.parse_signing_key(keyfiles._read_secret(path), str(path))
-    retired = folder / keyfiles.RETIRED_DIR / f"{guest_key_id(old.public_key())}.guest.pub.pem"
-    keyfiles._write_public(retired, keyfiles._pem_public(old.public_key()))
+        raise key_files.KeyConfigError(f"no {path} to rotate; use `generate`")
+    old = key_files.parse_signing_key(key_files.read_secret(path), str(path))
+    retired = folder / key_files.RETIRED_DIR / f"{guest_key_id(old.public_key())}.guest.pub.pem"
+    key_files.write_public(retired, key_files.pem_public(old.public_key()))
     return {"retired_guest_key_id": guest_key_id(old.public_key()), **generate_identity_keys(folder, player_id=False)}
 
 
@@ -105,29 +105,29 @@ def load_identities(
 ) -> Identities | None:
     """The identities the server accepts, or None when no player-id key is configured anywhere."""
     env = os.environ if env is None else env
-    folder = Path(directory).expanduser() if directory is not None else keyfiles.default_keys_dir(env)
+    folder = Path(directory).expanduser() if directory is not None else key_files.default_keys_dir(env)
     guest_text = _from_env(env, ENV_GUEST_KEY, ENV_GUEST_KEY_FILE)
     id_text = _from_env(env, ENV_PLAYER_ID_KEY, ENV_PLAYER_ID_KEY_FILE)
-    need_guest = guest_text is None and not keyfiles._exists(folder / GUEST_FILE)
-    need_id = id_text is None and not keyfiles._exists(folder / PLAYER_ID_FILE)
+    need_guest = guest_text is None and not key_files.exists(folder / GUEST_FILE)
+    need_id = id_text is None and not key_files.exists(folder / PLAYER_ID_FILE)
     if generate and (need_guest or need_id):
         generate_identity_keys(folder, guest=need_guest, player_id=need_id)
-    if guest_text is None and keyfiles._exists(folder / GUEST_FILE):
-        guest_text = keyfiles._read_secret(folder / GUEST_FILE), str(folder / GUEST_FILE)
-    if id_text is None and keyfiles._exists(folder / PLAYER_ID_FILE):
-        id_text = keyfiles._read_secret(folder / PLAYER_ID_FILE), str(folder / PLAYER_ID_FILE)
+    if guest_text is None and key_files.exists(folder / GUEST_FILE):
+        guest_text = key_files.read_secret(folder / GUEST_FILE), str(folder / GUEST_FILE)
+    if id_text is None and key_files.exists(folder / PLAYER_ID_FILE):
+        id_text = key_files.read_secret(folder / PLAYER_ID_FILE), str(folder / PLAYER_ID_FILE)
     if id_text is None:
         log.warning("no player-id key: players are off, every call is anonymous (see docs/keys.md)")
         return None
     retired = [
-        keyfiles.parse_public_key(p.read_bytes(), str(p))
-        for p in sorted((folder / keyfiles.RETIRED_DIR).glob("*.guest.pub.pem"))
+        key_files.parse_public_key(p.read_bytes(), str(p))
+        for p in sorted((folder / key_files.RETIRED_DIR).glob("*.guest.pub.pem"))
     ]
     retired += [
-        keyfiles.parse_public_key(t, ENV_RETIRED_GUEST_KEYS)
-        for t in keyfiles._split_list(env.get(ENV_RETIRED_GUEST_KEYS, ""))
+        key_files.parse_public_key(t, ENV_RETIRED_GUEST_KEYS)
+        for t in key_files.split_list(env.get(ENV_RETIRED_GUEST_KEYS, ""))
     ]
-    guest_key = keyfiles.parse_signing_key(*guest_text) if guest_text is not None else None
+    guest_key = key_files.parse_signing_key(*guest_text) if guest_text is not None else None
     lifetime: dict[str, Any] = {} if guest_lifetime_seconds is None else {"lifetime_seconds": guest_lifetime_seconds}
     guests = GuestIssuer(guest_key, retired, **lifetime) if guest_key is not None or retired else None
     return Identities(parse_id_key(*id_text), guests)
@@ -146,6 +146,6 @@ def load_service_identities(settings: Any) -> Identities | None:
     if not issuers:
         return identities
     if identities is None:
-        raise keyfiles.KeyConfigError("--oidc-issuer needs a player-id key (docs/keys.md): none is configured")
+        raise key_files.KeyConfigError("--oidc-issuer needs a player-id key (docs/keys.md): none is configured")
     identities.providers = providers_from(issuers, settings.oidc_audience, settings.oidc_jwks_url)
     return identities

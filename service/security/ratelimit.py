@@ -11,10 +11,11 @@ Cluster), so every replica counts the same calls. The limits are set far
 above what a person playing meets (a new deal every few seconds for a minute on end) and far below what a
 script can send.
 
-The address is the caller's (the gRPC peer, the HTTP client). A front end that calls on behalf of its users
-(a web server, a bot) may name the end user's address in ``x-client-address`` if it also sends the configured
-key in ``x-front-end-key``; an address header without the right key is refused, so that no client picks the
-address it is counted under.
+The address is the caller's, the IP address of its connection, which each transport puts in the call's context
+(``service.games.ports.Credentials``) from its own form (gRPC's peer string, the HTTP client). A front end that
+calls on behalf of its users (a web server, a bot) may name the end user's address in ``x-client-address`` if it
+also sends the configured key in ``x-front-end-key``; an address header without the right key is refused, so
+that no client picks the address it is counted under.
 
 Should Redis fail to answer the limiter, the call goes through (logged at warning level once a minute): the
 limits guard the store, and a store that does not answer refuses the call anyway.
@@ -73,21 +74,12 @@ def address_key(address: str) -> str:
     return str(ip)
 
 
-def peer_address(peer: str) -> str:
-    """The host of a gRPC peer string (``ipv4:1.2.3.4:5``, ``ipv6:[::1]:5``, ``unix:...``)."""
-    kind, _, rest = peer.partition(":")
-    if kind == "ipv4":
-        return rest.rpartition(":")[0]
-    if kind == "ipv6":
-        return rest.rpartition(":")[0].strip("[]")
-    return kind or "unknown"
-
-
-def client_address(peer: str, address: str | None, key: str | None, front_end_key: str | None) -> str:
-    """Who a call counts against: the peer, or the end user a trusted front end names (PERMISSION_DENIED
+def client_address(ip: str, address: str | None, key: str | None, front_end_key: str | None) -> str:
+    """Who a call counts against: the caller's IP address (as its transport gives it in the call's context,
+    ``service.games.ports.Credentials.peer``), or the end user a trusted front end names (PERMISSION_DENIED
     ``UNTRUSTED_CLIENT_ADDRESS`` for an address without the front end's key)."""
     if address is None:
-        return address_key(peer_address(peer))
+        return address_key(ip)
     if not front_end_key or not key or not hmac.compare_digest(key.encode(), front_end_key.encode()):
         raise errors.untrusted_client_address(CLIENT_ADDRESS, FRONT_END_KEY)
     try:
@@ -117,9 +109,9 @@ class RateLimiter:
         self.front_end_key = front_end_key or None
         self._warned = 0.0
 
-    def client(self, peer: str, address: str | None, key: str | None) -> str:
-        """Who the call counts against: the peer, or the end user a trusted front end names."""
-        return client_address(peer, address, key, self.front_end_key)
+    def client(self, ip: str, address: str | None, key: str | None) -> str:
+        """Who the call counts against: the caller's IP address, or the end user a trusted front end names."""
+        return client_address(ip, address, key, self.front_end_key)
 
     async def check(self, rpc: str, client: str) -> None:
         """Count one call of ``rpc`` by ``client``; RESOURCE_EXHAUSTED ``RATE_LIMITED`` (with when to retry) if

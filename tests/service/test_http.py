@@ -708,7 +708,7 @@ def test_listener_socket_gets_tcp_nodelay_connections() -> None:
     """asyncio sets TCP_NODELAY on accepted connections only for IPPROTO_TCP sockets (else ~40 ms a keep-alive call)."""
     import socket
 
-    from service.rest.app import _bind
+    from service.rest.serving import _bind
 
     sock = _bind("127.0.0.1:0")
     try:

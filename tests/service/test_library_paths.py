@@ -167,11 +167,11 @@ def test_a_refused_lone_surrogate_is_a_400_not_a_crash() -> None:
     """json_format quotes the refused value; a lone surrogate in it is written as an escape, so that the refusal
     can be encoded at all (else the answer itself raised UnicodeEncodeError: a 500)."""
     from service import errors
-    from service.rest.app import _service_error
+    from service.rest.gateway import service_error
     from service.rest.transcode import TranscodeError, _parse
 
     with pytest.raises(TranscodeError) as refused:
         _parse(pb.ApplyMoveRequest, {"expectedVersion": "\ud800 1", "text": "s"}, "body")
     assert refused.value.reason == "INVALID_JSON" and "\\ud800 1" in refused.value.message
-    answer = _service_error(errors.bad_request(refused.value.reason, refused.value.message, refused.value.field))
+    answer = service_error(errors.bad_request(refused.value.reason, refused.value.message, refused.value.field))
     assert answer.status_code == 400 and b"INVALID_JSON" in bytes(answer.body)

@@ -23,7 +23,7 @@ from patience.v1 import patience_pb2 as pb
 from prometheus_client import REGISTRY
 from service_harness import Client, ServerThread, bearer, refusal, settings_for
 
-from service.security.ratelimit import RateLimiter, address_key, peer_address
+from service.security.ratelimit import RateLimiter, address_key
 from service.settings.config import Settings, load
 
 FRONT_END_KEY = "front-end-key-0123456789"
@@ -133,6 +133,24 @@ def test_replicas_share_the_counts_through_redis(redis_db: str, tmp_path: Path) 
         second.stop()
 
 
+def test_an_ipv6_caller_counts_by_its_64_over_both_transports(redis_db: str, tmp_path: Path) -> None:
+    """gRPC's peer and the HTTP client become the same plain address in the call's context: one IPv6 host is one
+    client whichever transport it calls over (gRPC writes an IPv6 peer as ``ipv6:%5B::1%5D:port``)."""
+    server = ServerThread(limited(redis_db, tmp_path, listen="[::1]:0", http_listen="[::1]:0")).start()
+    client = Client(f"[::1]:{server.port}")
+    try:
+        client.NewGame(pb.NewGameRequest(variant="cats-tail"))
+        reply = httpx.post(f"http://[::1]:{server.server.http_port}/v1/games", json={"variant": "cats-tail"})
+        assert reply.status_code == 200
+        client.NewGame(pb.NewGameRequest(variant="cats-tail"))
+        assert refusal(lambda: client.NewGame(pb.NewGameRequest(variant="cats-tail"))).reason == "RATE_LIMITED"
+        reply = httpx.post(f"http://[::1]:{server.server.http_port}/v1/games", json={"variant": "cats-tail"})
+        assert reply.status_code == 429
+    finally:
+        client.close()
+        server.stop()
+
+
 def test_the_limits_work_on_redis_cluster(redis_cluster_db: str, tmp_path: Path) -> None:
     server = ServerThread(limited(redis_cluster_db, tmp_path)).start()
     client = Client(server.address)
@@ -232,10 +250,7 @@ def _limit_fields() -> list[dataclasses.Field[Any]]:
     return [f for f in dataclasses.fields(Settings) if f.name.startswith("limit_")]
 
 
-def test_addresses_and_peers() -> None:
-    assert peer_address("ipv4:203.0.113.9:5501") == "203.0.113.9"
-    assert peer_address("ipv6:[2001:db8::1]:443") == "2001:db8::1"
-    assert peer_address("unix:/tmp/sock") == "unix"
+def test_what_an_address_counts_under() -> None:
     assert address_key("203.0.113.9") == "203.0.113.9"
     assert address_key("2001:db8:0:0:abcd::1") == "2001:db8::/64"
     assert address_key("::ffff:203.0.113.9") == "203.0.113.9"

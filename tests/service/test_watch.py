@@ -301,9 +301,7 @@ def test_streams_per_address_and_per_replica(redis_db: str, tmp_path: Path) -> N
 
             # The replica's own bound: another address (a front end naming its user) fills the third slot.
             async def open_for(peer: str) -> Any:
-                return await server.server.games.watch_game(
-                    pb.WatchGameRequest(game_id=gid), Credentials(peer=f"ipv4:{peer}:1")
-                )
+                return await server.server.games.watch_game(pb.WatchGameRequest(game_id=gid), Credentials(peer=peer))
 
             assert server.loop is not None
             third = asyncio.run_coroutine_threadsafe(open_for("10.0.0.7"), server.loop).result(30)
@@ -353,7 +351,7 @@ def test_a_watcher_that_falls_behind_gets_the_latest_game_only(served: LiveServe
 
         async def open_watch() -> Any:
             return await served.server.games.watch_game(
-                pb.WatchGameRequest(game_id=gid), Credentials(game_token=token, peer="ipv4:127.0.0.1:1")
+                pb.WatchGameRequest(game_id=gid), Credentials(game_token=token, peer="127.0.0.1")
             )
 
         def run(coro: Any) -> Any:

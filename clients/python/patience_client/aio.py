@@ -7,22 +7,25 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import grpc
 import grpc.aio
 from google.protobuf.message import Message
 from patience.v1 import patience_pb2 as pb
 
-from . import _api, watching
+from . import _api, channels, watching
 from ._api import OptionValues
 from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
-from .config import NO_RETRY, ClientSettings
-from .errors import ServiceError, VersionConflict, error_from_rpc
+from .config import ClientSettings
 from .leaderboards import BoardCheck, check_pages
 from .moves import MoveLike
+
+# The channel, stubs and retry loop are channels' (shared with the blocking client); AsyncGameSession lives in
+# session.py beside GameSession, and is still importable from here.
+from .session import AsyncGameSession as AsyncGameSession
 
 R = TypeVar("R", bound=Message)
 
@@ -37,24 +40,10 @@ class AsyncPatienceClient:
         self.settings = settings or ClientSettings()
         self.credentials = _api.Credentials(self.settings)
         self._own_channel = channel is None
-        if channel is None:
-            creds = self.settings.credentials()
-            options = self.settings.options()
-            if creds is None:
-                channel = grpc.aio.insecure_channel(self.settings.target, options=options)
-            else:
-                channel = grpc.aio.secure_channel(self.settings.target, creds, options=options)
-        self.channel = channel
-        self._stubs: dict[str, Callable[..., Any]] = {
-            rpc.name: channel.unary_unary(
-                rpc.path,
-                request_serializer=_api.serializer(rpc),
-                response_deserializer=_api.deserializer(rpc),
-            )
-            for rpc in _api.ALL_RPCS
-        }
+        self.channel = channels.open_aio_channel(self.settings) if channel is None else channel
+        self._stubs = channels.unary_stubs(self.channel)
         #: Called before each pause with (rpc name, failed attempt number, pause in seconds, error).
-        self.on_retry: Callable[[str, int, float, ServiceError], None] | None = None
+        self.on_retry: channels.OnRetry | None = None
 
     async def close(self) -> None:
         if self._own_channel:
@@ -82,23 +71,10 @@ class AsyncPatienceClient:
         metadata: Sequence[tuple[str, str]] = (),
         safe: bool | None = None,
     ) -> R:
-        policy = self.settings.retry if (rpc.safe if safe is None else safe) else NO_RETRY
-        pauses = policy.backoffs()
-        stub = self._stubs[rpc.name]
-        deadline = self.settings.timeout if timeout is None else timeout
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return cast(R, await stub(request, timeout=deadline, metadata=tuple(metadata)))
-            except grpc.RpcError as err:
-                error = error_from_rpc(err, method=rpc.name, attempts=attempt)
-                pause = next(pauses, None) if error.code in policy.retry_codes else None
-                if pause is None:
-                    raise error from None
-                if self.on_retry is not None:
-                    self.on_retry(rpc.name, attempt, pause, error)
-                await asyncio.sleep(pause)
+        answer = await channels.call_async(
+            self._stubs, self.settings, rpc, request, timeout, metadata, safe, self.on_retry
+        )
+        return cast(R, answer)
 
     async def list_variants(self, *, timeout: float | None = None) -> list[pb.Variant]:
         resp = await self._call(_api.LIST_VARIANTS, pb.ListVariantsRequest(), pb.ListVariantsResponse, timeout=timeout)
@@ -340,74 +316,3 @@ class AsyncPatienceClient:
         if keys is None:
             keys = keys_from_proto(await self.get_signing_keys())
         return await asyncio.to_thread(check_pages, pages, keys, replay=replay)
-
-
-class AsyncGameSession:
-    """The asyncio twin of :class:`~patience_client.GameSession`."""
-
-    def __init__(self, client: AsyncPatienceClient, game: pb.Game) -> None:
-        self.client = client
-        self.game = game
-
-    @property
-    def game_id(self) -> str:
-        return self.game.game_id
-
-    @property
-    def version(self) -> int:
-        return self.game.version
-
-    async def refresh(self) -> pb.Game:
-        self.game = await self.client.get_game(self.game_id)
-        return self.game
-
-    async def _conflict(self, exc: VersionConflict) -> VersionConflict:
-        exc.game = await self.refresh()
-        return exc
-
-    async def move(self, move: MoveLike, *, rebase: bool = False) -> pb.ApplyMoveResponse:
-        try:
-            resp = await self.client.apply_move(self.game_id, move, expected_version=self.version)
-        except VersionConflict as exc:
-            await self._conflict(exc)
-            if not rebase:
-                raise
-            resp = await self.client.apply_move(self.game_id, move, expected_version=self.version)
-        self.game = resp.game
-        return resp
-
-    async def undo(self) -> pb.UndoMoveResponse:
-        try:
-            resp = await self.client.undo_move(self.game_id, expected_version=self.version)
-        except VersionConflict as exc:
-            raise await self._conflict(exc) from None
-        self.game = resp.game
-        return resp
-
-    async def legal_moves(self) -> list[pb.NotatedMove]:
-        return list((await self.client.legal_moves(self.game_id)).moves)
-
-    async def hint(self) -> pb.HintResponse:
-        """A move to make now, with its reason (see the client's ``hint``)."""
-        return await self.client.hint(self.game_id)
-
-    async def autoplay(self) -> pb.AutoPlayResponse:
-        """Every safe move home at the session's version; see the class for conflicts."""
-        try:
-            resp = await self.client.autoplay(self.game_id, expected_version=self.version)
-        except VersionConflict as exc:
-            raise await self._conflict(exc) from None
-        self.game = resp.game
-        return resp
-
-    async def resign(self) -> pb.Game:
-        try:
-            self.game = await self.client.resign(self.game_id, expected_version=self.version)
-        except VersionConflict as exc:
-            raise await self._conflict(exc) from None
-        return self.game
-
-    async def submit(self, moves: Iterable[MoveLike] | str) -> pb.SubmitSolutionResponse:
-        resp = await self.client.submit_solution(moves, game_id=self.game_id)
-        await self.refresh()
-        return resp

@@ -27,25 +27,10 @@ from typing import TextIO
 
 from . import statefile
 from .cli_certificates import cmd_keys, cmd_verify_cert
-from .cli_commands import (
-    cmd_auto,
-    cmd_fcs_board,
-    cmd_hint,
-    cmd_legal,
-    cmd_mint,
-    cmd_move,
-    cmd_new,
-    cmd_play,
-    cmd_replay,
-    cmd_resign,
-    cmd_show,
-    cmd_solve,
-    cmd_submit,
-    cmd_undo,
-    cmd_variants,
-)
+from .cli_commands import cmd_auto, cmd_hint, cmd_legal, cmd_move, cmd_play, cmd_resign, cmd_show, cmd_undo
 from .cli_competition import cmd_daily, cmd_leaderboard
 from .cli_context import Context, UsageError, refusal
+from .cli_dealing import cmd_mint, cmd_new, cmd_replay, cmd_variants
 from .cli_players import (
     cmd_erase,
     cmd_games,
@@ -57,6 +42,7 @@ from .cli_players import (
     identity_from,
     identity_path,
 )
+from .cli_solving import cmd_fcs_board, cmd_solve, cmd_submit
 from .cli_watch import cmd_watch
 from .config import DEFAULT_TARGET, ClientSettings
 from .errors import PatienceClientError, ServiceError

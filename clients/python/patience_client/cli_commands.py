@@ -1,22 +1,19 @@
-"""patience-cli's game commands: new, show, move, undo, legal, hint, auto, resign, replay, submit, mint, solve
-and the interactive ``play``."""
+"""patience-cli's commands on the current game: show, move, undo, legal, hint, auto, resign and the interactive
+``play``. The others are in the modules named after what they do: ``cli_dealing`` (variants, new, replay, mint),
+``cli_solving`` (submit, solve, fcs-board), ``cli_endings`` (what the end of a game shows)."""
 
 from __future__ import annotations
 
-import hashlib
 import sys
-from pathlib import Path
 
-from patience.seeds import mixed_from
 from patience.v1 import patience_pb2 as pb
 
-from engine.errors import PatienceError
 from engine.moves import split_moves
-from engine.verify import Outcome, verify
 
 from . import lineinput, render
-from .cli_certificates import dealt_words, engine_reason
-from .cli_context import Context, UsageError, parse_options, read_text, refusal
+from .cli_context import Context, refusal
+from .cli_dealing import deal
+from .cli_endings import report_end
 from .errors import ServiceError, VersionConflict
 from .session import GameSession
 
@@ -30,145 +27,13 @@ Commands:
   help         this text                     q, quit    leave (the game is kept: come back with play)"""
 
 
-def cmd_variants(ctx: Context) -> int:
-    for v in ctx.client.list_variants():
-        opts = "; ".join(f"{o.name}={o.default_value} ({'/'.join(o.allowed_values)})" for o in v.options)
-        ctx.print(f"{v.id:<26} {v.name_en} / {v.name_ru}" + (f"   options: {opts}" if opts else ""))
-    return 0
-
-
-def _seed_arg(text: str) -> bytes:
-    try:
-        seed = bytes.fromhex(text)
-    except ValueError:
-        seed = b""
-    if len(seed) != 32:
-        raise UsageError(f"--replay takes a deal's seed, 64 hex digits, not {text[:80]!r}")
-    return seed
-
-
-def _new(
-    ctx: Context,
-    variant: str,
-    *,
-    replay_seed: bytes | None = None,
-    options: dict[str, str] | None = None,
-    allow_undo: bool | None = None,
-) -> pb.Game:
-    """Deal a new game from the command line's options (or, for ``replay``, from the ended game's)."""
-    a = ctx.args
-    client_seed = bytes.fromhex(a.client_seed) if getattr(a, "client_seed", None) else None
-    if getattr(a, "replay", None):
-        replay_seed = _seed_arg(a.replay)
-    deal_number = getattr(a, "deal", None)
-    winnable = True if getattr(a, "winnable", False) else None
-    daily = True if getattr(a, "daily", False) else None
-    choosers = (("--replay", replay_seed), ("--deal", deal_number), ("--winnable", winnable), ("--daily", daily))
-    chosen = [name for name, given in choosers if given is not None]
-    others = [name for name, given in (("--client-seed", client_seed), ("--ticket", getattr(a, "ticket", None)))
-              if given is not None]  # fmt: skip
-    if chosen and len(chosen + others) > 1:
-        raise UsageError(f"{chosen[0]} chooses the deal by itself: not with {(chosen + others)[1]}")
-    prepared = None
-    if client_seed is not None:  # the server commits to its seed before it sees ours (docs/fairness.md)
-        prepared = ctx.client.prepare_game()
-        ctx.print("server seed commitment (SHA-256 of the seed the server reveals at the end):")
-        ctx.print(f"  {prepared.server_seed_commitment.hex()}")
-    resp = ctx.client.new_game(
-        variant,
-        options if options is not None else parse_options(getattr(a, "option", []) or []),
-        client_seed=client_seed,
-        deal_ticket=getattr(a, "ticket", None),
-        allow_undo=False if getattr(a, "no_undo", False) else allow_undo,
-        prepared_id=prepared.prepared_id if prepared is not None else None,
-        replay_seed=replay_seed,
-        deal_number=deal_number,
-        winnable=winnable,
-        watchable=True if getattr(a, "watchable", False) else None,
-        daily=daily,
-    )
-    ctx.save(resp.game)
-    game = resp.game
-    shown = ("public", "replay", "winnable", "daily")
-    how = f" ({dealt_words(game.dealt, game.deal_number)})" if game.dealt in shown else ""
-    if game.board:
-        how += f", on board {game.board}" + (" (your ranked game)" if game.ranked else "")
-    ctx.print(f"new game {game.game_id}{how}:")
-    ctx.print(f"  commitment {game.commitment.hex()}")
-    return game
-
-
-def cmd_new(ctx: Context) -> int:
-    ctx.show(_new(ctx, ctx.args.variant or ""))
-    return 0
-
-
-def cmd_replay(ctx: Context) -> int:
-    """A new game of the current game's deal, once that game is over and its seed revealed."""
-    old = ctx.client.get_game(ctx.game_id())
-    if not old.seed:
-        over = old.status in (pb.GAME_STATUS_WON, pb.GAME_STATUS_RESIGNED, pb.GAME_STATUS_EXPIRED,
-                              pb.GAME_STATUS_FORFEITED)  # fmt: skip
-        why = "its deal ticket is still valid" if over else "it is not over (resign it first)"
-        raise UsageError(f"game {old.game_id}'s seed is still secret: {why}")
-    game = _new(ctx, old.variant, replay_seed=old.seed, options=dict(old.options), allow_undo=old.allow_undo)
-    ctx.show(game)
-    return 0
-
-
 def cmd_show(ctx: Context) -> int:
     game = ctx.client.get_game(ctx.game_id(), include_moves=ctx.args.moves)
     ctx.show(game)
     if ctx.args.moves:
         ctx.print("moves: " + (" ".join(game.moves) or "(none)"))
-    _after(ctx, game)
+    report_end(ctx, game)
     return 0
-
-
-def _check_solution(ctx: Context, game: pb.Game) -> None:
-    """A deal dealt as winnable: replay the server's winning line on the revealed seed with the engine."""
-    try:
-        verdict = verify(game.variant, dict(game.options), game.seed, list(game.solution))
-        wins = verdict.outcome is Outcome.WON
-    except (PatienceError, ValueError):
-        wins = False
-    ctx.print(f"dealt as winnable: the server's winning line ({len(game.solution)} moves) "
-              f"{'wins' if wins else 'DOES NOT WIN'} this deal:")  # fmt: skip
-    ctx.print("  " + " ".join(game.solution))
-
-
-def _after(ctx: Context, game: pb.Game) -> None:
-    """Keep the state file's version, and say what the end of a game means."""
-    if ctx.current and ctx.current.game_id == game.game_id:
-        ctx.save(game)
-    if game.seed:
-        ok = hashlib.sha256(game.seed).digest() == game.commitment
-        ctx.print(f"seed {game.seed.hex()}")
-        verdict = "matches" if ok else "DOES NOT MATCH"
-        ctx.print(f"  SHA-256(seed) {verdict} the commitment {game.commitment.hex()[:16]}...")
-    if game.server_seed and game.server_seed_commitment:
-        ok = hashlib.sha256(game.server_seed).digest() == game.server_seed_commitment
-        ctx.print(f"server seed {game.server_seed.hex()}")
-        ctx.print(
-            f"  SHA-256 {'matches' if ok else 'DOES NOT MATCH'} the server seed commitment "
-            f"{game.server_seed_commitment.hex()[:16]}..."
-        )
-    if game.seed and game.server_seed and game.client_seed:
-        ok = mixed_from(game.seed, game.server_seed, game.client_seed)
-        ctx.print(
-            f"  the seed {'is' if ok else 'IS NOT'} the server seed mixed with your client seed (docs/fairness.md)"
-        )
-    if game.seed and game.solution:
-        _check_solution(ctx, game)
-    if game.status == pb.GAME_STATUS_WON and game.HasField("certificate") and game.certificate.encoded:
-        path = _cert_path(ctx, game.game_id)
-        path.write_bytes(game.certificate.encoded)
-        ctx.print(f"won! certificate saved to {path} (check it: patience-cli verify-cert {path})")
-
-
-def _cert_path(ctx: Context, game_id: str) -> Path:
-    given = getattr(ctx.args, "cert_out", None)
-    return Path(given) if given else Path(f"patience-{game_id}.cert")  # ids may start with "-"
 
 
 def cmd_move(ctx: Context) -> int:
@@ -185,11 +50,11 @@ def cmd_move(ctx: Context) -> int:
             return 1
         except ServiceError as exc:
             ctx.print(refusal(exc))
-            _after(ctx, session.game)
+            report_end(ctx, session.game)
             return 1
         ctx.print(f"played {resp.applied.text}")
     ctx.show(session.game)
-    _after(ctx, session.game)
+    report_end(ctx, session.game)
     return 0
 
 
@@ -202,7 +67,7 @@ def cmd_undo(ctx: Context) -> int:
         return 1
     ctx.print(f"took back {resp.undone.text}")
     ctx.show(session.game)
-    _after(ctx, session.game)
+    report_end(ctx, session.game)
     return 0
 
 
@@ -253,7 +118,7 @@ def cmd_auto(ctx: Context) -> int:
     except ServiceError as exc:
         ctx.print(refusal(exc))
         return 1
-    _after(ctx, session.game)
+    report_end(ctx, session.game)
     return 0
 
 
@@ -261,91 +126,7 @@ def cmd_resign(ctx: Context) -> int:
     session = ctx.client.session(ctx.game_id())
     game = session.resign()
     ctx.show(game)
-    _after(ctx, game)
-    return 0
-
-
-def cmd_submit(ctx: Context) -> int:
-    moves = split_moves(read_text(ctx.args.file))
-    if ctx.args.ticket:
-        resp = ctx.client.submit_solution(moves, deal_ticket=ctx.args.ticket)
-    else:
-        resp = ctx.client.submit_solution(moves, game_id=ctx.game_id())
-    return _report_submission(ctx, resp)
-
-
-def _report_submission(ctx: Context, resp: pb.SubmitSolutionResponse) -> int:
-    v = resp.verdict
-    outcome = pb.Outcome.Name(v.outcome).removeprefix("OUTCOME_").lower()
-    ctx.print(f"game {resp.game_id}: {outcome} after {v.move_count} moves (state {v.final_state_hash[:16]})")
-    if v.outcome == pb.OUTCOME_ILLEGAL:
-        ctx.print(f"✗ move {v.error_index + 1} {v.error_move_text!r} refused: {v.error_reason}: {v.error_message}")
-        ctx.print(f"  why: {render.explain(engine_reason(v.error_reason))}")
-    if v.outcome == pb.OUTCOME_NOT_WON:
-        ctx.print("  (how it failed is withheld: the ticket is still valid and its deal secret)")
-    if resp.HasField("game") and resp.game.status == pb.GAME_STATUS_FORFEITED:
-        # A submission for a game is final: not a win, so the game is over.
-        ctx.print("the game is over (forfeited): a submitted solution is final")
-        _after(ctx, resp.game)
-        return 1
-    if resp.HasField("game") and ctx.current and ctx.current.game_id == resp.game.game_id:
-        ctx.save(resp.game)
-    if v.outcome == pb.OUTCOME_WON and resp.certificate.encoded:
-        path = _cert_path(ctx, resp.game_id)
-        path.write_bytes(resp.certificate.encoded)
-        ctx.print(f"won! certificate saved to {path} (check it: patience-cli verify-cert {path})")
-        return 0
-    return 1
-
-
-def cmd_mint(ctx: Context) -> int:
-    resp = ctx.client.mint_deal(
-        ctx.args.variant, parse_options(ctx.args.option), valid_seconds=ctx.args.valid_seconds, label=ctx.args.label
-    )
-    ctx.print(resp.deal_ticket)
-    print(f"ticket {resp.ticket_id}: {resp.variant}\n  commitment {resp.commitment.hex()}", file=sys.stderr)
-    return 0
-
-
-def cmd_fcs_board(ctx: Context) -> int:
-    from engine.fcs import fcs_board
-
-    from .solver import state_from_view
-
-    rules, state = state_from_view(ctx.client.get_game(ctx.game_id()))
-    ctx.out.write(fcs_board(rules, state))
-    return 0
-
-
-def cmd_solve(ctx: Context) -> int:
-    """Solve the current position with fc-solve; write, play or submit the moves."""
-    from .solver import SolverError, solve
-
-    a = ctx.args
-    game = ctx.client.get_game(ctx.game_id(), include_moves=True)
-    try:
-        moves = solve(game, fc_solve=a.fc_solve, max_iterations=a.max_iterations)
-    except SolverError as exc:
-        ctx.print(f"✗ {exc}")
-        return 1
-    ctx.print(f"fc-solve: {len(moves)} moves win from here (checked with the engine)")
-    whole = [*game.moves, *moves]  # a solution starts from the deal
-    if a.out:
-        Path(a.out).write_text("\n".join(whole) + "\n")
-        ctx.print(f"moves from the deal saved to {a.out} (submit them: patience-cli submit {a.out})")
-    if a.play:
-        session = ctx.client.session(game)
-        for text in moves:
-            session.move(text)
-        ctx.print(f"played {len(moves)} moves")
-        ctx.show(session.game)
-        _after(ctx, session.game)
-        return 0 if session.game.status == pb.GAME_STATUS_WON else 1
-    if a.submit:
-        resp = ctx.client.submit_solution(whole, game_id=game.game_id)
-        return _report_submission(ctx, resp)
-    if not a.out:
-        ctx.print(" ".join(moves))
+    report_end(ctx, game)
     return 0
 
 
@@ -353,7 +134,7 @@ def cmd_play(ctx: Context) -> int:
     """The interactive loop; every line is a move, several moves, or a command."""
     a = ctx.args
     if a.variant:
-        game = _new(ctx, a.variant)
+        game = deal(ctx, a.variant)
     else:
         game = ctx.client.get_game(ctx.game_id())
         ctx.print(f"continuing game {game.game_id}")
@@ -390,7 +171,7 @@ def cmd_play(ctx: Context) -> int:
                     ctx.show(session.game)
                 elif cmd == "resign":
                     ctx.show(session.resign())
-                    _after(ctx, session.game)
+                    report_end(ctx, session.game)
                     break
                 else:
                     for text in words:
@@ -411,13 +192,10 @@ def cmd_play(ctx: Context) -> int:
                 pb.GAME_STATUS_EXPIRED,
                 pb.GAME_STATUS_FORFEITED,
             ):
-                _after(ctx, session.game)
+                report_end(ctx, session.game)
                 break
             if session.game.status == pb.GAME_STATUS_STUCK:
                 ctx.print("no legal move is left: undo (u) or resign")
     ctx.save(session.game)
     ctx.print(f"game {session.game_id} kept in {ctx.state_path}")
     return 0
-
-
-# -- the parser -------------------------------------------------------------------------------------------------

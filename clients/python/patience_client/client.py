@@ -12,20 +12,18 @@ the identity opens them on any device (:meth:`PatienceClient.list_games`).
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
-from typing import Any, TypeVar, cast
+from typing import TypeVar, cast
 
 import grpc
 from google.protobuf.message import Message
 from patience.v1 import patience_pb2 as pb
 
-from . import _api, watching
+from . import _api, channels, watching
 from ._api import OptionValues
 from .certificates import CertificateCheck, PublicKeys, keys_from_proto, verify_certificate
-from .config import NO_RETRY, ClientSettings
-from .errors import ServiceError, error_from_rpc
+from .config import ClientSettings
 from .leaderboards import BoardCheck, check_pages
 from .moves import MoveLike
 from .session import GameSession
@@ -45,24 +43,10 @@ class PatienceClient:
         self.settings = settings or ClientSettings()
         self.credentials = _api.Credentials(self.settings)
         self._own_channel = channel is None
-        if channel is None:
-            creds = self.settings.credentials()
-            options = self.settings.options()
-            if creds is None:
-                channel = grpc.insecure_channel(self.settings.target, options=options)
-            else:
-                channel = grpc.secure_channel(self.settings.target, creds, options=options)
-        self.channel = channel
-        self._stubs: dict[str, Callable[..., Any]] = {
-            rpc.name: channel.unary_unary(
-                rpc.path,
-                request_serializer=_api.serializer(rpc),
-                response_deserializer=_api.deserializer(rpc),
-            )
-            for rpc in _api.ALL_RPCS
-        }
+        self.channel = channels.open_channel(self.settings) if channel is None else channel
+        self._stubs = channels.unary_stubs(self.channel)
         #: Called before each pause with (rpc name, failed attempt number, pause in seconds, error).
-        self.on_retry: Callable[[str, int, float, ServiceError], None] | None = None
+        self.on_retry: channels.OnRetry | None = None
 
     # -- plumbing -------------------------------------------------------------
 
@@ -93,23 +77,8 @@ class PatienceClient:
         metadata: Sequence[tuple[str, str]] = (),
         safe: bool | None = None,
     ) -> R:
-        policy = self.settings.retry if (rpc.safe if safe is None else safe) else NO_RETRY
-        pauses = policy.backoffs()
-        stub = self._stubs[rpc.name]
-        deadline = self.settings.timeout if timeout is None else timeout
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                return cast(R, stub(request, timeout=deadline, metadata=tuple(metadata)))
-            except grpc.RpcError as err:
-                error = error_from_rpc(err, method=rpc.name, attempts=attempt)
-                pause = next(pauses, None) if error.code in policy.retry_codes else None
-                if pause is None:
-                    raise error from None
-                if self.on_retry is not None:
-                    self.on_retry(rpc.name, attempt, pause, error)
-                time.sleep(pause)
+        answer = channels.call(self._stubs, self.settings, rpc, request, timeout, metadata, safe, self.on_retry)
+        return cast(R, answer)
 
     # -- the catalogue --------------------------------------------------------
 

@@ -1,5 +1,5 @@
-"""A game followed by one player (:class:`GameSession`): the last game read is kept, so each write sends its
-version, and a version conflict reads the game again."""
+"""A game followed by one player (:class:`GameSession`, and :class:`AsyncGameSession` its asyncio twin): the last
+game read is kept, so each write sends its version, and a version conflict reads the game again."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from .errors import VersionConflict
 from .moves import MoveLike
 
 if TYPE_CHECKING:
+    from .aio import AsyncPatienceClient
     from .client import PatienceClient
 
 
@@ -90,4 +91,75 @@ class GameSession:
     def submit(self, moves: Iterable[MoveLike] | str) -> pb.SubmitSolutionResponse:
         resp = self.client.submit_solution(moves, game_id=self.game_id)
         self.refresh()
+        return resp
+
+
+class AsyncGameSession:
+    """The asyncio twin of :class:`~patience_client.GameSession`."""
+
+    def __init__(self, client: AsyncPatienceClient, game: pb.Game) -> None:
+        self.client = client
+        self.game = game
+
+    @property
+    def game_id(self) -> str:
+        return self.game.game_id
+
+    @property
+    def version(self) -> int:
+        return self.game.version
+
+    async def refresh(self) -> pb.Game:
+        self.game = await self.client.get_game(self.game_id)
+        return self.game
+
+    async def _conflict(self, exc: VersionConflict) -> VersionConflict:
+        exc.game = await self.refresh()
+        return exc
+
+    async def move(self, move: MoveLike, *, rebase: bool = False) -> pb.ApplyMoveResponse:
+        try:
+            resp = await self.client.apply_move(self.game_id, move, expected_version=self.version)
+        except VersionConflict as exc:
+            await self._conflict(exc)
+            if not rebase:
+                raise
+            resp = await self.client.apply_move(self.game_id, move, expected_version=self.version)
+        self.game = resp.game
+        return resp
+
+    async def undo(self) -> pb.UndoMoveResponse:
+        try:
+            resp = await self.client.undo_move(self.game_id, expected_version=self.version)
+        except VersionConflict as exc:
+            raise await self._conflict(exc) from None
+        self.game = resp.game
+        return resp
+
+    async def legal_moves(self) -> list[pb.NotatedMove]:
+        return list((await self.client.legal_moves(self.game_id)).moves)
+
+    async def hint(self) -> pb.HintResponse:
+        """A move to make now, with its reason (see the client's ``hint``)."""
+        return await self.client.hint(self.game_id)
+
+    async def autoplay(self) -> pb.AutoPlayResponse:
+        """Every safe move home at the session's version; see the class for conflicts."""
+        try:
+            resp = await self.client.autoplay(self.game_id, expected_version=self.version)
+        except VersionConflict as exc:
+            raise await self._conflict(exc) from None
+        self.game = resp.game
+        return resp
+
+    async def resign(self) -> pb.Game:
+        try:
+            self.game = await self.client.resign(self.game_id, expected_version=self.version)
+        except VersionConflict as exc:
+            raise await self._conflict(exc) from None
+        return self.game
+
+    async def submit(self, moves: Iterable[MoveLike] | str) -> pb.SubmitSolutionResponse:
+        resp = await self.client.submit_solution(moves, game_id=self.game_id)
+        await self.refresh()
         return resp
