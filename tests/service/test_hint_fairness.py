@@ -200,6 +200,10 @@ class Hammer:
         return self.outcomes
 
 
+#: The victim's slowest attacked hint, in its slowest idle hints (see the test).
+BOUND = 2.5
+
+
 def victim_hints(client: Client, address: str, seeds: list[bytes], pause: float) -> list[float]:
     """The victim's hints, one game per seed (the same deals, so the same work, whenever it is asked): the
     seconds each Hint took; a refusal fails the test."""
@@ -221,8 +225,9 @@ def victim_hints(client: Client, address: str, seeds: list[bytes], pause: float)
 def test_a_victims_hints_under_three_hammering_addresses(server: ServerThread) -> None:
     """The finding of issue 23, replayed: three addresses hammer captives hints. A victim who asks now and then
     (a hint every second or so, as a person might) is never refused, and its slowest hint takes at most about
-    twice its slowest on the idle server (measured in the same run, on the same deals); the hammering addresses
-    are served too, one hint at a time each, and their extra calls are refused HINTS_IN_PROGRESS."""
+    twice its slowest on the idle server (2.5 times for a loaded machine; measured in the same run, on the same
+    deals); the hammering addresses are served too, one hint at a time each, and their extra calls are refused
+    HINTS_IN_PROGRESS."""
     client = Client(server.address)
     rounds: list[tuple[list[float], list[float]]] = []
     try:
@@ -245,9 +250,11 @@ def test_a_victims_hints_under_three_hammering_addresses(server: ServerThread) -
                 assert counts["served"] >= 1, outcomes  # served too, only not all at once
                 assert set(counts) <= {"served", "HINTS_IN_PROGRESS"}, outcomes
             assert sum(counts["HINTS_IN_PROGRESS"] for counts in outcomes) >= 1, outcomes
-            # At most the running hint's rest, then its own: twice the idle time, a margin for a loaded machine.
-            if max(attacked) <= 2 * max(idle) + 0.5:
+            # At most the running hint's rest, then its own: twice the idle time, and a margin for a loaded machine
+            # (its hint process shares two cores with the hammering threads): 2.5 times. A queue without fair
+            # shares puts the victim behind every hammering address's hint, four of them (--hint-queue), 4-5 times.
+            if max(attacked) <= BOUND * max(idle) + 0.5:
                 break
     finally:
         client.close()
-    assert any(max(attacked) <= 2 * max(idle) + 0.5 for idle, attacked in rounds), rounds
+    assert any(max(attacked) <= BOUND * max(idle) + 0.5 for idle, attacked in rounds), rounds
