@@ -34,7 +34,7 @@ from engine import get_game
 from engine.catalogue import configurations
 from engine.game import Game
 from engine.moves import Move
-from engine.solver import HintCode, Outcome, autoplay, hint, solve
+from engine.solver import Finding, HintCode, autoplay, hint, solve
 from engine.solver.profiles import profile_for
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
@@ -99,7 +99,7 @@ def solve_record(game: Game, i: int, args: argparse.Namespace) -> dict[str, Any]
     """The solver with full information on deal ``i``: one line of the progress file."""
     state = game.deal(deal_seed(i))
     found = solve(game, state, max_states=args.max_states)
-    if found.outcome is Outcome.WON:
+    if found.outcome is Finding.WON:
         assert replay(game, state, found.moves).verdict.outcome is Verdict.WON
     return {
         "kind": "solve",
@@ -136,16 +136,16 @@ def rows_from(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         solved = [r for r in records if r["kind"] == "solve" and (r["variant"], r["options"]) == config]
         followed = [r for r in records if r["kind"] == "follow" and (r["variant"], r["options"]) == config]
         outcomes = [r["outcome"] for r in solved]
-        lengths = [r["length"] for r in solved if r["outcome"] == Outcome.WON.value]
+        lengths = [r["length"] for r in solved if r["outcome"] == Finding.WON.value]
         per_hint = [r["cpu"] for r in followed]
         rows.append(
             {
                 "variant": config[0],
                 "options": config[1],
                 "seeds": len(solved),
-                "won": outcomes.count(Outcome.WON.value),
-                "no_win": outcomes.count(Outcome.NO_WIN.value),
-                "unknown": outcomes.count(Outcome.UNKNOWN.value),
+                "won": outcomes.count(Finding.WON.value),
+                "no_win": outcomes.count(Finding.NO_WIN.value),
+                "unknown": outcomes.count(Finding.UNKNOWN.value),
                 "median_length": statistics.median(lengths) if lengths else None,
                 "hint_seeds": len(followed),
                 "hint_wins": sum(1 for r in followed if r["won"]),

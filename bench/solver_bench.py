@@ -32,7 +32,7 @@ from typing import Any
 from engine import VARIANT_IDS, get_game
 from engine.fcs import DEFAULT_FC_SOLVE, fcs_args, fcs_board, fcs_import
 from engine.game import Game
-from engine.solver import Outcome, has_hidden_cards, hint, solve
+from engine.solver import Finding, has_hidden_cards, hint, solve
 from engine.state import State
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
@@ -96,7 +96,7 @@ def run_fc_solve(exe: str, game: Game, state: State, seconds: float) -> tuple[bo
 def run_ours(game: Game, state: State, seconds: float) -> tuple[str, float, int, int]:
     """(outcome, CPU seconds, moves, positions expanded) for our solver on ``state``."""
     found = solve(game, state, max_seconds=seconds)
-    if found.outcome is Outcome.WON:
+    if found.outcome is Finding.WON:
         verdict = replay(game, state, found.moves).verdict
         assert verdict.outcome is Verdict.WON, verdict.describe()
     return found.outcome.value, found.seconds, len(found.moves), found.states

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from engine.solver import Outcome
+from engine.solver import Finding
 from service.solving.winnable import Budget, pool_name, prove, selected_games
 
 
@@ -42,7 +42,7 @@ def bench_pool(name: str, game: Any, seeds: int, budget: Budget) -> dict[str, An
         if attempt.entry is not None:
             proven += 1
             lines.append(len(attempt.entry.line))
-        elif attempt.outcome is Outcome.NO_WIN:
+        elif attempt.outcome is Finding.NO_WIN:
             no_win += 1
         else:
             unknown += 1

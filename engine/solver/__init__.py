@@ -12,6 +12,6 @@ the budget in seconds (a budget in states gives the same answer on every run).
 
 from .hint import Hint, HintCode, has_hidden_cards, hint
 from .safe import autoplay, safe_move
-from .search import Outcome, Solution, solve
+from .search import Finding, Solution, solve
 
-__all__ = ["Hint", "HintCode", "Outcome", "Solution", "autoplay", "has_hidden_cards", "hint", "safe_move", "solve"]
+__all__ = ["Finding", "Hint", "HintCode", "Solution", "autoplay", "has_hidden_cards", "hint", "safe_move", "solve"]

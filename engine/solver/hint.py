@@ -26,7 +26,7 @@ from ..state import State
 from ..view import HIDDEN, View, player_view
 from .profiles import profile_for
 from .safe import safe_move
-from .search import Outcome, solve
+from .search import Finding, solve
 
 #: Guesses of the hidden cards, and the positions each may expand (what a hint costs: docs/solver.md).
 SAMPLES = 6
@@ -95,7 +95,7 @@ def hint(
     view = player_view(game, state)
     if not ((view.stock is None and view.stock_count > 0) or HIDDEN in view.captives):
         found = solve(game, state, max_states=full_states, max_seconds=max_seconds)
-        if found.outcome is Outcome.WON and found.moves:
+        if found.outcome is Finding.WON and found.moves:
             n = len(found.moves)
             why = f"on a winning line: {n} move{'s' if n > 1 else ''} to the end"
             return Hint(found.moves[0], why, 1, 1, HintCode.WINNING_LINE, n, found.moves)
@@ -114,24 +114,24 @@ def hint(
             break
         tried += 1
         found = solve(game, guess, max_states=sample_states, max_seconds=left)
-        if found.outcome is Outcome.WON and found.moves:
+        if found.outcome is Finding.WON and found.moves:
             move = found.moves[0]
             wins[move] += 1
             first_seen.setdefault(move, len(first_seen))
             shortest[move] = min(shortest.get(move, len(found.moves)), len(found.moves))
-        elif found.outcome is Outcome.NO_WIN:
+        elif found.outcome is Finding.NO_WIN:
             no_win += 1
     if wins:
         move = min(wins, key=lambda m: (-wins[m], first_seen[m]))
         why = f"wins in {wins[move]} of {tried} guesses of the hidden cards"
         return Hint(move, why, wins[move], tried, HintCode.WINS_IN_GUESSES, shortest[move])
-    outcome = Outcome.NO_WIN if no_win == tried == len(guesses) else Outcome.UNKNOWN
+    outcome = Finding.NO_WIN if no_win == tried == len(guesses) else Finding.UNKNOWN
     return _fallback(game, guesses[0], outcome, 0, tried)
 
 
-def _fallback(game: Game, state: State, outcome: Outcome, wins: int, tried: int) -> Hint:
+def _fallback(game: Game, state: State, outcome: Finding, wins: int, tried: int) -> Hint:
     """No win found: a safe move home if there is one, else the move the solver's score likes best."""
-    why = "no win is left from here" if outcome is Outcome.NO_WIN else "no win found within the hint's budget"
+    why = "no win is left from here" if outcome is Finding.NO_WIN else "no win found within the hint's budget"
     move = safe_move(game, state)
     if move is not None:
         return Hint(move, f"{why}; this card goes home safely", wins, tried, HintCode.SAFE_MOVE)

@@ -45,7 +45,7 @@ NOISE = 25
 Line = tuple[Move, ...]
 
 
-class Outcome(StrEnum):
+class Finding(StrEnum):
     """What the solver found out."""
 
     WON = "won"
@@ -59,7 +59,7 @@ class Solution:
     counts the positions expanded, ``seconds`` the CPU time the search took in this thread; ``budget_hit`` is
     ``"states"`` or ``"seconds"`` when the answer is unknown for that reason."""
 
-    outcome: Outcome
+    outcome: Finding
     moves: Line = ()
     states: int = 0
     seconds: float = 0.0
@@ -200,7 +200,7 @@ def solve(
     prof = profile or profile_for(game)
     root, auto = autoplay(game, state)
     if game.is_won(root):
-        return Solution(Outcome.WON, tuple(auto), 0, clock() - started)
+        return Solution(Finding.WON, tuple(auto), 0, clock() - started)
     searches: list[_BestFirst | _DepthFirst] = [
         _BestFirst(game, prof, root, depth_weight),
         _DepthFirst(game, prof, root),
@@ -211,18 +211,18 @@ def solve(
     while True:
         expanded = sum(s.expanded for s in searches)
         if max_states is not None and expanded >= max_states:
-            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "states")
+            return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "states")
         if deadline is not None and clock() >= deadline:
-            return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, "seconds")
+            return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds")
         n = SLICE if max_states is None else min(SLICE, max_states - expanded)
         search = searches[turn % len(searches)]
         turn += 1
         try:
             line = search.run(n)
         except _Exhausted:
-            return Solution(Outcome.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
+            return Solution(Finding.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
         if line is not None:
-            return Solution(Outcome.WON, (*auto, *line), sum(s.expanded for s in searches), clock() - started)
+            return Solution(Finding.WON, (*auto, *line), sum(s.expanded for s in searches), clock() - started)
 
 
 def _solve_king_chain(
@@ -236,13 +236,13 @@ def _solve_king_chain(
     core = "c" if compiled.active() else "python"
     if root[2] == kingchain.WON:
         moves = tuple(kingchain.explicit(game, state, (auto,)))
-        return Solution(Outcome.WON, moves, 0, clock() - started, core=core)
+        return Solution(Finding.WON, moves, 0, clock() - started, core=core)
     deadline = None if max_seconds is None else started + max_seconds
     search = compiled.run if core == "c" else kingchain.run
     answer, expanded, line = search(root, runs, max_states, SLICE, deadline)
     if answer == kingchain.RUN_WON:
         moves = tuple(kingchain.explicit(game, state, (auto, *line)))
-        return Solution(Outcome.WON, moves, expanded, clock() - started, core=core)
+        return Solution(Finding.WON, moves, expanded, clock() - started, core=core)
     if answer == kingchain.RUN_NO_WIN:
-        return Solution(Outcome.NO_WIN, (), expanded, clock() - started, core=core)
-    return Solution(Outcome.UNKNOWN, (), expanded, clock() - started, answer, core=core)
+        return Solution(Finding.NO_WIN, (), expanded, clock() - started, core=core)
+    return Solution(Finding.UNKNOWN, (), expanded, clock() - started, answer, core=core)

@@ -19,7 +19,7 @@ from engine.catalogue import configurations, get_game
 from engine.deal import SEED_BYTES
 from engine.game import Game
 from engine.moves import Move
-from engine.solver import Outcome, solve
+from engine.solver import Finding, solve
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
 
@@ -81,7 +81,7 @@ class Attempt:
     """One seed tried: the entry if it was proven, the solver's outcome, and what it cost."""
 
     entry: Entry | None
-    outcome: Outcome
+    outcome: Finding
     states: int
     seconds: float
 
@@ -96,7 +96,7 @@ def prove(game: Game, seed: bytes, budget: Budget) -> Attempt:
     start = game.deal(seed)
     found = solve(game, start, max_states=budget.max_states, max_seconds=budget.max_seconds)
     entry = None
-    if found.outcome is Outcome.WON:
+    if found.outcome is Finding.WON:
         checked = replay(game, start, found.moves)
         if checked.verdict.outcome is Verdict.WON:
             entry = Entry(seed, tuple(checked.moves))

@@ -16,7 +16,7 @@ from engine import State, get_game
 from engine.cards import NO_CARD, Card, parse_card
 from engine.catalogue import configurations
 from engine.game import Game
-from engine.solver import Outcome, solve
+from engine.solver import Finding, solve
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
 
@@ -60,7 +60,7 @@ def test_king_chain_no_win_is_proven_with_every_cell_taken() -> None:
     game = get_game("royal-retinue")
     state = hearts_ending("2H 2H 3H 3H 4H 4H 5H 5H", ["AH KH", "AH KH", "7H 7H 6H 6H", *HEART_COLUMNS[3:]])
     found = solve(game, state, max_states=1000)
-    assert found.outcome is Outcome.NO_WIN
+    assert found.outcome is Finding.NO_WIN
     assert found.moves == ()
 
 
@@ -69,7 +69,7 @@ def test_king_chain_no_win_is_proven_after_a_search() -> None:
     game = get_game("royal-retinue")
     state = hearts_ending("2H 2H 3H 3H 4H 4H 5H ..", ["AH QH KH", "AH QH KH", "7H 7H 6H 6H 5H", *HEART_COLUMNS[3:5]])
     found = solve(game, state, max_states=1000)
-    assert found.outcome is Outcome.NO_WIN
+    assert found.outcome is Finding.NO_WIN
     assert found.states >= 1
 
 
@@ -78,7 +78,7 @@ def test_king_chain_win_is_found_with_two_cells_free() -> None:
     game = get_game("royal-retinue")
     state = hearts_ending("2H 2H 3H 3H 4H 4H .. ..", HEART_COLUMNS)
     found = solve(game, state, max_states=1000)
-    assert found.outcome is Outcome.WON
+    assert found.outcome is Finding.WON
     assert_wins(game, state, found.moves)
 
 
@@ -86,7 +86,7 @@ def test_budget_too_small_is_unknown_not_no_win() -> None:
     game = get_game("cats-tail")
     state = game.deal(seed(0))
     found = solve(game, state, max_states=1)
-    assert found.outcome is Outcome.UNKNOWN
+    assert found.outcome is Finding.UNKNOWN
     assert found.budget_hit == "states"
     assert solve(game, state, max_seconds=1e-9).budget_hit == "seconds"
 
@@ -103,14 +103,14 @@ def tribunal_ending(columns: list[str]) -> State:
 def test_tribunal_no_win_with_the_ten_under_the_jack() -> None:
     game = get_game("tribunal")
     found = solve(game, tribunal_ending(["KC TH JH"]), max_states=100)
-    assert found.outcome is Outcome.NO_WIN
+    assert found.outcome is Finding.NO_WIN
 
 
 def test_tribunal_win_with_a_lone_king_to_take_the_jack() -> None:
     game = get_game("tribunal")
     state = tribunal_ending(["KC TH JH", "KS"])
     found = solve(game, state, max_states=100)
-    assert found.outcome is Outcome.WON
+    assert found.outcome is Finding.WON
     assert [m.text() for m in found.moves] == ["1-2/1", "1-f8", "2-f8"]
     assert_wins(game, state, found.moves)
 
@@ -125,8 +125,8 @@ def test_every_game_is_solved_on_some_deal_and_each_win_replays(variant: str, op
     for i in range(8):
         state = game.deal(seed(i))
         found = solve(game, state, max_states=5000)
-        assert found.outcome is not Outcome.NO_WIN or found.states < 5000
-        if found.outcome is Outcome.WON:
+        assert found.outcome is not Finding.NO_WIN or found.states < 5000
+        if found.outcome is Finding.WON:
             wins += 1
             assert_wins(game, state, found.moves)
         if wins:
@@ -156,7 +156,7 @@ def test_whatever_the_solver_calls_a_win_replays_as_a_win(
     game = get_game(variant, options)
     state = game.deal(seed_bytes)
     found = solve(game, state, max_states=budget)
-    if found.outcome is Outcome.WON:
+    if found.outcome is Finding.WON:
         assert_wins(game, state, found.moves)
     else:
         assert found.moves == ()

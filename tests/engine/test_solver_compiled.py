@@ -20,7 +20,7 @@ from test_solver_kingchain import KING_CHAIN, walk
 
 from engine import State, get_game
 from engine.games.royal_retinue import RoyalRetinue
-from engine.solver import Outcome, compiled, kingchain, solve
+from engine.solver import Finding, compiled, kingchain, solve
 from engine.solver.search import SLICE
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
@@ -182,7 +182,7 @@ def test_solve_says_which_search_ran_and_the_variable_forces_python(monkeypatch:
 def test_a_budget_in_seconds_stops_the_compiled_search() -> None:
     game = get_game("royal-retinue")
     found = solve(game, game.deal(seed(0)), max_seconds=1e-9)
-    assert (found.outcome, found.budget_hit, found.core) == (Outcome.UNKNOWN, "seconds", "c")
+    assert (found.outcome, found.budget_hit, found.core) == (Finding.UNKNOWN, "seconds", "c")
 
 
 @needs_core

@@ -16,7 +16,7 @@ import pytest
 
 from engine import State, get_game
 from engine.game import Game
-from engine.solver import Outcome, hint, solve
+from engine.solver import Finding, hint, solve
 from engine.solver.profiles import profile_for
 
 VECTORS = json.loads((Path(__file__).resolve().parents[1] / "data" / "solver-vectors.json").read_text())
@@ -40,7 +40,7 @@ def test_the_vectors_cover_every_answer() -> None:
     """Wins, proofs of no win and budgets run out; every kind of hint but NO_MOVE."""
     outcomes = {s["outcome"] for case in POSITIONS for s in case["solves"]}
     codes = {h["code"] for case in POSITIONS for h in case["hints"]}
-    assert outcomes == {o.value for o in Outcome}
+    assert outcomes == {o.value for o in Finding}
     assert {"WINNING_LINE", "WINS_IN_GUESSES", "SAFE_MOVE", "BEST_SCORE"} <= codes
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from opentelemetry.trace import SpanKind
 
 from engine.game import Game
-from engine.solver import Outcome
+from engine.solver import Finding
 from service.observe import tracing
 from service.solving.filler import metrics
 from service.solving.winnable import Attempt, Budget, choose_pool, new_seed, pool_name, prove
@@ -112,11 +112,11 @@ class Filler:
         self.attempts += 1
         metrics.SOLVER_SECONDS.labels(pool).inc(attempt.seconds)
         if attempt.entry is None:
-            outcome = "rejected" if attempt.outcome is Outcome.WON else attempt.outcome.value
+            outcome = "rejected" if attempt.outcome is Finding.WON else attempt.outcome.value
             metrics.ATTEMPTS.labels(pool, outcome).inc()
             self.tries[pool] += 1
             log.debug("seed dropped", extra={"pool": pool, "outcome": outcome, "states": attempt.states})
-            if attempt.outcome is Outcome.WON:  # the verifier refused the solver's line: a bug to hear of
+            if attempt.outcome is Finding.WON:  # the verifier refused the solver's line: a bug to hear of
                 log.error("the verifier refused a line the solver called won", extra={"pool": pool})
             return
         metrics.ATTEMPTS.labels(pool, "won").inc()
