@@ -5,15 +5,19 @@ guess the hidden cards several times from the view alone and see how each move f
 way programs play Klondike (Yan et al., "Solitaire: Man versus Machine", 2005; Bjarnason, Fern and Tadepalli,
 "Lower bounding Klondike solitaire with Monte-Carlo planning", 2009):
 
-- **Wins first.** Each guess is solved with part of its budget (``search.solve``); a winning line votes for
+- **Wins first.** The first ``SOLVED`` guesses are solved (``search.solve``) with ``SOLVE_SHARE`` of the budget:
+  few guesses, so that each search goes deep enough to win (a captives game in its second pass, with the stock
+  known, wants several hundred positions; a dozen shallow searches would find nothing). A winning line votes for
   its first move, and the move with the most votes is the hint ("hindsight optimisation").
-- **Else, a look along every move.** When no guess is won, every move is played on every guess and looked at a
-  little further: a depth-first search of a few positions from there, the best-scored child first, finds the
-  best position it can reach, valued by the solver's score plus one per move it takes to get there. The move
-  with the lowest mean over the guesses is the hint. The cost of the moves matters: without it a move that only
-  shuffles a card between two places ties with the move that makes the same progress at once, and a follower
-  wanders.
+- **Else, a look along every move.** When no solve won, every move is played on every guess and looked at a
+  little further, with the rest of the budget shared out: a depth-first search from there, the best-scored child
+  first, finds the best position it can reach, valued by the solver's score plus one per move it takes to get
+  there. The move with the lowest mean over the guesses is the hint (more and cheaper samples: every guess
+  counts here). The cost of the moves matters: without it a move that only shuffles a card between two places
+  ties with the move that makes the same progress at once, and a follower wanders.
 - Moves that give the same position are weighed once; moves into a position already met (``path``) not at all.
+- The winning line a hint came from can be followed up to its first move that turns a hidden card
+  (``until_revealed``): the moves before it are legal whatever the real cards are.
 
 Only the view (and ``state.fresh``, which the player saw happen) is read: the guesses are drawn from the cards
 the view does not show, so a hint cannot depend on the real hidden cards.

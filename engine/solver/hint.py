@@ -129,11 +129,11 @@ def _fallback(game: Game, state: State, outcome: Outcome, wins: int, tried: int)
     if move is not None:
         return Hint(move, f"{why}; this card goes home safely", wins, tried, HintCode.SAFE_MOVE)
     prof = profile_for(game)
-    best: tuple[int, int, Move] | None = None
+    liked: tuple[int, int, Move] | None = None
     for i, m in enumerate(prof.moves(state)):
         score = prof.score(game.play(state, m)[0])
-        if best is None or (score, i) < best[:2]:
-            best = (score, i, m)
-    if best is None:
+        if liked is None or (score, i) < liked[:2]:
+            liked = (score, i, m)
+    if liked is None:
         return Hint(None, "no move is left", wins, tried)
-    return Hint(best[2], f"{why}; this move looks best", wins, tried, HintCode.BEST_SCORE)
+    return Hint(liked[2], f"{why}; this move looks best", wins, tried, HintCode.BEST_SCORE)
