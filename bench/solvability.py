@@ -3,12 +3,13 @@
 For every variant and option set, over --seeds deals (``sha256("solvability-<i>")``), the solver with full
 information and --max-states positions per deal answers won / proven unwinnable / unknown; the median
 length of the lines it found is reported. Then on the first --hint-seeds deals a *hint follower* plays:
-it applies the safe moves to the foundations (auto-play), asks for a hint (``engine.solver.hint``, from
-the player's view only in games with hidden cards), plays it, and so on until the game is won, no move is
-left, a position comes back, or --max-moves moves were made. In a game with every card face up, while it
-follows a winning line its last hint came from, the rest of that line stands for the next hints (any
-later hint would find a winning line too: that one). Budgets in positions, not seconds, so every run of
-the script gives the same table.
+it applies the safe moves to the foundations (auto-play), asks for a hint, plays it, and so on until the game
+is won, no move is left (or every move goes back to a position met), --stall moves went by with no card home,
+none dealt and no redeal, or --max-moves moves were made. Its hints are the service's
+(``engine.solver.follow``, at the service's budgets by default): from the player's view only in games with
+hidden cards; the line a hint came from continued while the player follows it (a winning line when every card
+is face up, a guess's winning line up to its first hidden card otherwise); never a move back to a position
+met. Budgets in positions, not seconds, so every run of the script gives the same table.
 
 Deals are played deal by deal across the games (deal 0 of every game, then deal 1, ...), each written to
 --progress as it ends, so that a run stopped early still gives a table (of the deals done) and runs of
@@ -26,7 +27,6 @@ import hashlib
 import json
 import statistics
 import time
-from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
 
@@ -34,8 +34,10 @@ from engine import get_game
 from engine.catalogue import configurations
 from engine.game import Game
 from engine.moves import Move
-from engine.solver import Finding, HintCode, autoplay, hint, solve
-from engine.solver.profiles import profile_for
+from engine.solver import Finding, autoplay, solve
+from engine.solver.follow import Followed, continued, hint_on_path, position_key, walk
+from engine.solver.hint import SAMPLE_STATES, SAMPLES
+from engine.state import State
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
 
@@ -47,52 +49,67 @@ def deal_seed(i: int) -> bytes:
 
 
 def follow_hints(
-    game: Game, seed: bytes, samples: int, sample_states: int, full_states: int, max_moves: int
-) -> tuple[bool, int, float]:
-    """(won, hints asked, CPU seconds per hint) for a player who auto-plays and follows the hints."""
-    key = profile_for(game).key
+    game: Game, seed: bytes, samples: int, sample_states: int, full_states: int, max_moves: int, stall: int
+) -> dict[str, Any]:
+    """A player who auto-plays and follows the hints as the service gives them (``engine.solver.follow``: the line
+    a hint came from is continued while the player follows it, no hint goes back to a position met): whether it
+    won, how it ended, the moves made, the hints that searched and their CPU seconds in all."""
     state = game.deal(seed)
-    seen: set[Hashable] = set()
-    line: list[Move] = []
-    hints = 0
-    hint_cpu = 0.0
+    path = {position_key(game, state)}
+    kept: Followed | None = None
+    played: list[Move] = []
+    searched = 0
+    cpu = 0.0
     moves = 0
+    progress, since = _progress(state), 0
+    end = "moves"
     while moves < max_moves:
+        before = state
         state, auto = autoplay(game, state)
+        path.update(walk(game, before, auto)[1])
         moves += len(auto)
+        played += auto
         if game.is_won(state):
-            return True, hints, hint_cpu / max(hints, 1)
-        k = key(state)
-        if k in seen:
-            return False, hints, hint_cpu / max(hints, 1)
-        seen.add(k)
-        if line and line[: len(auto)] == auto:
-            del line[: len(auto)]  # the safe moves the line made are the ones auto-play just made
-        else:
-            line = []
-        if line:
-            move = line.pop(0)
-        else:
+            end = "won"
+            break
+        if _progress(state) != progress:
+            progress, since = _progress(state), moves
+        elif moves - since >= stall:
+            end = "stalled"
+            break
+        here = position_key(game, state)
+        followed = None if kept is None else continued(kept.line, kept.keys, kept.to_end, played, here)
+        if followed is None:
             started = time.thread_time()
-            given = hint(
+            followed = hint_on_path(
                 game,
                 state,
+                path,
                 seed=seed + bytes([moves % 256]),
                 samples=samples,
                 sample_states=sample_states,
                 full_states=full_states,
             )
-            hint_cpu += time.thread_time() - started
-            hints += 1
-            if given.move is None:
-                return False, hints, hint_cpu / hints
-            move = given.move
-            line = []
-            if given.code is HintCode.WINNING_LINE:  # every card face up: the line the hint's search found
-                line = list(given.line[1:])
+            cpu += time.thread_time() - started
+            searched += 1
+        move = followed.hint.move
+        if move is None:
+            end = "stuck"
+            break
+        kept, played = (followed if followed.line else None), [move]
         state = game.play(state, move)[0]
         moves += 1
-    return False, hints, hint_cpu / max(hints, 1)
+        key = position_key(game, state)
+        if key in path:
+            end = "came back"  # never, by hint_on_path's rule: counted, should it ever happen
+            break
+        path.add(key)
+    return {"won": end == "won", "end": end, "moves": moves, "hints": searched, "hint_cpu": cpu}
+
+
+def _progress(state: State) -> tuple[int, int, int]:
+    """What a follower who gets somewhere changes: cards home, cards left in the stock, redeals."""
+    return sum(map(len, state.foundations)), len(state.stock), state.redeals
 
 
 def solve_record(game: Game, i: int, args: argparse.Namespace) -> dict[str, Any]:
@@ -113,18 +130,19 @@ def solve_record(game: Game, i: int, args: argparse.Namespace) -> dict[str, Any]
 
 
 def follow_record(game: Game, i: int, args: argparse.Namespace) -> dict[str, Any]:
-    """The hint follower on deal ``i``: one line of the progress file."""
-    won, hints, cpu = follow_hints(
-        game, deal_seed(i), args.hint_samples, args.hint_states, args.hint_full_states, args.max_moves
+    """The hint follower on deal ``i``: one line of the progress file (``cpu``: CPU seconds per hint that searched;
+    ``move_cpu``: the hints' CPU seconds per move made)."""
+    done = follow_hints(
+        game, deal_seed(i), args.hint_samples, args.hint_states, args.hint_full_states, args.max_moves, args.stall
     )
     return {
         "kind": "follow",
         "variant": game.id,
         "options": game.options_text(),
         "deal": i,
-        "won": won,
-        "hints": hints,
-        "cpu": cpu,
+        **{k: done[k] for k in ("won", "end", "moves", "hints")},
+        "cpu": done["hint_cpu"] / max(done["hints"], 1),
+        "move_cpu": done["hint_cpu"] / max(done["moves"], 1),
     }
 
 
@@ -138,6 +156,7 @@ def rows_from(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         outcomes = [r["outcome"] for r in solved]
         lengths = [r["length"] for r in solved if r["outcome"] == Finding.WON.value]
         per_hint = [r["cpu"] for r in followed]
+        per_move = [r["move_cpu"] for r in followed if "move_cpu" in r]
         rows.append(
             {
                 "variant": config[0],
@@ -150,6 +169,7 @@ def rows_from(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "hint_seeds": len(followed),
                 "hint_wins": sum(1 for r in followed if r["won"]),
                 "median_hint_ms": round(statistics.median(per_hint) * 1000, 1) if per_hint else None,
+                "median_move_ms": round(statistics.median(per_move) * 1000, 1) if per_move else None,
                 "max_states": max((r["max_states"] for r in solved), default=0),
             }
         )
@@ -177,8 +197,8 @@ def pct(n: int, d: int) -> str:
 def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
     out = [
         "| game | options | budget (positions) | won | proven unwinnable | unknown | median line (moves) | "
-        "hint follower won | CPU per hint |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "hint follower won | CPU per hint | hint CPU per move |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         n = r["seeds"]
@@ -188,13 +208,21 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
             f"{pct(r['won'], n)} ({r['won']}/{n}) | "
             f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {length} | "
             f"{pct(r['hint_wins'], r['hint_seeds'])} ({r['hint_wins']}/{r['hint_seeds']}) | "
-            f"{'-' if r['median_hint_ms'] is None else format(r['median_hint_ms'], 'g') + ' ms'} |"
+            f"{_ms(r['median_hint_ms'])} | {_ms(r.get('median_move_ms'))} |"
         )
     return "\n".join(out)
 
 
-def document(rows: list[dict[str, Any]], settings: dict[str, Any]) -> str:
-    """docs/solvability.md: the method, the budgets and the table."""
+def _ms(value: float | None) -> str:
+    return "-" if value is None else format(value, "g") + " ms"
+
+
+def document(rows: list[dict[str, Any]], settings: dict[str, Any], hints: dict[str, Any] | None = None) -> str:
+    """docs/solvability.md: the method, the budgets and the table (``hints``: the settings of the follower's run,
+    when it ran apart from the solver's)."""
+    hints = hints or settings
+    stall, max_moves, samples = hints.get("stall", 150), hints["max_moves"], hints["hint_samples"]
+    full, total = hints["hint_full_states"], hints["hint_samples"] * hints["hint_states"]
     n = min((r["seeds"] for r in rows), default=0)
     hint_n = min((r["hint_seeds"] for r in rows if r["hint_seeds"]), default=0)
     target = settings["seeds"]
@@ -228,14 +256,16 @@ in positions per deal that the table gives.
 - **median line**: the median length, in moves, of the winning lines found (not the shortest lines: the solver
   looks for a win, not for the shortest one).
 - **hint follower won**: on the first of those deals (how many in the table), a player who presses auto-play (every
-  safe move to the foundations) and then plays the hint, again and again, until the game is won, no move is
-  left, a position comes back or {settings["max_moves"]} moves were made. Hints as `engine.solver.hint` gives them: in
-  games with hidden cards from the player's view only, {settings["hint_samples"]} guesses of the hidden cards solved
-  with {settings["hint_states"]} positions each; in games with every card face up from the solver on the real
-  position with {settings.get("hint_full_states", settings["max_states"]):,} positions (while the player follows
-  the winning line a hint came from, the rest of that line stands for the next hints). **CPU per hint** is the
-  median over the deals of the CPU time of one hint, as the run measured it (a run that went on through a change
-  of the solver's speed mixes both; docs/solver.md has today's costs).
+  safe move to the foundations) and then plays the hint, again and again, until the game is won, no move is left
+  (or every move goes back to a position met), {stall} moves went by with no card home, none dealt and no
+  redeal, or {max_moves} moves were made. Its hints are the service's (`engine.solver.follow`; docs/solver.md,
+  "Hints"): while the player follows the line a hint came from, its next move, with no search (a winning line on
+  the real position when every card is face up; with hidden cards, the line of a guess that won, up to its first
+  card turned face up); else a new hint: with every card face up the solver on the real position with
+  {full:,} positions; with hidden cards {samples} guesses of them from the player's view only, {total:,} positions
+  in all; never a move back to a position met. **CPU per hint** is the median over the deals of the CPU time of
+  one hint that searched, **hint CPU per move** the median over the deals of the hints' CPU time per move made (a
+  kept line's hints cost nothing), as the run measured them.
 
 Budgets are in positions, not seconds, so the table is the same on every machine and every run.
 {stopped}Each row says how many deals it counts: at {n} deals a share is known to about +/- {one} points (one
@@ -261,15 +291,28 @@ def main() -> int:
     p.add_argument("--seeds", type=int, default=200)
     p.add_argument("--max-states", type=int, default=5000, help="the solver's budget per deal, in positions")
     p.add_argument("--hint-seeds", type=int, default=200, help="deals the hint follower plays (the first ones)")
-    p.add_argument("--hint-samples", type=int, default=4, help="guesses of the hidden cards per hint")
-    p.add_argument("--hint-states", type=int, default=300, help="positions per guess")
+    p.add_argument(
+        "--hint-samples", type=int, default=SAMPLES, help="guesses of the hidden cards per hint (the service's)"
+    )
+    p.add_argument(
+        "--hint-states",
+        type=int,
+        default=SAMPLE_STATES,
+        help="positions per guess (the service's: --hint-states is this times --hint-samples)",
+    )
     p.add_argument(
         "--hint-full-states",
         type=int,
-        default=4000,
-        help="positions per hint in games with every card face up (the hint's default)",
+        default=SAMPLES * SAMPLE_STATES,
+        help="positions per hint in games with every card face up (the service's: its --hint-states)",
     )
     p.add_argument("--max-moves", type=int, default=1500)
+    p.add_argument(
+        "--stall",
+        type=int,
+        default=150,
+        help="the follower gives up after this many moves with no card home, none dealt and no redeal",
+    )
     p.add_argument("--variants", nargs="*", help="only these variant ids")
     p.add_argument("--json", type=Path, help="write the rows and settings here")
     p.add_argument("--out", type=Path, help="write the whole document here (docs/solvability.md)")
@@ -301,7 +344,9 @@ def main() -> int:
     if args.render:
         runs = [read_records(path) for path in args.render]
         rows = rows_from([r for _, recs in runs for r in recs])
-        text = document(rows, runs[0][0])
+        solved = next((s for s, _ in runs if s.get("only") != "follow"), runs[0][0])
+        followed = next((s for s, _ in runs if s.get("only") != "solve"), runs[0][0])
+        text = document(rows, solved, followed)
         if args.out:
             args.out.write_text(text)
         print(text)

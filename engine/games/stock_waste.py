@@ -22,6 +22,11 @@ class TurnsStock(Game):
             return not self.is_won(state)
         return super().has_legal_move(state)
 
+    def stock_visible(self, state: State) -> bool:
+        """A stock that is the waste turned over is no secret: the player saw each of its cards turned, in this
+        order, and the whole waste before it was turned over (the view shows the waste whole)."""
+        return state.redeals > 0
+
 
 def turn_one(state: State, move: Move) -> State:
     """``s``: the stock's top card onto the waste."""

@@ -4,7 +4,7 @@
   "unknown within the budget", on a position with everything visible (the real State).
 - ``safe_move`` / ``autoplay``: the moves to the foundations that can never hurt (what AutoPlay applies).
 - ``hint(game, state, seed=...)``: a move with a short reason; in games with hidden cards it is computed
-  from the player's view only (guesses of the hidden cards, each solved with a small budget).
+  from the player's view only (every move weighed over guesses of the hidden cards: ``guesses``).
 
 Pure like the rest of the engine: no I/O; the only clock read is the CPU time of the calling thread, for
 the budget in seconds (a budget in states gives the same answer on every run).

@@ -10,60 +10,52 @@ the two searches need not agree). Two rules make it so:
   kept as a set of short keys of the positions met (:func:`position_key`), and a line kept is cut before any
   position on it.
 
-A key is of the player's view (and ``state.fresh``, which the player saw happen), never of the hidden cards:
-along one game the view decides the position, and a key tells nothing the player does not see. In a game with
-hidden cards a move is tried on a guess of them (drawn from the view and the hint's seed), never on the real
-position, so that whether a hint "goes back" cannot depend on a hidden card either.
+A key is of the player's view (``engine.solver.path``), never of the hidden cards. In a game with hidden cards
+the hint weighs no move into a position on the path, and a move is tried on a guess of the hidden cards (drawn
+from the view and the hint's seed), never on the real position, so that whether a hint "goes back" cannot depend
+on a hidden card either. There a line is kept too: the line of a guess that won, up to its first move that turns
+a hidden card (the player can follow it that far whatever the real cards are; after it the guess says nothing).
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Iterable, Sequence, Set
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 from ..game import Game
 from ..moves import Move
 from ..state import State
 from ..view import player_view
-from .hint import FULL_STATES, SAMPLE_STATES, SAMPLES, Hint, HintCode, _guesses, has_hidden_cards, hint
+from .guesses import guesses
+from .hint import ALL_GO_BACK, FULL_STATES, SAMPLE_STATES, SAMPLES, Hint, HintCode, has_hidden_cards, hint
+from .path import KEY_BYTES, position_key, split_keys, walk
 from .profiles import profile_for
 from .safe import safe_move
 
-#: Bytes of a position's key: 64 bits, so a game of 2,000 positions meets a false match about once in 10^15.
-KEY_BYTES = 8
+__all__ = [
+    "ALL_GO_BACK",
+    "GOES_BACK",
+    "KEY_BYTES",
+    "Followed",
+    "continued",
+    "hint_on_path",
+    "position_key",
+    "split_keys",
+    "walk",
+]
+
 GOES_BACK = "the winning line found goes back to a position already played"
-ALL_GO_BACK = "every move goes back to a position already played"
-
-
-def position_key(game: Game, state: State) -> bytes:
-    """A short key of the position as the player sees it (equal positions of one game, equal keys)."""
-    v = player_view(game, state)
-    seen = (v.columns, v.cells, v.foundations, v.stock_count, v.stock, v.waste, v.captives, v.fixed, v.redeals_used)
-    return hashlib.blake2b(repr((seen, state.fresh)).encode(), digest_size=KEY_BYTES).digest()
-
-
-def split_keys(packed: bytes) -> list[bytes]:
-    """Keys stored one after the other."""
-    return [packed[i : i + KEY_BYTES] for i in range(0, len(packed) - KEY_BYTES + 1, KEY_BYTES)]
-
-
-def walk(game: Game, start: State, moves: Iterable[Move]) -> tuple[State, list[bytes]]:
-    """The position after ``moves`` from ``start`` and the keys of the positions after each."""
-    keys: list[bytes] = []
-    state = start
-    for move in moves:
-        state = game.play(state, move)[0]
-        keys.append(position_key(game, state))
-    return state, keys
 
 
 @dataclass(frozen=True)
 class Followed:
     """A hint on the path, and the line to keep for the next ones: ``line`` starts with ``hint.move``, ``keys``
     are the keys of the positions after each of its moves, ``to_end`` how many moves it takes to the end (the
-    line may be cut shorter, before a position already on the path). Empty when no line is kept."""
+    line may be cut shorter, before a position already on the path); negative for a line that won in a guess of
+    the hidden cards (minus its moves to the end there; the line is cut after its first move that turns a hidden
+    card). Empty when no line is kept."""
 
     hint: Hint
     line: tuple[Move, ...] = ()
@@ -80,10 +72,14 @@ def continued(
     j = len(played)
     if j >= len(line) or tuple(line[:j]) != tuple(played) or (j and keys[j - 1] != here):
         return None
-    n = to_end - j
-    given = Hint(line[j], f"on a winning line: {n} move{'s' if n > 1 else ''} to the end", 1, 1,
-                 HintCode.WINNING_LINE, n, tuple(line[j:]))  # fmt: skip
-    return Followed(given, tuple(line[j:]), tuple(keys[j:]), n)
+    n = abs(to_end) - j
+    moves = f"{n} move{'s' if n > 1 else ''}"
+    if to_end < 0:
+        why, code = f"on a line that won in a guess of the hidden cards: {moves} to its end", HintCode.WINS_IN_GUESSES
+    else:
+        why, code = f"on a winning line: {moves} to the end", HintCode.WINNING_LINE
+    given = Hint(line[j], why, 1, 1, code, n, tuple(line[j:]))
+    return Followed(given, tuple(line[j:]), tuple(keys[j:]), -n if to_end < 0 else n)
 
 
 def hint_on_path(
@@ -99,7 +95,10 @@ def hint_on_path(
 ) -> Followed:
     """The engine's hint (``engine.solver.hint``) for ``state``, unless its move goes back to a position whose
     key is in ``path`` (the positions met so far): then the best move that does not. A winning line found on the
-    real position (every card face up) is kept up to its first position on the path."""
+    real position (every card face up) is kept up to its first position on the path; so is the line of a guess
+    that won (hidden cards), which ends with its first move that turns a hidden card."""
+    seen = set(path)
+    seen.add(position_key(game, state))
     given = hint(
         game,
         state,
@@ -108,16 +107,16 @@ def hint_on_path(
         sample_states=sample_states,
         full_states=full_states,
         max_seconds=max_seconds,
+        path=seen,
     )
     if given.move is None:
         return Followed(given)
-    seen = set(path)
-    seen.add(position_key(game, state))
     trial = _stand_in(game, state, seed)
     if position_key(game, game.play(trial, given.move)[0]) not in seen:
-        if given.code is not HintCode.WINNING_LINE or not given.line or given.line[0] != given.move:
+        lined = given.code in (HintCode.WINNING_LINE, HintCode.WINS_IN_GUESSES)
+        if not lined or not given.line or given.line[0] != given.move:
             return Followed(given)
-        return _kept(game, state, given, seen)
+        return _kept(game, trial, given, seen)
     return Followed(_elsewhere(game, trial, seen, given))
 
 
@@ -127,11 +126,12 @@ def _stand_in(game: Game, state: State, seed: bytes) -> State:
     if not has_hidden_cards(game, state):
         return state
     rng = random.Random(hashlib.sha256(b"follow|" + seed).digest())
-    return next(_guesses(game, player_view(game, state), state.fresh, rng, 1))
+    return next(guesses(game, player_view(game, state), state.fresh, rng, 1))
 
 
 def _kept(game: Game, state: State, given: Hint, seen: set[bytes]) -> Followed:
-    """The winning line up to its first position already met (on the path, or earlier on the line)."""
+    """The winning line up to its first position already met (on the path, or earlier on the line), played on
+    ``state`` (the real position, or a guess of its hidden cards: the line turns none before its last move)."""
     keys: list[bytes] = []
     for move in given.line:
         state = game.play(state, move)[0]
@@ -140,7 +140,8 @@ def _kept(game: Game, state: State, given: Hint, seen: set[bytes]) -> Followed:
             break
         seen.add(key)
         keys.append(key)
-    return Followed(given, given.line[: len(keys)], tuple(keys), given.moves_to_end)
+    to_end = -given.moves_to_end if given.code is HintCode.WINS_IN_GUESSES else given.moves_to_end
+    return Followed(given, given.line[: len(keys)], tuple(keys), to_end)
 
 
 def _elsewhere(game: Game, state: State, seen: set[bytes], given: Hint) -> Hint:

@@ -446,6 +446,19 @@ def test_turning_keeps_the_order_and_three_passes_in_all() -> None:
     assert game.status(s) is Status.STUCK
 
 
+def test_a_stock_turned_over_from_the_waste_is_no_secret() -> None:
+    """The player saw every card of the waste turned, and the whole waste before it was turned over: the view shows
+    the new stock's order (as picture-gallery's after a redeal). Its neighbour: before the first turn, hidden."""
+    s = position(["5C", "7C", "9C", "JC", "5S", "7S", "9S", "JS"], captives=" ".join(["--"] * 7), stock="AD 2D 3D")
+    assert player_view(game, s).stock is None and texts(tuple(hidden_cards(game, s))) == "AD 2D 3D"
+    s = accept(accept(s, "s"), "s")
+    assert player_view(game, s).stock is None and player_view(game, s).waste == cards("AD 2D")
+    turned = accept(accept(s, "s"), "rd")
+    view = player_view(game, turned)
+    assert view.stock == cards("AD 2D 3D") and hidden_cards(game, turned) == []
+    assert player_view(game, accept(turned, "s")).stock == cards("2D 3D")
+
+
 def test_redeal_needs_an_empty_stock_and_a_waste() -> None:
     refuse(position(["5C"], stock="AD", waste="2D"), "rd", Reason.STOCK_NOT_EMPTY)
     refuse(position(["5C"]), "rd", Reason.EMPTY_PILE)

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from engine import State, get_game
 from engine.cards import NO_CARD
 from engine.game import Game
+from engine.moves import MoveKind
 from engine.solver import HintCode, has_hidden_cards, hint, solve
 from engine.verify import Outcome as Verdict
 from engine.verify import replay
@@ -127,12 +128,14 @@ def test_a_hidden_card_hint_counts_its_guesses_and_codes() -> None:
     game = get_game("sultan-36")
     state = game.deal(hashlib.sha256(b"t-0").digest())
     given = hint(game, state, seed=b"s", samples=4, sample_states=400)
-    assert given.tried == 4 and 0 <= given.wins <= 4
-    assert given.line == ()  # a guess's line says nothing of the real hidden cards: none is given
-    if given.wins:
-        assert given.code is HintCode.WINS_IN_GUESSES and given.moves_to_end > 0
+    if given.wins:  # ``tried``: the guesses solved (the first two), or looked along (all four) when none won
+        assert given.code is HintCode.WINS_IN_GUESSES and given.moves_to_end > 0 and given.tried == 2
+        # The line of a guess that won, as far as a player can follow it: up to its first card turned from the stock.
+        assert given.line[0] == given.move and given.line[-1].kind is MoveKind.STOCK
+        assert all(m.kind is not MoveKind.STOCK for m in given.line[:-1])
     else:
         assert given.code in (HintCode.SAFE_MOVE, HintCode.BEST_SCORE) and given.moves_to_end == 0
+        assert given.tried == 4 and given.line == ()
 
 
 def test_no_move_has_its_code() -> None:

@@ -328,6 +328,17 @@ def test_turning_keeps_the_order_and_three_passes_in_all(game: Sultan36) -> None
 
 
 @pytest.mark.parametrize("game", GAMES)
+def test_a_stock_turned_over_from_the_waste_is_no_secret(game: Sultan36) -> None:
+    """The player saw the waste's cards turned, in order: after ``rd`` the view shows the stock; before, it does
+    not."""
+    s = position(game, cells=" ".join(["9C"] * game.side_slots), stock="7S 8S 9S")
+    s = accept(game, accept(game, s, "s"), "s")
+    assert player_view(game, s).stock is None and texts(tuple(hidden_cards(game, s))) == "9S"
+    turned = accept(game, accept(game, s, "s"), "rd")
+    assert player_view(game, turned).stock == turned.stock and hidden_cards(game, turned) == []
+
+
+@pytest.mark.parametrize("game", GAMES)
 def test_redeal_needs_an_empty_stock_and_a_waste(game: Sultan36) -> None:
     refuse(game, position(game, stock="7S", waste="8S"), "rd", Reason.STOCK_NOT_EMPTY)
     refuse(game, position(game), "rd", Reason.EMPTY_PILE)
