@@ -70,6 +70,7 @@ def start_service(
     otel: dict[str, str] | None = None,
     cwd: Path = ROOT,
     pythonpath: str | None = None,
+    args: tuple[str, ...] = (),
 ) -> tuple[subprocess.Popen[bytes], str]:
     """The service, its output thrown away unless ``stderr`` says where it goes; traces off unless ``otel`` (OTEL_*
     variables) turns them on; run from ``cwd`` (``python -m`` finds the ``service`` package there first)."""
@@ -81,7 +82,7 @@ def start_service(
     env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                 "PATIENCE_LOG_LEVEL": log_level, "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
     command = [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{port}", "--redis-url", redis_url]
-    command += ["--rate-limits", "false"]  # the benchmark is one client calling as fast as it can
+    command += ["--rate-limits", "false", *args]  # the benchmark is one client calling as fast as it can
     if workers > 1:
         command += ["--workers", str(workers)]
     proc = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL, stderr=stderr or subprocess.DEVNULL)

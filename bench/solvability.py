@@ -61,7 +61,7 @@ def follow_hints(
     searched = 0
     cpu = 0.0
     moves = 0
-    progress, since = _progress(state), 0
+    progress, since = progress_of(state), 0
     end = "moves"
     while moves < max_moves:
         before = state
@@ -72,8 +72,8 @@ def follow_hints(
         if game.is_won(state):
             end = "won"
             break
-        if _progress(state) != progress:
-            progress, since = _progress(state), moves
+        if progress_of(state) != progress:
+            progress, since = progress_of(state), moves
         elif moves - since >= stall:
             end = "stalled"
             break
@@ -107,7 +107,7 @@ def follow_hints(
     return {"won": end == "won", "end": end, "moves": moves, "hints": searched, "hint_cpu": cpu}
 
 
-def _progress(state: State) -> tuple[int, int, int]:
+def progress_of(state: State) -> tuple[int, int, int]:
     """What a follower who gets somewhere changes: cards home, cards left in the stock, redeals."""
     return sum(map(len, state.foundations)), len(state.stock), state.redeals
 

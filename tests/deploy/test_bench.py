@@ -163,6 +163,38 @@ def test_hint_bench_runs_and_reports_each_game(tmp_path: Path) -> None:
         assert 0 <= row["solver_cpu_ms_median"] <= row["solver_cpu_ms_max"]
 
 
+def test_the_follower_through_the_service_ends_each_deal_as_the_offline_follower(tmp_path: Path) -> None:
+    """With every card face up a hint depends on the position alone: through two replicas and both transports the
+    follower must play the very game bench/solvability.py's follower plays, and never meet a position twice."""
+    offline, out = tmp_path / "offline.jsonl", tmp_path / "service.json"
+    common = ["--variants", "cats-tail", "--max-moves", "80"]
+    solvability = [str(ROOT / "bench" / "solvability.py"), "--only", "follow", "--hint-seeds", "2"]
+    subprocess.run(
+        [sys.executable, *solvability, *common, "--progress", str(offline)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "follow_service.py"), "--deals", "2", *common, "--json", str(out)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=240,
+    )
+    before = {
+        r["deal"]: (r["end"], r["moves"])
+        for r in map(json.loads, offline.read_text().splitlines())
+        if r.get("kind") == "follow" and r["options"] == ""
+    }
+    records = json.loads(out.read_text())["records"]
+    assert [r["deal"] for r in records] == [0, 1]
+    for r in records:
+        assert r["repeats"] == 0 and r["moves"] > 0
+        assert (r["end"], r["moves"]) == before[r["deal"]]
+
+
 def test_tracing_bench_runs_and_reports_every_configuration(tmp_path: Path) -> None:
     """Traces off, 1 %, 100 %, off again and a baseline revision (HEAD's package, in a folder of its own), each
     with its CPU per call; spans reached the sink."""
