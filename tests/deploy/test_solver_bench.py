@@ -88,3 +88,33 @@ def test_solvability_resume_goes_on_where_a_run_stopped(tmp_path: Path) -> None:
     assert records[: len(first)] == first
     deals = sorted((r["kind"], r["deal"]) for r in records if r["kind"] != "settings")
     assert deals == [("follow", 0), ("follow", 1), ("solve", 0), ("solve", 1)]
+
+
+def test_solvability_escalate_gives_the_unknown_deals_the_larger_budget_and_counts_them_at_it(tmp_path: Path) -> None:
+    """--resume --escalate runs again only the deals left unknown at a smaller budget; the table counts each deal
+    at its largest budget, the CPU of both runs, and says how the unknown share fell."""
+    progress, doc = tmp_path / "run.jsonl", tmp_path / "solvability.md"
+    script = [sys.executable, str(ROOT / "bench" / "solvability.py"), "--only", "solve", "--seeds", "4",
+              "--variants", "sultan-36", "--progress", str(progress)]  # fmt: skip
+    for extra in (["--max-states", "20"], ["--max-states", "20000", "--resume", "--escalate"]):
+        subprocess.run([*script, *extra], cwd=ROOT, check=True, capture_output=True, timeout=600)
+    records = [json.loads(line) for line in progress.read_text().splitlines()]
+    small = [r for r in records if r["kind"] == "solve" and r["max_states"] == 20]
+    large = [r for r in records if r["kind"] == "solve" and r["max_states"] == 20000]
+    assert len(small) == 4 and all(r["cpu"] >= 0 and r["states"] <= 20 for r in small)
+    unknown = sorted(r["deal"] for r in small if r["outcome"] == "unknown")
+    assert unknown, "a budget of 20 positions leaves some sultan-36 deal unknown"
+    assert sorted(r["deal"] for r in large) == unknown
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "solvability.py"), "--render", str(progress), "--out", str(doc)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        timeout=600,
+    )
+    row = next(line for line in doc.read_text().splitlines() if line.startswith("| `sultan-36`"))
+    won = sum(r["outcome"] == "won" for r in small if r["deal"] not in unknown) + sum(
+        r["outcome"] == "won" for r in large
+    )
+    assert f"({won}/4)" in row and "| 20,000 |" in row
+    assert f"- `sultan-36` defaults: 20: {round(100 * len(unknown) / 4)}% -> 20,000:" in doc.read_text()
