@@ -168,6 +168,8 @@ in positions per deal that the table gives.
   "won + unknown" an upper bound.
 - **median line**: the median length, in moves, of the winning lines found (not the shortest lines: the solver
   looks for a win, not for the shortest one).
+- **solver CPU**: the CPU time the solver spent on the row's deals, every run of them together (a deal left
+  unknown and given a larger budget later counts twice).
 - **hint follower won**: on the first of those deals (how many in the table), a player who presses auto-play (every
   safe move to the foundations) and then plays the hint, again and again, until the game is won, no move is left
   (or every move goes back to a position met), {stall} moves went by with no card home, none dealt and no
