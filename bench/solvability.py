@@ -187,6 +187,7 @@ def main() -> int:
         nargs="+",
         help="only write --out from the JSON files of earlier runs (several: runs of different games, merged)",
     )
+    p.add_argument("--notes", type=Path, help="with --render: a Markdown file appended to the document")
     p.add_argument("--progress", type=Path, help="append a line per deal here as the run goes (JSON lines)")
     p.add_argument(
         "--from-deal",
@@ -217,6 +218,8 @@ def main() -> int:
         solved = next((s for s, _ in runs if s.get("only") != "follow"), runs[0][0])
         followed = next((s for s, _ in runs if s.get("only") != "solve"), runs[0][0])
         text = document(rows, solved, followed)
+        if args.notes:
+            text += "\n" + args.notes.read_text()
         if args.out:
             args.out.write_text(text)
         print(text)
