@@ -216,22 +216,44 @@ SCANS: tuple[ScanConfig, ...] = (
 )
 
 
-#: Positions expanded in all before ``LATE_SCANS`` join the turns. Hints, the winnable filler and the
-#: solvability table work within 1,000,000 positions, and their answers (outcome, line, count) must not
-#: change: below this count the search is exactly the scans of ``SCANS``.
-LATE_AFTER = 1_000_000
+#: Positions expanded in all before ``LATE_SCANS`` join the turns. Hints (4,800), the winnable filler (20,000)
+#: and the solvability table (10,000) work within this many positions, and their answers (outcome, line, count)
+#: must not change: up to this count the search is exactly the scans of ``SCANS``.
+LATE_AFTER = 20_000
 
 #: A late scan: its settings and the length of its turns, in slices (the first scans' turns are one slice).
 LateScan = tuple[ScanConfig, int]
 
-#: The scans that join the turns after ``LATE_AFTER`` positions, for the deals the first ones miss (as
-#: Freecell Solver's "cool jives" runs many scans in turn). The first keeps the reserve full: its score
-#: counts empty cells against it, as Freecell Solver's winning lines fill the reserve early; it takes
-#: three slices a turn (a quarter of the time), the second (another shuffle) one, so the first scans keep
-#: about two thirds of it for the deals they win late.
-LATE_SCANS: tuple[LateScan, ...] = (
-    ((_PURPOSEFUL, 7, 25, (8, 3, 1, -4), False), 3),
-    ((_SHUFFLED, 11, 0, WEIGHTS, False), 1),
+_ONE_GROUP = ((HOME, CELL_OUT, DIG_HOME, RUN),)
+_RUNS_LAST = ((HOME,), (CELL_OUT, DIG_HOME), (RUN,))
+_CELLS_FIRST = ((HOME, CELL_OUT), (DIG_HOME, RUN))
+#: The scans that join the turns after ``LATE_AFTER`` positions, for the deals the first ones miss: sixteen
+#: depth-first scans that mark a position seen when they visit it (``Scan``'s ``on_visit``, Freecell Solver's
+#: way), three in fixed orders of kinds and thirteen shuffling within groups of kinds (four ways of grouping
+#: them, several seeds), one slice a turn each. Such a scan goes deep through positions its shallower levels
+#: generated and have not tried yet, where one that marks them when generated must turn aside: alone, each
+#: wins within 300,000 positions about 20 of 28 tuning deals on which the first scans needed 130,000 to
+#: 5,000,000 or more (those scans alone: 3 of 28), each a different 20; together they win all 28.
+LATE_SCANS: tuple[LateScan, ...] = tuple(
+    (config, 1)
+    for config in (
+        (_EVERY[:4], 0, 0, WEIGHTS, True),
+        (((HOME,), (CELL_OUT,), (RUN,), (DIG_HOME,)), 0, 0, WEIGHTS, True),
+        (((HOME,), (DIG_HOME,), (RUN,), (CELL_OUT,)), 0, 0, WEIGHTS, True),
+        (_ONE_GROUP, 8, 0, WEIGHTS, True),
+        (_SHUFFLED, 1, 0, WEIGHTS, True),
+        (_SHUFFLED, 2, 0, WEIGHTS, True),
+        (_SHUFFLED, 3, 0, WEIGHTS, True),
+        (_SHUFFLED, 4, 0, WEIGHTS, True),
+        (_RUNS_LAST, 1, 0, WEIGHTS, True),
+        (_RUNS_LAST, 2, 0, WEIGHTS, True),
+        (_RUNS_LAST, 3, 0, WEIGHTS, True),
+        (_CELLS_FIRST, 1, 0, WEIGHTS, True),
+        (_CELLS_FIRST, 2, 0, WEIGHTS, True),
+        (_CELLS_FIRST, 3, 0, WEIGHTS, True),
+        (_SHUFFLED, 5, 0, WEIGHTS, True),
+        (_SHUFFLED, 6, 0, WEIGHTS, True),
+    )
 )
 
 
