@@ -25,8 +25,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from engine import get_game
 from solver_bench import HEAD_TO_HEAD, fc_solve_path, run_fc_solve, run_ours
+
+from engine import get_game
 
 #: Per side: the fields of a progress row (won, CPU seconds, and what else is kept).
 FCS_FIELDS = ("fcs_won", "fcs_cpu", "fcs_moves")

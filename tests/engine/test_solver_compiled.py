@@ -154,7 +154,8 @@ def test_a_scan_marking_on_visit_also_proves_no_win_after_the_same_positions() -
             assert scan.expanded == positions
             config = (every, 3, 0, kingchain.WEIGHTS, on_visit)
             if compiled.built():
-                assert compiled.run(root, True, None, SLICE, None, (config,), ()) == (kingchain.RUN_NO_WIN, positions, ())
+                answer = compiled.run(root, True, None, SLICE, None, (config,), ())
+                assert answer == (kingchain.RUN_NO_WIN, positions, ())
 
 
 @needs_core
