@@ -632,10 +632,6 @@ typedef struct {
     int depth, lvcap; /* levels in use: lv[0 .. depth - 1] */
     long long expanded;
     int kinds[NKINDS], nkinds; /* the kinds tried, ascending (scored scans) */
-    const Pos *root;           /* where a restart begins again */
-    uint64_t root_key;
-    long long run_expanded, run_limit; /* positions since the last (re)start, and the limit of this run */
-    int restarts;
 } Scan;
 
 typedef struct {
@@ -750,23 +746,9 @@ static int push_children(Scan *sc, Work *w, const Pos *pos) {
 
 enum { RUN_MORE, RUN_WON, RUN_EXHAUSTED, RUN_IDLE, RUN_OOM };
 
-/* Start the scan again from the root with an empty table and the next seed (Scan._restart). 0 or -1 (memory). */
-static int scan_restart(Scan *sc, Work *w) {
-    sc->restarts++;
-    sc->run_expanded = 0;
-    sc->run_limit *= 2;
-    mt_seed(&sc->rng, sc->cfg.seed + KC_RESEED * (uint32_t)sc->restarts);
-    free(sc->seen.k);
-    sc->seen.k = NULL;
-    sc->depth = 0;
-    if (!seen_init(&sc->seen) || seen_add(&sc->seen, sc->root_key) < 0) return -1;
-    return push_children(sc, w, sc->root);
-}
-
 /* Expand up to n positions (Scan.run). */
 static int scan_run(Scan *sc, Work *w, long long n) {
     for (long long it = 0; it < n;) {
-        if (sc->cfg.restart && sc->run_expanded >= sc->run_limit && scan_restart(sc, w) < 0) return RUN_OOM;
         while (sc->depth > 0 && sc->lv[sc->depth - 1].next == sc->lv[sc->depth - 1].nk) sc->depth--;
         if (sc->depth == 0) {
             if (sc->complete) return RUN_EXHAUSTED;
@@ -784,7 +766,6 @@ static int scan_run(Scan *sc, Work *w, long long n) {
         }
         it++;
         sc->expanded++;
-        sc->run_expanded++;
         if (is_won(&child)) return RUN_WON;
         if (push_children(sc, w, &child) < 0) return RUN_OOM;
     }
@@ -877,9 +858,6 @@ static int scan_start(Scan *sc, const kc_scan_config *cfg, Work *w, const Pos *r
     }
     sc->has_rng = sc->cfg.seed != 0;
     if (sc->has_rng) mt_seed(&sc->rng, sc->cfg.seed);
-    sc->root = root;
-    sc->root_key = root_key;
-    sc->run_limit = sc->cfg.restart;
     if (!seen_init(&sc->seen) || seen_add(&sc->seen, root_key) < 0) return -1;
     return push_children(sc, w, root);
 }
@@ -896,8 +874,6 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
         const kc_scan_config *c = &cfgs[s];
         if (c->order_len < 1 || c->order_len > KC_ORDER_MAX || c->scored < 0 || c->scored > (1 << 30)) return KC_BAD;
         if (c->slices < 1 || c->slices > 1024) return KC_BAD;
-        if (c->on_visit < 0 || c->on_visit > 1 || c->restart < 0 || (c->restart > 0 && c->seed == 0)) return KC_BAD;
-        if (c->seed > 0xffffffffu - KC_RESEED * 40u) return KC_BAD; /* the seeds of 40 restarts fit in 32 bits */
         for (int g = 0; g < c->order_len; g++)
             if (c->order[g] >= NKINDS && c->order[g] != KC_GROUP_END) return KC_BAD;
     }

@@ -18,10 +18,7 @@
  * none), its noise (scored > 0: children best-scored first, plus noise below `scored` from the generator),
  * its score's weights, the length of its turns in slices (1 to 1024), and when it marks a position seen: when
  * generated (0: a position generated at a shallow level is never entered by a deeper path) or when visited
- * (1: Freecell Solver's way, the deeper paths may pass through it); restart > 0: the scan starts again from the
- * root, with an empty table and the seed plus KC_RESEED times the restarts so far, after restart positions,
- * then after twice as many, and so on (a shuffling scan only: seed > 0). */
-#define KC_RESEED 1000u
+ * (1: Freecell Solver's way, the deeper paths may pass through it). */
 typedef struct {
     uint8_t order[KC_ORDER_MAX];
     int order_len;
@@ -30,7 +27,6 @@ typedef struct {
     int weights[4];
     int slices;
     int on_visit;
-    int restart;
 } kc_scan_config;
 
 /* The line of a win: entry i is steps[entry_ends[i - 1] .. entry_ends[i]), 4 bytes a step (kind, a, b, k). */

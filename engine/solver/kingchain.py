@@ -78,7 +78,6 @@ class Scan:
         scored: int = 0,
         weights: tuple[int, int, int, int] = WEIGHTS,
         on_visit: bool = False,
-        restart: int = 0,
     ) -> None:
         self.weights = weights
         # on_visit: a position is marked seen when the scan gets to it, not when it is generated, so a deeper
@@ -91,30 +90,12 @@ class Scan:
         self.scored = scored
         self.order = order
         self.complete = frozenset(k for g in order for k in g) == ALL_KINDS
-        self.seed = seed
         self.rng = random.Random(seed) if seed else None
-        # restart > 0 (a shuffling scan only): start again from the root, with an empty table and the next seed,
-        # after ``restart`` positions, then after twice as many, and so on (a depth-first scan that took a wrong
-        # turn near the root rarely comes back to it; a fresh draw may not take it)
-        self.root = root
-        self.restart = restart
-        self.restarts = 0
-        self.run_expanded = 0
-        self.run_limit = restart
         self.seen: set[int] = {key(root)}
         self.stack: list[list[tuple[Pos, Steps, int]]] = [self._children(root)]
         self.line: list[Steps] = []
         self.expanded = 0
         self.idle = False
-
-    def _restart(self) -> None:
-        self.restarts += 1
-        self.run_expanded = 0
-        self.run_limit *= 2
-        self.rng = random.Random(self.seed + RESEED * self.restarts)
-        self.seen = {key(self.root)}
-        self.line = []
-        self.stack = [self._children(self.root)]
 
     def _children(self, pos: Pos) -> list[tuple[Pos, Steps, int]]:
         by_kind = moves(pos, self.runs)
@@ -163,9 +144,6 @@ class Scan:
         stack, line = self.stack, self.line
         done = 0
         while done < n:
-            if self.restart and self.run_expanded >= self.run_limit:
-                self._restart()
-                stack, line = self.stack, self.line
             while stack and not stack[-1]:
                 stack.pop()
                 if line:
@@ -182,16 +160,11 @@ class Scan:
                 self.seen.add(k)
             done += 1
             self.expanded += 1
-            self.run_expanded += 1
             line.append(steps)
             if child[2] == WON:
                 return tuple(line)
             stack.append(self._children(child))
         return None
-
-
-#: A restarted scan's seed: its own plus this times the restarts so far (the compiled core's KC_RESEED).
-RESEED = 1000
 
 
 class Exhausted(Exception):
@@ -220,9 +193,8 @@ def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
 
 
 #: A scan's settings: its groups of kinds of moves in order, the seed of its shuffles (0: none), its noise
-#: (``scored``), its score's weights, whether it marks positions seen when it visits them and the positions of its
-#: first run before it restarts (0: never; ``Scan``).
-ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int], bool, int]
+#: (``scored``), its score's weights and whether it marks positions seen when it visits them (``Scan``).
+ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int], bool]
 
 _EVERY = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
 _PURPOSEFUL = _EVERY[:-2]
@@ -232,15 +204,15 @@ _SHUFFLED = ((HOME,), (CELL_OUT, DIG_HOME, RUN))
 #: of move, so it alone can prove that no win exists; the others leave out the moves that only fill the
 #: reserve or kill a column. The compiled core (``compiled``) runs the same ones.
 SCANS: tuple[ScanConfig, ...] = (
-    (_PURPOSEFUL, 0, 1, WEIGHTS, False, 0),
-    (_SHUFFLED, 1, 0, WEIGHTS, False, 0),
-    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4), False, 0),
-    (_SHUFFLED, 3, 0, WEIGHTS, False, 0),
-    (_EVERY[:4], 0, 0, WEIGHTS, False, 0),
-    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2), False, 0),
-    (_SHUFFLED, 5, 0, WEIGHTS, False, 0),
-    (_PURPOSEFUL, 6, 25, WEIGHTS, False, 0),
-    (_EVERY, 0, 1, WEIGHTS, False, 0),
+    (_PURPOSEFUL, 0, 1, WEIGHTS, False),
+    (_SHUFFLED, 1, 0, WEIGHTS, False),
+    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4), False),
+    (_SHUFFLED, 3, 0, WEIGHTS, False),
+    (_EVERY[:4], 0, 0, WEIGHTS, False),
+    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2), False),
+    (_SHUFFLED, 5, 0, WEIGHTS, False),
+    (_PURPOSEFUL, 6, 25, WEIGHTS, False),
+    (_EVERY, 0, 1, WEIGHTS, False),
 )
 
 
@@ -265,22 +237,22 @@ _CELLS_FIRST = ((HOME, CELL_OUT), (DIG_HOME, RUN))
 LATE_SCANS: tuple[LateScan, ...] = tuple(
     (config, 1)
     for config in (
-        (_EVERY[:4], 0, 0, WEIGHTS, True, 0),
-        (((HOME,), (CELL_OUT,), (RUN,), (DIG_HOME,)), 0, 0, WEIGHTS, True, 0),
-        (((HOME,), (DIG_HOME,), (RUN,), (CELL_OUT,)), 0, 0, WEIGHTS, True, 0),
-        (_ONE_GROUP, 8, 0, WEIGHTS, True, 0),
-        (_SHUFFLED, 1, 0, WEIGHTS, True, 0),
-        (_SHUFFLED, 2, 0, WEIGHTS, True, 0),
-        (_SHUFFLED, 3, 0, WEIGHTS, True, 0),
-        (_SHUFFLED, 4, 0, WEIGHTS, True, 0),
-        (_RUNS_LAST, 1, 0, WEIGHTS, True, 0),
-        (_RUNS_LAST, 2, 0, WEIGHTS, True, 0),
-        (_RUNS_LAST, 3, 0, WEIGHTS, True, 0),
-        (_CELLS_FIRST, 1, 0, WEIGHTS, True, 0),
-        (_CELLS_FIRST, 2, 0, WEIGHTS, True, 0),
-        (_CELLS_FIRST, 3, 0, WEIGHTS, True, 0),
-        (_SHUFFLED, 5, 0, WEIGHTS, True, 0),
-        (_SHUFFLED, 6, 0, WEIGHTS, True, 0),
+        (_EVERY[:4], 0, 0, WEIGHTS, True),
+        (((HOME,), (CELL_OUT,), (RUN,), (DIG_HOME,)), 0, 0, WEIGHTS, True),
+        (((HOME,), (DIG_HOME,), (RUN,), (CELL_OUT,)), 0, 0, WEIGHTS, True),
+        (_ONE_GROUP, 8, 0, WEIGHTS, True),
+        (_SHUFFLED, 1, 0, WEIGHTS, True),
+        (_SHUFFLED, 2, 0, WEIGHTS, True),
+        (_SHUFFLED, 3, 0, WEIGHTS, True),
+        (_SHUFFLED, 4, 0, WEIGHTS, True),
+        (_RUNS_LAST, 1, 0, WEIGHTS, True),
+        (_RUNS_LAST, 2, 0, WEIGHTS, True),
+        (_RUNS_LAST, 3, 0, WEIGHTS, True),
+        (_CELLS_FIRST, 1, 0, WEIGHTS, True),
+        (_CELLS_FIRST, 2, 0, WEIGHTS, True),
+        (_CELLS_FIRST, 3, 0, WEIGHTS, True),
+        (_SHUFFLED, 5, 0, WEIGHTS, True),
+        (_SHUFFLED, 6, 0, WEIGHTS, True),
     )
 )
 

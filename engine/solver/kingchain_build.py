@@ -30,7 +30,6 @@ typedef struct {
     int weights[4];
     int slices;
     int on_visit;
-    int restart;
 } kc_scan_config;
 typedef struct {
     long long expanded;
