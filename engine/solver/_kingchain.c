@@ -605,6 +605,16 @@ static int seen_add(Seen *s, uint64_t key) {
     return 1;
 }
 
+/* 1 if there */
+static int seen_has(const Seen *s, uint64_t key) {
+    size_t j = (size_t)mix64(key) & (s->cap - 1);
+    while (s->k[j]) {
+        if (s->k[j] == key) return 1;
+        j = (j + 1) & (s->cap - 1);
+    }
+    return 0;
+}
+
 /* ---- a scan: kingchain.Scan ---- */
 
 typedef struct {
@@ -653,6 +663,13 @@ static int level_reserve(Level *l, int n) {
     return 1;
 }
 
+/* A child just generated: 1 to take it, 0 if seen, -1 (memory). A scan that marks positions when generated
+ * adds it to its table now; one that marks them when visited only asks (scan_run adds it when it gets there). */
+static inline int sc_mark(Scan *sc, uint64_t key) {
+    if (sc->cfg.on_visit) return !seen_has(&sc->seen, key);
+    return seen_add(&sc->seen, key);
+}
+
 /* Push a level for `pos` with its children not seen before, in the order they are taken: 0 or -1 (memory). */
 static int push_children(Scan *sc, Work *w, const Pos *pos) {
     if (sc->depth == sc->lvcap) {
@@ -680,7 +697,7 @@ static int push_children(Scan *sc, Work *w, const Pos *pos) {
                 child = *base;
                 apply_move(&child, &L->m[kind][e], NULL);
                 settle(&child, NULL);
-                int added = seen_add(&sc->seen, pos_key(&child));
+                int added = sc_mark(sc, pos_key(&child));
                 if (added < 0) return -1;
                 if (!added) continue;
                 int noise = sc->has_rng ? (int)mt_below(&sc->rng, (uint32_t)sc->cfg.scored) : 0;
@@ -719,7 +736,7 @@ static int push_children(Scan *sc, Work *w, const Pos *pos) {
             child = *base;
             apply_move(&child, &w->batch[e], NULL);
             settle(&child, NULL);
-            int added = seen_add(&sc->seen, pos_key(&child));
+            int added = sc_mark(sc, pos_key(&child));
             if (added < 0) return -1;
             if (added) l->kids[l->nk++] = w->batch[e];
         }
@@ -731,7 +748,7 @@ enum { RUN_MORE, RUN_WON, RUN_EXHAUSTED, RUN_IDLE, RUN_OOM };
 
 /* Expand up to n positions (Scan.run). */
 static int scan_run(Scan *sc, Work *w, long long n) {
-    for (long long it = 0; it < n; it++) {
+    for (long long it = 0; it < n;) {
         while (sc->depth > 0 && sc->lv[sc->depth - 1].next == sc->lv[sc->depth - 1].nk) sc->depth--;
         if (sc->depth == 0) {
             if (sc->complete) return RUN_EXHAUSTED;
@@ -742,6 +759,12 @@ static int scan_run(Scan *sc, Work *w, long long n) {
         Pos child = l->pos;
         apply_move(&child, &l->kids[l->next++], NULL);
         settle(&child, NULL);
+        if (sc->cfg.on_visit) { /* a position reached again since it was generated: passed over, not counted */
+            int added = seen_add(&sc->seen, pos_key(&child));
+            if (added < 0) return RUN_OOM;
+            if (!added) continue;
+        }
+        it++;
         sc->expanded++;
         if (is_won(&child)) return RUN_WON;
         if (push_children(sc, w, &child) < 0) return RUN_OOM;

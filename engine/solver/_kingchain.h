@@ -16,7 +16,9 @@
 
 /* One scan: its kinds of moves in groups (each group ended by KC_GROUP_END), the seed of its generator (0:
  * none), its noise (scored > 0: children best-scored first, plus noise below `scored` from the generator),
- * its score's weights and the length of its turns in slices (1 to 1024). */
+ * its score's weights, the length of its turns in slices (1 to 1024), and when it marks a position seen: when
+ * generated (0: a position generated at a shallow level is never entered by a deeper path) or when visited
+ * (1: Freecell Solver's way, the deeper paths may pass through it). */
 typedef struct {
     uint8_t order[KC_ORDER_MAX];
     int order_len;
@@ -24,6 +26,7 @@ typedef struct {
     int scored;
     int weights[4];
     int slices;
+    int on_visit;
 } kc_scan_config;
 
 /* The line of a win: entry i is steps[entry_ends[i - 1] .. entry_ends[i]), 4 bytes a step (kind, a, b, k). */

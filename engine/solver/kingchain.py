@@ -77,8 +77,13 @@ class Scan:
         seed: int = 0,
         scored: int = 0,
         weights: tuple[int, int, int, int] = WEIGHTS,
+        on_visit: bool = False,
     ) -> None:
         self.weights = weights
+        # on_visit: a position is marked seen when the scan gets to it, not when it is generated, so a deeper
+        # path may pass through a position a shallower level generated and has not tried yet (Freecell
+        # Solver's way); children seen on the way there are passed over, not counted
+        self.on_visit = on_visit
         self.runs = runs
         # scored > 0: the children are tried best-scored first (ties and noise up to ``scored - 1`` points
         # from the generator), whatever their kind
@@ -87,18 +92,19 @@ class Scan:
         self.complete = frozenset(k for g in order for k in g) == ALL_KINDS
         self.rng = random.Random(seed) if seed else None
         self.seen: set[int] = {key(root)}
-        self.stack: list[list[tuple[Pos, Steps]]] = [self._children(root)]
+        self.stack: list[list[tuple[Pos, Steps, int]]] = [self._children(root)]
         self.line: list[Steps] = []
         self.expanded = 0
         self.idle = False
 
-    def _children(self, pos: Pos) -> list[tuple[Pos, Steps]]:
+    def _children(self, pos: Pos) -> list[tuple[Pos, Steps, int]]:
         by_kind = moves(pos, self.runs)
         seen = self.seen
+        mark = not self.on_visit
         rng = self.rng
-        out: list[tuple[Pos, Steps]] = []
+        out: list[tuple[Pos, Steps, int]] = []
         if self.scored:
-            ranked: list[tuple[int, int, Pos, Steps]] = []
+            ranked: list[tuple[int, int, Pos, Steps, int]] = []
             for kind in sorted({k for g in self.order for k in g}):
                 for move in by_kind[kind]:
                     child = pos
@@ -108,11 +114,12 @@ class Scan:
                     k = key(child)
                     if k in seen:
                         continue
-                    seen.add(k)
+                    if mark:
+                        seen.add(k)
                     noise = rng.randrange(self.scored) if rng is not None else 0
-                    ranked.append((-(score(child, self.weights) + noise), -len(ranked), child, move + auto))
+                    ranked.append((-(score(child, self.weights) + noise), -len(ranked), child, move + auto, k))
             ranked.sort()  # worst first: pop() takes the best
-            return [(c, m) for _, _, c, m in ranked]
+            return [(c, m, k) for _, _, c, m, k in ranked]
         for group in self.order:
             batch = [m for k in group for m in by_kind[k]]
             if rng is not None and len(batch) > 1:
@@ -125,8 +132,9 @@ class Scan:
                 k = key(child)
                 if k in seen:
                     continue
-                seen.add(k)
-                out.append((child, move + auto))
+                if mark:
+                    seen.add(k)
+                out.append((child, move + auto, k))
         out.reverse()  # pop() takes the first
         return out
 
@@ -134,7 +142,8 @@ class Scan:
         """Expand up to ``n`` positions: the line of moves to a win, or None. Raises ``Exhausted`` when a
         complete scan has seen every reachable position; an incomplete one goes idle instead."""
         stack, line = self.stack, self.line
-        for _ in range(n):
+        done = 0
+        while done < n:
             while stack and not stack[-1]:
                 stack.pop()
                 if line:
@@ -144,7 +153,12 @@ class Scan:
                     raise Exhausted
                 self.idle = True
                 return None
-            child, steps = stack[-1].pop()
+            child, steps, k = stack[-1].pop()
+            if self.on_visit:
+                if k in self.seen:  # reached again since it was generated: passed over, not counted
+                    continue
+                self.seen.add(k)
+            done += 1
             self.expanded += 1
             line.append(steps)
             if child[2] == WON:
@@ -179,8 +193,8 @@ def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
 
 
 #: A scan's settings: its groups of kinds of moves in order, the seed of its shuffles (0: none), its noise
-#: (``scored``) and its score's weights.
-ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int]]
+#: (``scored``), its score's weights and whether it marks positions seen when it visits them (``Scan``).
+ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int], bool]
 
 _EVERY = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
 _PURPOSEFUL = _EVERY[:-2]
@@ -190,40 +204,62 @@ _SHUFFLED = ((HOME,), (CELL_OUT, DIG_HOME, RUN))
 #: of move, so it alone can prove that no win exists; the others leave out the moves that only fill the
 #: reserve or kill a column. The compiled core (``compiled``) runs the same ones.
 SCANS: tuple[ScanConfig, ...] = (
-    (_PURPOSEFUL, 0, 1, WEIGHTS),
-    (_SHUFFLED, 1, 0, WEIGHTS),
-    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4)),
-    (_SHUFFLED, 3, 0, WEIGHTS),
-    (_EVERY[:4], 0, 0, WEIGHTS),
-    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2)),
-    (_SHUFFLED, 5, 0, WEIGHTS),
-    (_PURPOSEFUL, 6, 25, WEIGHTS),
-    (_EVERY, 0, 1, WEIGHTS),
+    (_PURPOSEFUL, 0, 1, WEIGHTS, False),
+    (_SHUFFLED, 1, 0, WEIGHTS, False),
+    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4), False),
+    (_SHUFFLED, 3, 0, WEIGHTS, False),
+    (_EVERY[:4], 0, 0, WEIGHTS, False),
+    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2), False),
+    (_SHUFFLED, 5, 0, WEIGHTS, False),
+    (_PURPOSEFUL, 6, 25, WEIGHTS, False),
+    (_EVERY, 0, 1, WEIGHTS, False),
 )
 
 
-#: Positions expanded in all before ``LATE_SCANS`` join the turns. Hints, the winnable filler and the
-#: solvability table work within 1,000,000 positions, and their answers (outcome, line, count) must not
-#: change: below this count the search is exactly the scans of ``SCANS``.
-LATE_AFTER = 1_000_000
+#: Positions expanded in all before ``LATE_SCANS`` join the turns. Hints (4,800), the winnable filler (20,000)
+#: and the solvability table (10,000) work within this many positions, and their answers (outcome, line, count)
+#: must not change: up to this count the search is exactly the scans of ``SCANS``.
+LATE_AFTER = 20_000
 
 #: A late scan: its settings and the length of its turns, in slices (the first scans' turns are one slice).
 LateScan = tuple[ScanConfig, int]
 
-#: The scans that join the turns after ``LATE_AFTER`` positions, for the deals the first ones miss (as
-#: Freecell Solver's "cool jives" runs many scans in turn). The first keeps the reserve full: its score
-#: counts empty cells against it, as Freecell Solver's winning lines fill the reserve early; it takes
-#: three slices a turn (a quarter of the time), the second (another shuffle) one, so the first scans keep
-#: about two thirds of it for the deals they win late.
-LATE_SCANS: tuple[LateScan, ...] = (
-    ((_PURPOSEFUL, 7, 25, (8, 3, 1, -4)), 3),
-    ((_SHUFFLED, 11, 0, WEIGHTS), 1),
+_ONE_GROUP = ((HOME, CELL_OUT, DIG_HOME, RUN),)
+_RUNS_LAST = ((HOME,), (CELL_OUT, DIG_HOME), (RUN,))
+_CELLS_FIRST = ((HOME, CELL_OUT), (DIG_HOME, RUN))
+#: The scans that join the turns after ``LATE_AFTER`` positions, for the deals the first ones miss: sixteen
+#: depth-first scans that mark a position seen when they visit it (``Scan``'s ``on_visit``, Freecell Solver's
+#: way), three in fixed orders of kinds and thirteen shuffling within groups of kinds (four ways of grouping
+#: them, several seeds), one slice a turn each. Such a scan goes deep through positions its shallower levels
+#: generated and have not tried yet, where one that marks them when generated must turn aside: alone, each
+#: wins within 300,000 positions about 20 of 28 tuning deals on which the first scans needed 130,000 to
+#: 5,000,000 or more (those scans alone: 3 of 28), each a different 20; together they win all 28.
+LATE_SCANS: tuple[LateScan, ...] = tuple(
+    (config, 1)
+    for config in (
+        (_EVERY[:4], 0, 0, WEIGHTS, True),
+        (((HOME,), (CELL_OUT,), (RUN,), (DIG_HOME,)), 0, 0, WEIGHTS, True),
+        (((HOME,), (DIG_HOME,), (RUN,), (CELL_OUT,)), 0, 0, WEIGHTS, True),
+        (_ONE_GROUP, 8, 0, WEIGHTS, True),
+        (_SHUFFLED, 1, 0, WEIGHTS, True),
+        (_SHUFFLED, 2, 0, WEIGHTS, True),
+        (_SHUFFLED, 3, 0, WEIGHTS, True),
+        (_SHUFFLED, 4, 0, WEIGHTS, True),
+        (_RUNS_LAST, 1, 0, WEIGHTS, True),
+        (_RUNS_LAST, 2, 0, WEIGHTS, True),
+        (_RUNS_LAST, 3, 0, WEIGHTS, True),
+        (_CELLS_FIRST, 1, 0, WEIGHTS, True),
+        (_CELLS_FIRST, 2, 0, WEIGHTS, True),
+        (_CELLS_FIRST, 3, 0, WEIGHTS, True),
+        (_SHUFFLED, 5, 0, WEIGHTS, True),
+        (_SHUFFLED, 6, 0, WEIGHTS, True),
+    )
 )
 
 
 def scans(root: Pos, runs: bool) -> list[Scan]:
     """The scans of ``SCANS`` on ``root``, in their turn order."""
-    return [Scan(root, runs, order, seed, scored, weights) for order, seed, scored, weights in SCANS]
+    return [Scan(root, runs, *config) for config in SCANS]
 
 
 #: The answers of ``run`` (and of ``compiled.run``): a win, no win exists, the budget in positions or in
@@ -246,7 +282,7 @@ def run(
     (``time.thread_time``) reaching ``deadline``: (answer, positions expanded, the line of a win). The scans
     of ``late`` join the turns (after the others, each with its own length of turns in slices) once
     ``late_after`` positions are expanded in all."""
-    searches = [Scan(root, runs, order, seed, scored, weights) for order, seed, scored, weights in configs]
+    searches = [Scan(root, runs, *config) for config in configs]
     waiting = late
     turns = [slice_] * len(searches)
     turn = 0

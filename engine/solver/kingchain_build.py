@@ -29,6 +29,7 @@ typedef struct {
     int scored;
     int weights[4];
     int slices;
+    int on_visit;
 } kc_scan_config;
 typedef struct {
     long long expanded;

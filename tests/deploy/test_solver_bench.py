@@ -118,3 +118,43 @@ def test_solvability_escalate_gives_the_unknown_deals_the_larger_budget_and_coun
     )
     assert f"({won}/4)" in row and "| 20,000 |" in row
     assert f"- `sultan-36` defaults: 20: {round(100 * len(unknown) / 4)}% -> 20,000:" in doc.read_text()
+
+
+def test_unseen_bench_resumes_runs_one_side_and_renders_the_table(tmp_path: Path) -> None:
+    """bench/unseen_bench.py: a row per deal and side in the progress file, --side ours adds our fields to the
+    deals fc-solve's side has played, --resume adds only what is missing, --render makes the table of
+    docs/solver.md from the merged rows."""
+    exe = os.environ.get("FC_SOLVE") or os.path.expanduser("~/.cache/fc-solve/bin/fc-solve")
+    if not os.access(exe, os.X_OK):
+        if os.environ.get("PATIENCE_SKIP_FCS") == "1":
+            pytest.skip("fc-solve is missing and PATIENCE_SKIP_FCS=1")
+        pytest.fail("fc-solve not found (env FC_SOLVE, ~/.cache/fc-solve/bin/fc-solve): deploy/setup.sh builds it")
+    progress = tmp_path / "run.jsonl"
+    script = [sys.executable, str(ROOT / "bench" / "unseen_bench.py")]
+
+    def bench(*args: str) -> str:
+        return subprocess.run(
+            [*script, *args], cwd=ROOT, check=True, capture_output=True, text=True, timeout=600,
+            env={**os.environ, "FC_SOLVE": exe},
+        ).stdout  # fmt: skip
+
+    deals = ["--seed-label", "bench-test", "--seconds", "1", "--variants", "cats-tail", "--progress", str(progress)]
+    bench(*deals, "--deals", "2", "--side", "fcs")
+    bench(*deals, "--deals", "2", "--side", "ours", "--resume")
+    bench(*deals, "--deals", "3", "--resume")
+    rows = [json.loads(line) for line in progress.read_text().splitlines()]
+    sides = [(r["deal"], "fcs_won" in r, "ours_won" in r) for r in rows]
+    assert sides == [(0, True, False), (1, True, False), (0, False, True), (1, False, True), (2, True, True)]
+    out = tmp_path / "figures.json"
+    table = bench("--render", str(progress), "--json", str(out))
+    (figures,) = json.loads(out.read_text())
+    assert figures["variant"] == "cats-tail" and figures["label"] == "bench-test" and figures["deals"] == 3
+    merged: dict[int, dict[str, object]] = {}
+    for r in rows:  # a later row's fields join (or replace) the earlier ones of its deal
+        merged[r["deal"]] = {**merged.get(r["deal"], {}), **r}
+    assert figures["fcs_won"] == sum(r["fcs_won"] for r in merged.values())
+    assert figures["ours_won"] == sum(r["ours_won"] for r in merged.values())
+    assert len(figures["only_fcs"]) + len(figures["only_ours"]) == sum(
+        r["fcs_won"] != r["ours_won"] for r in merged.values()
+    )
+    assert "| `cats-tail` | `bench-test-<i>` | 3 |" in table
