@@ -28,7 +28,7 @@ from enum import StrEnum
 
 from ..game import Game
 from ..games.royal_retinue import RoyalRetinue
-from ..moves import Move
+from ..moves import Move, MoveKind
 from ..state import State
 from . import compiled, kingchain
 from .profiles import Profile, profile_for
@@ -41,6 +41,15 @@ SLICE = 128
 #: Depth-first searches that blur the score with seeded noise, and by how much.
 RANDOM_SCANS = 2
 NOISE = 25
+
+#: Positions expanded in all before the playouts (``_Playouts``) join the turns: every search up to this budget
+#: (hints, the hint follower, the solvability table's small budgets) is the four scans alone, as before them.
+LATE_AFTER = 20_000
+#: The playouts' seeds, how much seeded noise blurs their choice among children, and their turns: each takes
+#: ``LATE_SLICES`` slices per turn of the others' one.
+PLAYOUTS: tuple[tuple[int, float], ...] = ((101, 0.0), (102, 0.75))
+PLAYOUT_NOISE = 13
+LATE_SLICES = 2
 
 Line = tuple[Move, ...]
 
@@ -176,6 +185,60 @@ class _DepthFirst:
         return None
 
 
+class _Playouts:
+    """Random-restart greedy playouts: from the start, follow a child of the best score blurred by seeded noise,
+    never back to a position of the same playout, until won or stuck; then start again with the next draw. No
+    table across playouts: where the depth-first scans are stuck deep under an early mistake, each playout
+    chooses its early moves afresh. It never proves anything (it never runs out of positions)."""
+
+    def __init__(self, game: Game, prof: Profile, root: State, seed: int, noise: int, stock_last: float = 0) -> None:
+        self.game, self.prof, self.root, self.noise = game, prof, root, noise
+        # stock_last > 0: the stock (a deal, a turn, a redeal) only when no move between piles is left, but for a
+        # share ``1 - stock_last`` of the steps
+        self.stock_last = stock_last
+        self.rng = random.Random(seed)
+        self.rule = safe_rule(game)
+        self.expanded = 0
+        self._restart()
+
+    def _restart(self) -> None:
+        self.pos = self.root
+        self.seen: set[Hashable] = {self.prof.key(self.root)}
+        self.line: list[Line] = []
+
+    def run(self, n: int) -> Line | None:
+        game, key_of, score_of, rule, seen = self.game, self.prof.key, self.prof.score, self.rule, self.seen
+        randrange, noise, random_ = self.rng.randrange, self.noise, self.rng.random
+        for _ in range(n):
+            self.expanded += 1
+            best: tuple[int, State, Line, Hashable] | None = None
+            later = 1000 if self.stock_last and random_() < self.stock_last else 0
+            for child, explicit in self.prof.children(self.pos):
+                if rule(game, child) is None:
+                    moves: Line = (explicit,)
+                else:
+                    child, settled = autoplay(game, child)
+                    moves = (explicit, *settled)
+                key = key_of(child)
+                if key in seen:
+                    continue
+                score = score_of(child) + randrange(noise)
+                if later and explicit.kind is not MoveKind.TRANSFER:
+                    score += later
+                if best is None or score < best[0]:
+                    best = (score, child, moves, key)
+            if best is None:
+                self._restart()
+                seen = self.seen
+                continue
+            _, self.pos, moves, key = best
+            seen.add(key)
+            self.line.append(moves)
+            if game.is_won(self.pos):
+                return tuple(m for part in self.line for m in part)
+        return None
+
+
 def solve(
     game: Game,
     state: State,
@@ -208,21 +271,36 @@ def solve(
     ]
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
+    late: list[_Playouts] = []
     while True:
-        expanded = sum(s.expanded for s in searches)
+        expanded = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
         if max_states is not None and expanded >= max_states:
             return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "states")
         if deadline is not None and clock() >= deadline:
             return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds")
+        if expanded >= LATE_AFTER and not late:
+            late = [_Playouts(game, prof, root, seed, PLAYOUT_NOISE, last) for seed, last in PLAYOUTS]
+            turn = 0
         n = SLICE if max_states is None else min(SLICE, max_states - expanded)
-        search = searches[turn % len(searches)]
+        cycle = len(searches) + len(late) * LATE_SLICES
+        at = turn % cycle
         turn += 1
+        if at >= len(searches):
+            playout = late[(at - len(searches)) // LATE_SLICES]
+            line = playout.run(n)
+            if line is not None:
+                total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
+                return Solution(Finding.WON, (*auto, *line), total, clock() - started)
+            continue
+        search = searches[at]
         try:
             line = search.run(n)
         except _Exhausted:
-            return Solution(Finding.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
+            total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
+            return Solution(Finding.NO_WIN, (), total, clock() - started)
         if line is not None:
-            return Solution(Finding.WON, (*auto, *line), sum(s.expanded for s in searches), clock() - started)
+            total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
+            return Solution(Finding.WON, (*auto, *line), total, clock() - started)
 
 
 def _solve_king_chain(
