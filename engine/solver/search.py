@@ -5,6 +5,9 @@ several "scans" run side by side, each good at different deals).
   made (a weighted A*: the weight keeps lines short without giving up the heuristic's speed).
 - Depth-first: it follows the best-scored child first and backs up only when a line is exhausted; it
   wins many deals in a few hundred positions where best-first wanders among look-alike positions.
+- Playouts, after ``LATE_AFTER`` positions: random-restart greedy playouts (``_Playouts``), which choose the
+  early moves afresh each time, where the depth-first scans stay stuck under an early mistake. Up to that
+  budget the search is what it was before them, position for position (hints depend on it).
 
 Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
 looked up; only a position never seen before by that search is kept. Moves that undo each other (``3-7``
