@@ -29,9 +29,10 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..cards import KING, RANK
 from ..game import Game
 from ..games.royal_retinue import RoyalRetinue
-from ..moves import Move, MoveKind
+from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 from . import compiled, kingchain
 from .profiles import Profile, profile_for
@@ -45,14 +46,20 @@ SLICE = 128
 RANDOM_SCANS = 2
 NOISE = 25
 
-#: Positions expanded in all before the playouts (``_Playouts``) join the turns: every search up to this budget
-#: (hints, the hint follower, the solvability table's small budgets) is the four scans alone, as before them.
+#: Positions expanded in all before the late scans (``_Playouts``, a ``_DepthFirst`` by kind) join the turns:
+#: every search up to this budget (hints, the hint follower, the solvability table's small budgets) is the four
+#: scans alone, as before them.
 LATE_AFTER = 20_000
-#: The playouts' seeds, how much seeded noise blurs their choice among children, and their turns: each takes
-#: ``LATE_SLICES`` slices per turn of the others' one.
+#: The playouts' seeds and the share of their steps that leave the stock for last, how much seeded noise blurs
+#: their choice among children, and their turns: each takes ``LATE_SLICES`` slices per turn of the others' one.
 PLAYOUTS: tuple[tuple[int, float], ...] = ((101, 0.0), (102, 0.75))
 PLAYOUT_NOISE = 13
 LATE_SLICES = 2
+#: Beside them a depth-first scan takes one slice a turn: it tries the moves by kind (``_kind``: home, between
+#: piles, those that free a column or a card for home first, the stock, a redeal), in the order generated within
+#: a kind, as a player who knows no score would.
+#: A move's target "any foundation that fits" (``3-f``), for ``_kind``.
+_HOME = Pile(PileKind.FOUNDATION)
 
 Line = tuple[Move, ...]
 
@@ -136,11 +143,15 @@ class _BestFirst:
 
 
 class _DepthFirst:
-    def __init__(self, game: Game, prof: Profile, root: State, noise: int = 0, seed: int = 0) -> None:
+    def __init__(
+        self, game: Game, prof: Profile, root: State, noise: int = 0, seed: int = 0, by_kind: bool = False
+    ) -> None:
         self.game, self.prof = game, prof
         # noise > 0: each child's score is blurred by up to ``noise`` points from a seeded generator, so this
         # search tries a different order among near-equals (Freecell Solver's random-dfs scans)
         self.noise = noise
+        # by_kind: the moves by kind (``_kind``), in the order generated within a kind; no score
+        self.by_kind = by_kind
         self.rng = random.Random(seed)
         self.rule = safe_rule(game)
         self.seen: set[Hashable] = {prof.key(root)}
@@ -153,7 +164,9 @@ class _DepthFirst:
         game, key_of, score_of, seen = self.game, self.prof.key, self.prof.score, self.seen
         out: list[tuple[int, int, State, Line]] = []
         rule = self.rule
+        by_kind = self.by_kind
         for child, explicit in self.prof.children(pos):
+            kind = _kind(game, pos, child, explicit) if by_kind else 0
             if rule(game, child) is None:  # most positions: nothing goes home safely
                 moves: Line = (explicit,)
             else:
@@ -163,7 +176,7 @@ class _DepthFirst:
             if key in seen:
                 continue
             seen.add(key)
-            score = score_of(child)
+            score = kind if by_kind else score_of(child)
             if self.noise:
                 score += self.rng.randrange(self.noise)
             out.append((-score, -len(out), child, moves))
@@ -186,6 +199,27 @@ class _DepthFirst:
                 return tuple(m for part in line for m in part)
             stack.append(self._children(child))
         return None
+
+
+def _kind(game: Game, pos: State, child: State, move: Move) -> int:
+    """0 a card home; 1 a move between piles that leaves more columns free (empty, or down to a lone king) or
+    uncovers a card that can go home; 2 another move between piles; 3 the stock (a deal, a card turned); 4 a
+    redeal."""
+    if move.kind is not MoveKind.TRANSFER:
+        return 4 if move.kind is MoveKind.REDEAL else 3
+    target, source = move.target, move.sources[0]
+    if target is not None and target.kind in (PileKind.FOUNDATION, PileKind.KING_ROW):
+        return 0
+    if _free_columns(child) > _free_columns(pos):
+        return 1
+    if source.kind is PileKind.COLUMN and game.is_legal(child, Move(MoveKind.TRANSFER, (source,), _HOME)):
+        return 1
+    return 2
+
+
+def _free_columns(state: State) -> int:
+    """Columns empty or down to a lone king (which takes any card in the salic-law games)."""
+    return sum(1 for col in state.columns if not col or (len(col) == 1 and RANK[col[0]] == KING))
 
 
 class _Playouts:
@@ -274,7 +308,9 @@ def solve(
     ]
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
-    late: list[_Playouts] = []
+    late: list[_Playouts | _DepthFirst] = []
+    # which search takes each turn (the playouts several in a row)
+    schedule = list(range(len(searches)))
     while True:
         expanded = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
         if max_states is not None and expanded >= max_states:
@@ -283,19 +319,15 @@ def solve(
             return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds")
         if expanded >= LATE_AFTER and not late:
             late = [_Playouts(game, prof, root, seed, PLAYOUT_NOISE, last) for seed, last in PLAYOUTS]
+            late.append(_DepthFirst(game, prof, root, by_kind=True))
+            for i in range(len(PLAYOUTS)):
+                schedule += [len(searches) + i] * LATE_SLICES
+            schedule.append(len(searches) + len(PLAYOUTS))
             turn = 0
         n = SLICE if max_states is None else min(SLICE, max_states - expanded)
-        cycle = len(searches) + len(late) * LATE_SLICES
-        at = turn % cycle
+        at = schedule[turn % len(schedule)]
         turn += 1
-        if at >= len(searches):
-            playout = late[(at - len(searches)) // LATE_SLICES]
-            line = playout.run(n)
-            if line is not None:
-                total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
-                return Solution(Finding.WON, (*auto, *line), total, clock() - started)
-            continue
-        search = searches[at]
+        search = searches[at] if at < len(searches) else late[at - len(searches)]
         try:
             line = search.run(n)
         except _Exhausted:
