@@ -9,9 +9,9 @@ as the solver does, and both stop at a budget of CPU seconds of their own thread
 - ``greedy_dfs``: a depth-first search that tries each position's moves in the order of a plain heuristic
   (cards home first, then moves that free a card for home or empty a pile, then the other moves, then the
   stock), keeps a set of the positions it has seen, and backs up when a position has no move left to a new one.
-- ``greedy_playouts``: random-restart greedy playouts: from the deal, play one of the best-ranked moves (ties
-  and near-ties broken by a seeded generator) until won or stuck, never returning to a position of the same
-  playout, then start again from the deal with the next draw.
+- ``greedy_playouts``: random-restart greedy playouts: from the deal, play one of the moves of the best kind in
+  that order (and, a quarter of the time, of the next kind too), drawn by a seeded generator, until won or stuck,
+  never returning to a position of the same playout; then start again from the deal with the next draws.
 
 They are plain on purpose (no transposition of look-alike positions, no safe moves, no scores beyond the order
 of moves), so that what they win says something about the solver, not about cleverness shared with it.
