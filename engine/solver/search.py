@@ -52,7 +52,7 @@ NOISE = 25
 LATE_AFTER = 20_000
 #: The playouts' seeds and the share of their steps that leave the stock for last, how much seeded noise blurs
 #: their choice among children, and their turns: each takes ``LATE_SLICES`` slices per turn of the others' one.
-PLAYOUTS: tuple[tuple[int, float], ...] = ((101, 0.0), (102, 0.75))
+PLAYOUTS: tuple[tuple[int, float, bool], ...] = ((101, 0.0, False), (102, 0.75, False), (103, 0.0, True))
 PLAYOUT_NOISE = 13
 LATE_SLICES = 2
 #: Beside them a depth-first scan takes one slice a turn: it tries the moves by kind (``_kind``: home, between
@@ -228,11 +228,15 @@ class _Playouts:
     table across playouts: where the depth-first scans are stuck deep under an early mistake, each playout
     chooses its early moves afresh. It never proves anything (it never runs out of positions)."""
 
-    def __init__(self, game: Game, prof: Profile, root: State, seed: int, noise: int, stock_last: float = 0) -> None:
+    def __init__(
+        self, game: Game, prof: Profile, root: State, seed: int, noise: int, stock_last: float, by_kind: bool
+    ) -> None:
         self.game, self.prof, self.root, self.noise = game, prof, root, noise
         # stock_last > 0: the stock (a deal, a turn, a redeal) only when no move between piles is left, but for a
         # share ``1 - stock_last`` of the steps
         self.stock_last = stock_last
+        # by_kind: no score; a child of the best kind (``_kind``) drawn at random, now and then one of the next kind
+        self.by_kind = by_kind
         self.rng = random.Random(seed)
         self.rule = safe_rule(game)
         self.expanded = 0
@@ -245,12 +249,14 @@ class _Playouts:
 
     def run(self, n: int) -> Line | None:
         game, key_of, score_of, rule, seen = self.game, self.prof.key, self.prof.score, self.rule, self.seen
-        randrange, noise, random_ = self.rng.randrange, self.noise, self.rng.random
+        randrange, noise, random_, by_kind = self.rng.randrange, self.noise, self.rng.random, self.by_kind
         for _ in range(n):
             self.expanded += 1
             best: tuple[int, State, Line, Hashable] | None = None
             later = 1000 if self.stock_last and random_() < self.stock_last else 0
-            for child, explicit in self.prof.children(self.pos):
+            pos = self.pos
+            for child, explicit in self.prof.children(pos):
+                kind = _kind(game, pos, child, explicit) if by_kind else 0
                 if rule(game, child) is None:
                     moves: Line = (explicit,)
                 else:
@@ -259,7 +265,8 @@ class _Playouts:
                 key = key_of(child)
                 if key in seen:
                     continue
-                score = score_of(child) + randrange(noise)
+                # by kind: the kinds 4 apart and the draw up to 6, so that the next kind now and then comes first
+                score = 4 * kind + randrange(6) if by_kind else score_of(child) + randrange(noise)
                 if later and explicit.kind is not MoveKind.TRANSFER:
                     score += later
                 if best is None or score < best[0]:
@@ -318,7 +325,7 @@ def solve(
         if deadline is not None and clock() >= deadline:
             return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds")
         if expanded >= LATE_AFTER and not late:
-            late = [_Playouts(game, prof, root, seed, PLAYOUT_NOISE, last) for seed, last in PLAYOUTS]
+            late = [_Playouts(game, prof, root, seed, PLAYOUT_NOISE, last, kind) for seed, last, kind in PLAYOUTS]
             late.append(_DepthFirst(game, prof, root, by_kind=True))
             for i in range(len(PLAYOUTS)):
                 schedule += [len(searches) + i] * LATE_SLICES
