@@ -5,9 +5,10 @@ several "scans" run side by side, each good at different deals).
   made (a weighted A*: the weight keeps lines short without giving up the heuristic's speed).
 - Depth-first: it follows the best-scored child first and backs up only when a line is exhausted; it
   wins many deals in a few hundred positions where best-first wanders among look-alike positions.
-- Playouts, after ``LATE_AFTER`` positions: random-restart greedy playouts (``_Playouts``), which choose the
-  early moves afresh each time, where the depth-first scans stay stuck under an early mistake. Up to that
-  budget the search is what it was before them, position for position (hints depend on it).
+- Late scans, after ``LATE_AFTER`` positions: random-restart greedy playouts (``_Playouts``), which choose the
+  early moves afresh each time, where the depth-first scans stay stuck under an early mistake, and a depth-first
+  scan by kind of move with no score. Up to that budget the search is what it was before them, position for
+  position (hints depend on it).
 
 Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
 looked up; only a position never seen before by that search is kept. Moves that undo each other (``3-7``
@@ -223,7 +224,7 @@ def _free_columns(state: State) -> int:
 
 
 class _Playouts:
-    """Random-restart greedy playouts: from the start, follow a child of the best score blurred by seeded noise,
+    """Random-restart greedy playouts: from the start, follow a child of the best score (or kind) blurred by noise,
     never back to a position of the same playout, until won or stuck; then start again with the next draw. No
     table across playouts: where the depth-first scans are stuck deep under an early mistake, each playout
     chooses its early moves afresh. It never proves anything (it never runs out of positions)."""

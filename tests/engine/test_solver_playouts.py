@@ -1,4 +1,4 @@
-"""The generic search's late scans (engine/solver/search.py: two playouts, a depth-first scan by kind) join only
+"""The generic search's late scans (engine/solver/search.py: three playouts, a depth-first scan by kind) join only
 after ``LATE_AFTER`` positions.
 
 Hints, the hint follower and the solvability table's small budgets depend on the search's exact answers up to
@@ -59,7 +59,7 @@ def test_up_to_twenty_thousand_positions_the_search_is_the_scans_alone(
 @pytest.mark.parametrize("deal", [2, 107])
 def test_the_late_scans_win_deals_the_four_miss_at_the_same_budget(deal: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """Tribunal's tuning deals 2 (won by a playout at 20,816 positions; the four alone need 159,504) and 107 (won
-    by the depth-first scan by kind at 22,342; the four alone need 29,054)."""
+    at 22,854; the four alone need 29,054)."""
     game = get_game("tribunal")
     state = game.deal(tune_seed(deal))
     found = solve(game, state, max_states=25_000)
