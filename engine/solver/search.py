@@ -5,6 +5,10 @@ several "scans" run side by side, each good at different deals).
   made (a weighted A*: the weight keeps lines short without giving up the heuristic's speed).
 - Depth-first: it follows the best-scored child first and backs up only when a line is exhausted; it
   wins many deals in a few hundred positions where best-first wanders among look-alike positions.
+- Late scans, after ``LATE_AFTER`` positions: random-restart greedy playouts (``_Playouts``), which choose the
+  early moves afresh each time, where the depth-first scans stay stuck under an early mistake, and a depth-first
+  scan by kind of move with no score. Up to that budget the search is what it was before them, position for
+  position (hints depend on it).
 
 Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
 looked up; only a position never seen before by that search is kept. Moves that undo each other (``3-7``
@@ -26,9 +30,10 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 
+from ..cards import KING, RANK
 from ..game import Game
 from ..games.royal_retinue import RoyalRetinue
-from ..moves import Move
+from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 from . import compiled, kingchain
 from .profiles import Profile, profile_for
@@ -41,6 +46,21 @@ SLICE = 128
 #: Depth-first searches that blur the score with seeded noise, and by how much.
 RANDOM_SCANS = 2
 NOISE = 25
+
+#: Positions expanded in all before the late scans (``_Playouts``, a ``_DepthFirst`` by kind) join the turns:
+#: every search up to this budget (hints, the hint follower, the solvability table's small budgets) is the four
+#: scans alone, as before them.
+LATE_AFTER = 20_000
+#: The playouts' seeds and the share of their steps that leave the stock for last, how much seeded noise blurs
+#: their choice among children, and their turns: each takes ``LATE_SLICES`` slices per turn of the others' one.
+PLAYOUTS: tuple[tuple[int, float, bool], ...] = ((101, 0.0, False), (102, 0.75, False), (103, 0.0, True))
+PLAYOUT_NOISE = 13
+LATE_SLICES = 2
+#: Beside them a depth-first scan takes one slice a turn: it tries the moves by kind (``_kind``: home, between
+#: piles, those that free a column or a card for home first, the stock, a redeal), in the order generated within
+#: a kind, as a player who knows no score would.
+#: A move's target "any foundation that fits" (``3-f``), for ``_kind``.
+_HOME = Pile(PileKind.FOUNDATION)
 
 Line = tuple[Move, ...]
 
@@ -124,11 +144,15 @@ class _BestFirst:
 
 
 class _DepthFirst:
-    def __init__(self, game: Game, prof: Profile, root: State, noise: int = 0, seed: int = 0) -> None:
+    def __init__(
+        self, game: Game, prof: Profile, root: State, noise: int = 0, seed: int = 0, by_kind: bool = False
+    ) -> None:
         self.game, self.prof = game, prof
         # noise > 0: each child's score is blurred by up to ``noise`` points from a seeded generator, so this
         # search tries a different order among near-equals (Freecell Solver's random-dfs scans)
         self.noise = noise
+        # by_kind: the moves by kind (``_kind``), in the order generated within a kind; no score
+        self.by_kind = by_kind
         self.rng = random.Random(seed)
         self.rule = safe_rule(game)
         self.seen: set[Hashable] = {prof.key(root)}
@@ -141,7 +165,9 @@ class _DepthFirst:
         game, key_of, score_of, seen = self.game, self.prof.key, self.prof.score, self.seen
         out: list[tuple[int, int, State, Line]] = []
         rule = self.rule
+        by_kind = self.by_kind
         for child, explicit in self.prof.children(pos):
+            kind = _kind(game, pos, child, explicit) if by_kind else 0
             if rule(game, child) is None:  # most positions: nothing goes home safely
                 moves: Line = (explicit,)
             else:
@@ -151,7 +177,7 @@ class _DepthFirst:
             if key in seen:
                 continue
             seen.add(key)
-            score = score_of(child)
+            score = kind if by_kind else score_of(child)
             if self.noise:
                 score += self.rng.randrange(self.noise)
             out.append((-score, -len(out), child, moves))
@@ -173,6 +199,88 @@ class _DepthFirst:
             if is_won(child):
                 return tuple(m for part in line for m in part)
             stack.append(self._children(child))
+        return None
+
+
+def _kind(game: Game, pos: State, child: State, move: Move) -> int:
+    """0 a card home; 1 a move between piles that leaves more columns free (empty, or down to a lone king) or
+    uncovers a card that can go home; 2 another move between piles; 3 the stock (a deal, a card turned); 4 a
+    redeal."""
+    if move.kind is not MoveKind.TRANSFER:
+        return 4 if move.kind is MoveKind.REDEAL else 3
+    target, source = move.target, move.sources[0]
+    if target is not None and target.kind in (PileKind.FOUNDATION, PileKind.KING_ROW):
+        return 0
+    if _free_columns(child) > _free_columns(pos):
+        return 1
+    if source.kind is PileKind.COLUMN and game.is_legal(child, Move(MoveKind.TRANSFER, (source,), _HOME)):
+        return 1
+    return 2
+
+
+def _free_columns(state: State) -> int:
+    """Columns empty or down to a lone king (which takes any card in the salic-law games)."""
+    return sum(1 for col in state.columns if not col or (len(col) == 1 and RANK[col[0]] == KING))
+
+
+class _Playouts:
+    """Random-restart greedy playouts: from the start, follow a child of the best score (or kind) blurred by noise,
+    never back to a position of the same playout, until won or stuck; then start again with the next draw. No
+    table across playouts: where the depth-first scans are stuck deep under an early mistake, each playout
+    chooses its early moves afresh. It never proves anything (it never runs out of positions)."""
+
+    def __init__(
+        self, game: Game, prof: Profile, root: State, seed: int, noise: int, stock_last: float, by_kind: bool
+    ) -> None:
+        self.game, self.prof, self.root, self.noise = game, prof, root, noise
+        # stock_last > 0: the stock (a deal, a turn, a redeal) only when no move between piles is left, but for a
+        # share ``1 - stock_last`` of the steps
+        self.stock_last = stock_last
+        # by_kind: no score; a child of the best kind (``_kind``) drawn at random, now and then one of the next kind
+        self.by_kind = by_kind
+        self.rng = random.Random(seed)
+        self.rule = safe_rule(game)
+        self.expanded = 0
+        self._restart()
+
+    def _restart(self) -> None:
+        self.pos = self.root
+        self.seen: set[Hashable] = {self.prof.key(self.root)}
+        self.line: list[Line] = []
+
+    def run(self, n: int) -> Line | None:
+        game, key_of, score_of, rule, seen = self.game, self.prof.key, self.prof.score, self.rule, self.seen
+        randrange, noise, random_, by_kind = self.rng.randrange, self.noise, self.rng.random, self.by_kind
+        for _ in range(n):
+            self.expanded += 1
+            best: tuple[int, State, Line, Hashable] | None = None
+            later = 1000 if self.stock_last and random_() < self.stock_last else 0
+            pos = self.pos
+            for child, explicit in self.prof.children(pos):
+                kind = _kind(game, pos, child, explicit) if by_kind else 0
+                if rule(game, child) is None:
+                    moves: Line = (explicit,)
+                else:
+                    child, settled = autoplay(game, child)
+                    moves = (explicit, *settled)
+                key = key_of(child)
+                if key in seen:
+                    continue
+                # by kind: the kinds 4 apart and the draw up to 6, so that the next kind now and then comes first
+                score = 4 * kind + randrange(6) if by_kind else score_of(child) + randrange(noise)
+                if later and explicit.kind is not MoveKind.TRANSFER:
+                    score += later
+                if best is None or score < best[0]:
+                    best = (score, child, moves, key)
+            if best is None:
+                self._restart()
+                seen = self.seen
+                continue
+            _, self.pos, moves, key = best
+            seen.add(key)
+            self.line.append(moves)
+            if game.is_won(self.pos):
+                return tuple(m for part in self.line for m in part)
         return None
 
 
@@ -208,21 +316,34 @@ def solve(
     ]
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
+    late: list[_Playouts | _DepthFirst] = []
+    # which search takes each turn (the playouts several in a row)
+    schedule = list(range(len(searches)))
     while True:
-        expanded = sum(s.expanded for s in searches)
+        expanded = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
         if max_states is not None and expanded >= max_states:
             return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "states")
         if deadline is not None and clock() >= deadline:
             return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds")
+        if expanded >= LATE_AFTER and not late:
+            late = [_Playouts(game, prof, root, seed, PLAYOUT_NOISE, last, kind) for seed, last, kind in PLAYOUTS]
+            late.append(_DepthFirst(game, prof, root, by_kind=True))
+            for i in range(len(PLAYOUTS)):
+                schedule += [len(searches) + i] * LATE_SLICES
+            schedule.append(len(searches) + len(PLAYOUTS))
+            turn = 0
         n = SLICE if max_states is None else min(SLICE, max_states - expanded)
-        search = searches[turn % len(searches)]
+        at = schedule[turn % len(schedule)]
         turn += 1
+        search = searches[at] if at < len(searches) else late[at - len(searches)]
         try:
             line = search.run(n)
         except _Exhausted:
-            return Solution(Finding.NO_WIN, (), sum(s.expanded for s in searches), clock() - started)
+            total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
+            return Solution(Finding.NO_WIN, (), total, clock() - started)
         if line is not None:
-            return Solution(Finding.WON, (*auto, *line), sum(s.expanded for s in searches), clock() - started)
+            total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
+            return Solution(Finding.WON, (*auto, *line), total, clock() - started)
 
 
 def _solve_king_chain(

@@ -235,3 +235,30 @@ def test_winning_move_bench_runs_and_reports_both_games_for_both_services(tmp_pa
             assert figures["service_cpu_us"] > 0 and figures["redis_cpu_us"] > 0
             assert figures["commands"] >= figures["scripts"] >= 2
     assert result["commands"]["now"]["anonymous"] == ["EVALSHA", "EVALSHA"]  # a read and the write that wins
+
+
+def test_head_to_head_bench_plays_every_side_resumes_and_renders(tmp_path: Path) -> None:
+    """Our solver and each simple player on the same deals, a JSON line per deal; a second run with --resume plays
+    only the deals not there yet; --render prints the table; every win was replayed by the verifier."""
+    progress, out = tmp_path / "progress.jsonl", tmp_path / "summary.json"
+    base = [sys.executable, str(ROOT / "bench" / "head_to_head_bench.py"), "--games", "sultan-36"]
+    base += ["--seed-label", "bench-test", "--seconds", "2", "--progress", str(progress)]
+    subprocess.run([*base, "--deals", "2"], cwd=ROOT, check=True, capture_output=True, timeout=240)
+    done = subprocess.run(
+        [*base, "--deals", "3", "--resume", "--render", "--json", str(out)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    rows = [json.loads(line) for line in progress.read_text().splitlines()]
+    assert [r["deal"] for r in rows] == [0, 1, 2]
+    for row in rows:
+        assert set(row["sides"]) == {"ours", "greedy-dfs", "playouts"}
+        for side in row["sides"].values():
+            assert side["cpu"] >= 0 and (side["moves"] > 0) == side["won"]
+    summary = json.loads(out.read_text())["sultan-36 bench-test"]
+    assert summary["deals"] == 3
+    assert summary["sides"]["ours"]["won"] == sum(r["sides"]["ours"]["won"] for r in rows)
+    assert "| `sultan-36` | bench-test | 3 |" in done.stdout

@@ -1,0 +1,206 @@
+"""Head to head on the games with a stock: the solver against simple independent players, on the same deals.
+
+For each game (tribunal, picture-gallery with 2 and 3 deals, captives, sultan-36, sultan-52), each deal of
+seed ``sha256("<label>-<i>")`` for i in --from-deal .. --from-deal + --deals - 1 is played by our solver
+(``engine.solver.solve`` with ``max_seconds``) and by each player of bench/simple_players.py, --seconds of CPU
+time each (of the thread that plays). A win counts only when the engine's verifier (``engine.verify.replay``)
+replays its line as a win. Every deal is a JSON line of --progress (with --resume, the deals already there are
+not played again), so a killed run continues where it stopped; --render prints the table of a progress file.
+
+Reported per game: deals, each side's wins, its median CPU over the deals it won and over all (a deal not won
+counts as its whole budget), and the deals only one side won, with both CPU times.
+
+Usage: python bench/head_to_head_bench.py [--games tribunal captives ...] [--seed-label unseen] [--from-deal 0]
+           [--deals 300] [--seconds 10] [--progress FILE [--resume]] [--render] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import statistics
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from simple_players import PLAYERS
+
+from engine import get_game
+from engine.game import Game
+from engine.solver import Finding, solve
+from engine.state import State
+from engine.verify import Outcome, replay
+
+#: The games in the order they are played: the cheap ones first (a deal every side loses costs the most).
+GAMES = ("sultan-36", "picture-gallery", "picture-gallery:deals=3", "sultan-52", "tribunal", "captives")
+OURS = "ours"
+
+
+def parse_game(name: str) -> Game:
+    """``variant`` or ``variant:k=v,k=v``."""
+    variant, _, opts = name.partition(":")
+    options = dict(kv.split("=", 1) for kv in opts.split(",")) if opts else {}
+    return get_game(variant, options)
+
+
+def deal_seed(label: str, i: int) -> bytes:
+    return hashlib.sha256(f"{label}-{i}".encode()).digest()
+
+
+def verified(game: Game, state: State, moves: tuple[Any, ...]) -> bool:
+    return replay(game, state, moves).verdict.outcome is Outcome.WON
+
+
+def play_deal(game: Game, state: State, seconds: float, players: list[str]) -> dict[str, dict[str, Any]]:
+    """Each side's result on one deal: won (replayed as a win), CPU seconds, positions expanded, moves."""
+    found = solve(game, state, max_seconds=seconds)
+    won = found.outcome is Finding.WON and verified(game, state, found.moves)
+    out = {
+        OURS: {
+            "won": won,
+            "outcome": found.outcome.value,
+            "cpu": round(found.seconds, 4),
+            "positions": found.states,
+            "moves": len(found.moves),
+        }
+    }
+    for name in players:
+        p = PLAYERS[name](game, state, seconds)
+        out[name] = {
+            "won": p.won and verified(game, state, p.moves),
+            "cpu": round(p.seconds, 4),
+            "positions": p.positions,
+            "moves": len(p.moves),
+        }
+    return out
+
+
+def load(path: Path | None) -> list[dict[str, Any]]:
+    if path is None or not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def summary(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    """Per side: wins and median CPU (won / all); the deals only ours won, and those a player won and ours not."""
+    sides = [OURS, *(k for k in rows[0]["sides"] if k != OURS)] if rows else [OURS]
+    out: dict[str, Any] = {"deals": len(rows), "sides": {}}
+    for side in sides:
+        won = [r["sides"][side]["cpu"] for r in rows if r["sides"][side]["won"]]
+        every = [
+            r["sides"][side]["cpu"] if r["sides"][side]["won"] else max(r["sides"][side]["cpu"], seconds) for r in rows
+        ]
+        out["sides"][side] = {
+            "won": len(won),
+            "median_ms_won": round(statistics.median(won) * 1000, 1) if won else None,
+            "median_ms_all": round(statistics.median(every) * 1000, 1) if every else None,
+        }
+
+    def times(r: dict[str, Any]) -> dict[str, float]:
+        return {s: r["sides"][s]["cpu"] for s in sides}
+
+    out["only_players"] = [
+        {"deal": r["deal"], "won_by": [s for s in sides if r["sides"][s]["won"]], "cpu": times(r)}
+        for r in rows
+        if not r["sides"][OURS]["won"] and any(r["sides"][s]["won"] for s in sides)
+    ]
+    out["only_ours"] = [
+        {"deal": r["deal"], "cpu": times(r)}
+        for r in rows
+        if r["sides"][OURS]["won"] and not any(r["sides"][s]["won"] for s in sides if s != OURS)
+    ]
+    return out
+
+
+def render(rows: list[dict[str, Any]], seconds: float) -> str:
+    """The table of docs/solver.md, and the deals only one side won."""
+    by_game: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        by_game.setdefault((r["game"], r["label"]), []).append(r)
+    sides = [OURS, *PLAYERS]
+    head = "| game | seeds | deals | " + " | ".join(f"{s} won | {s} median CPU (won / all)" for s in sides) + " |"
+    lines = [head, "|" + "---|" * (3 + 2 * len(sides))]
+    notes = []
+    for (game, label), group in by_game.items():
+        s = summary(sorted(group, key=lambda r: r["deal"]), seconds)
+        cells = []
+        for side in sides:
+            f = s["sides"].get(side)
+            cells.append("-" if f is None else str(f["won"]))
+            cells.append("-" if f is None else f"{_ms(f['median_ms_won'])} / {_ms(f['median_ms_all'])}")
+        lines.append(f"| `{game}` | {label} | {s['deals']} | " + " | ".join(cells) + " |")
+        for d in s["only_players"]:
+            cpu = ", ".join(f"{k} {v:.2f} s" for k, v in d["cpu"].items())
+            notes.append(f"- `{game}` {label}-{d['deal']}: won by {', '.join(d['won_by'])} only ({cpu})")
+        for d in s["only_ours"]:
+            cpu = ", ".join(f"{k} {v:.2f} s" for k, v in d["cpu"].items())
+            notes.append(f"- `{game}` {label}-{d['deal']}: won by ours only ({cpu})")
+    return "\n".join([*lines, "", *notes])
+
+
+def _ms(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value / 1000:.2f} s" if value >= 1000 else f"{value:.0f} ms" if value >= 10 else f"{value:.1f} ms"
+
+
+def run(args: argparse.Namespace, say: Callable[[str], None]) -> list[dict[str, Any]]:
+    rows = load(args.progress) if args.resume else []
+    done = {(r["game"], r["label"], r["deal"]) for r in rows}
+    if args.progress and not args.resume:
+        args.progress.write_text("")
+    for name in args.games:
+        game = parse_game(name)
+        for i in range(args.from_deal, args.from_deal + args.deals):
+            if (name, args.seed_label, i) in done:
+                continue
+            state = game.deal(deal_seed(args.seed_label, i))
+            row = {
+                "game": name,
+                "label": args.seed_label,
+                "deal": i,
+                "seconds": args.seconds,
+                "sides": play_deal(game, state, args.seconds, args.players),
+            }
+            rows.append(row)
+            if args.progress:
+                with args.progress.open("a") as f:
+                    f.write(json.dumps(row) + "\n")
+            say(f"{name} {i}: " + "; ".join(f"{k} {v['won']} {v['cpu']:.2f} s" for k, v in row["sides"].items()))
+    return rows
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--games", nargs="*", default=list(GAMES), help="variant or variant:k=v (default: all six)")
+    p.add_argument("--seed-label", default="unseen", help='deals sha256("<label>-<i>")')
+    p.add_argument("--from-deal", type=int, default=0)
+    p.add_argument("--deals", type=int, default=300)
+    p.add_argument("--seconds", type=float, default=10.0, help="CPU seconds per deal and side")
+    p.add_argument("--players", nargs="*", default=list(PLAYERS), choices=list(PLAYERS))
+    p.add_argument("--progress", type=Path, help="a JSON line per deal")
+    p.add_argument("--resume", action="store_true", help="skip the deals already in --progress")
+    p.add_argument("--render", action="store_true", help="print the table of --progress (after any deals to play)")
+    p.add_argument("--json", type=Path, help="write the summary per game here")
+    args = p.parse_args()
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    rows = run(args, say) if args.deals > 0 else load(args.progress)
+    if args.render:
+        print(render(rows, args.seconds))
+    if args.json:
+        by_game: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            by_game.setdefault(f"{r['game']} {r['label']}", []).append(r)
+        args.json.write_text(json.dumps({k: summary(v, args.seconds) for k, v in by_game.items()}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
