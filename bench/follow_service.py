@@ -175,8 +175,9 @@ def follow(player: Player, game: Game, i: int, max_moves: int, stall: int) -> di
         state = game.play(state, Move.parse(hinted.text))[0]
         moves += 1
         repeats += _meet(met, encode_state(game, state))
-    if game.is_won(state):
-        end = "won"  # the last move played won: the loop's next turn did not come
+        if game.is_won(state):
+            end = "won"  # the service refuses every call that changes a won game, auto-play too
+            break
     return {"variant": game.id, "deal": i, "won": end == "won", "end": end, "moves": moves, "calls": calls,
             "repeats": repeats}  # fmt: skip
 

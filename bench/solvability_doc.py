@@ -102,7 +102,8 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
         out.append(
             f"| `{r['variant']}` | {r['options'] or 'defaults'} | {r.get('max_states', args.max_states):,} | "
             f"{pct(r['won'], n)} ({r['won']}/{n}) | "
-            f"{pct(r['no_win'], n)} | {pct(r['unknown'], n)} | {length} | {_cpu(r.get('solver_cpu'))} | "
+            f"{pct(r['no_win'], n)} ({r['no_win']}) | {pct(r['unknown'], n)} ({r['unknown']}) | {length} | "
+            f"{_cpu(r.get('solver_cpu'))} | "
             f"{pct(r['hint_wins'], r['hint_seeds'])} ({r['hint_wins']}/{r['hint_seeds']}) | "
             f"{_ms(r['median_hint_ms'])} | {_ms(r.get('median_move_ms'))} |"
         )
