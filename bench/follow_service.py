@@ -21,9 +21,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
-import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -34,7 +32,7 @@ import grpc
 import httpx
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
-from processes import free_port, machine, start_service, stop, wait_port
+from processes import free_port, machine, start_redis, start_service, stop
 from solvability import deal_seed, progress_of
 
 from engine import get_game
@@ -210,20 +208,10 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write every deal's record here")
     args = parser.parse_args()
     chosen = [v for v in args.variants.split(",") if v] or [v.id for v in variants()]
-    redis_server = shutil.which("redis-server")
-    if redis_server is None:
-        raise SystemExit("redis-server is needed")
     records: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="follow-service-") as folder:
         tmp = Path(folder)
-        redis_port = free_port()
-        redis = subprocess.Popen(
-            [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_port(redis_port, redis)
-        url = f"redis://127.0.0.1:{redis_port}/0"
+        redis, url = start_redis()
         replicas = []
         try:
             for _ in range(2):  # one keys folder: the same deal-ticket key, so the same hint key on both

@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import shutil
 import statistics
 import subprocess
 import sys
@@ -28,7 +27,7 @@ from typing import Any
 import grpc
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
-from processes import ROOT, cpu_seconds, free_port, machine, stop, wait_port
+from processes import ROOT, cpu_seconds, free_port, machine, start_redis, stop, wait_port
 
 from engine.catalogue import variants
 
@@ -106,19 +105,10 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     chosen = [v for v in args.variants.split(",") if v] or [v.id for v in variants()]
-    redis_server = shutil.which("redis-server")
-    if redis_server is None:
-        raise SystemExit("redis-server is needed")
     with tempfile.TemporaryDirectory(prefix="hint-bench-") as folder:
         tmp = Path(folder)
-        redis_port = free_port()
-        redis = subprocess.Popen(
-            [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        wait_port(redis_port, redis)
-        proc, address = start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, args.hint_states)
+        redis, url = start_redis()
+        proc, address = start_service(url, tmp, args.hint_states)
         rows: list[dict[str, Any]] = []
         try:
             with grpc.insecure_channel(address) as channel:

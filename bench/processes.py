@@ -4,6 +4,7 @@ and CPU time read from /proc (a process's own, or summed with its running childr
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -89,6 +90,21 @@ def start_service(
     wait_port(port, proc)
     time.sleep(0.5 + 0.5 * workers)  # every worker bound and its store answering
     return proc, f"127.0.0.1:{port}"
+
+
+def start_redis() -> tuple[subprocess.Popen[bytes], str]:
+    """A private ``redis-server`` on a free loopback port, nothing saved: the process and its URL."""
+    server = shutil.which("redis-server")
+    if server is None:
+        raise SystemExit("redis-server is needed")
+    port = free_port()
+    proc = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    wait_port(port, proc)
+    return proc, f"redis://127.0.0.1:{port}/0"
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:
