@@ -68,7 +68,9 @@ def test_grpc_gives_the_use_cases_a_plain_address_and_its_deadline() -> None:
     timed, unpeered, untimed, _ = asyncio.run(_grpc_contexts("127.0.0.1"))
     after = time.monotonic()
     assert (timed.peer, timed.game_token, timed.operator_key) == ("127.0.0.1", "pgt_x", "k")
-    assert timed.deadline is not None and before + 200 < timed.deadline <= after + 300
+    # gRPC core keeps time on its own clock (CI once saw its deadline a second past ``after + 300`` on a loaded
+    # host), so the bound checks the form (a monotonic time about 300 s ahead), not the clock to the second.
+    assert timed.deadline is not None and before + 200 < timed.deadline <= after + 310
     assert unpeered.peer == "" and unpeered.deadline is not None  # the peer only for the calls that need it
     assert untimed.peer == "127.0.0.1" and untimed.deadline is None  # no deadline set, none given
     assert asyncio.run(_grpc_contexts("[::1]"))[0].peer == "::1"
