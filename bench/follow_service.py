@@ -5,7 +5,9 @@ Each game is dealt from the solvability table's seeds (``sha256("solvability-<i>
 that the deals are the table's and the offline follower of ``bench/solvability.py`` (``--only follow``) played
 the same ones. Even deals go over gRPC, odd ones over REST; every hint is asked of one replica and its move
 played on the other, so the line a hint came from is continued from the store (docs/solver.md, "Hints never
-lead back"). The follower stops as the table's does: the game won, no move hinted (``NO_MOVE``), --stall moves
+lead back"). Every Hint call is timed as the client waits for it, and the CPU the replicas' hint processes spent on
+it is read from /proc: the hint's latency and cost over whole games, not only at the deal (bench/hint_bench.py).
+The follower stops as the table's does: the game won, no move hinted (``NO_MOVE``), --stall moves
 with no card home, none dealt and no redeal, or --max-moves moves. Every position is replayed here with the
 engine from the seed, and a position met twice is counted (it never should be).
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import math
 import statistics
 import tempfile
 import time
@@ -32,7 +35,7 @@ import grpc
 import httpx
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
-from processes import free_port, machine, start_redis, start_service, stop
+from processes import cpu_seconds, free_port, machine, solver_pids, start_redis, start_service, stop
 from solvability import deal_seed, progress_of
 
 from engine import get_game
@@ -138,7 +141,44 @@ def _auth(token: str) -> dict[str, str]:
     return {"authorization": f"Bearer {token}"}
 
 
-def follow(player: Player, game: Game, i: int, max_moves: int, stall: int) -> dict[str, Any]:
+class HintMeter:
+    """The wall time a client waits for a hint and the CPU the replicas' hint processes spend on it. The pools
+    are started (one hint on each replica) before anything is measured, so no hint pays a process's start."""
+
+    def __init__(self, pools: list[int]) -> None:
+        self.pools = pools
+        self.walls: list[float] = []
+        self.cpus: list[float] = []
+
+    def hint(self, player: Player, n: int, game_id: str, token: str) -> Turn:
+        before = sum(cpu_seconds(p) for p in self.pools)
+        start = time.perf_counter()
+        turn = player.hint(n, game_id, token)
+        self.walls.append(time.perf_counter() - start)
+        self.cpus.append(sum(cpu_seconds(p) for p in self.pools) - before)
+        return turn
+
+    def take(self) -> dict[str, list[float]]:
+        """The hints measured since the last take, in milliseconds."""
+        taken = {
+            "hint_ms": [round(w * 1000, 2) for w in self.walls],
+            "hint_cpu_ms": [round(c * 1000, 2) for c in self.cpus],
+        }
+        self.walls, self.cpus = [], []
+        return taken
+
+
+def warm_pools(addresses: list[str], services: list[int]) -> list[int]:
+    """One hint asked of each replica (a sultan-36 deal), so that its pool of hint processes runs: their pids."""
+    for address in addresses:
+        with grpc.insecure_channel(address) as channel:
+            stub = pb_grpc.PatienceServiceStub(channel)
+            dealt = stub.NewGame(pb.NewGameRequest(variant="sultan-36"), timeout=30)
+            stub.Hint(pb.HintRequest(game_id=dealt.game.game_id), metadata=_bearer(dealt.game_token), timeout=120)
+    return [pid for service in services for pid in solver_pids(service)]
+
+
+def follow(player: Player, game: Game, i: int, max_moves: int, stall: int, meter: HintMeter) -> dict[str, Any]:
     """One deal followed through the service, replayed here with the engine: how it ended and how long."""
     seed = deal_seed(i)
     game_id, token, version = player.new_game(game.id, seed)
@@ -163,7 +203,7 @@ def follow(player: Player, game: Game, i: int, max_moves: int, stall: int) -> di
         elif moves - since >= stall:
             end = "stalled"
             break
-        hinted = player.hint(moves, game_id, token)
+        hinted = meter.hint(player, moves, game_id, token)
         calls += 1
         if not hinted.text:
             end = "stuck"
@@ -177,7 +217,7 @@ def follow(player: Player, game: Game, i: int, max_moves: int, stall: int) -> di
             end = "won"  # the service refuses every call that changes a won game, auto-play too
             break
     return {"variant": game.id, "deal": i, "won": end == "won", "end": end, "moves": moves, "calls": calls,
-            "repeats": repeats}  # fmt: skip
+            "repeats": repeats, **meter.take()}  # fmt: skip
 
 
 def _meet(met: set[bytes], key: bytes) -> int:
@@ -219,11 +259,12 @@ def main() -> None:
                 proc, address = start_service(url, tmp, "WARNING", args=("--http-listen", f"127.0.0.1:{http}"))
                 replicas.append((proc, address, f"127.0.0.1:{http}"))
             time.sleep(0.5)
+            meter = HintMeter(warm_pools([r[1] for r in replicas], [r[0].pid for r in replicas]))
             players: list[Player] = [Grpc([r[1] for r in replicas]), Rest([r[2] for r in replicas])]
             for variant in chosen:
                 game = get_game(variant)
                 for i in range(args.deals):
-                    records.append(follow(players[i % 2], game, i, args.max_moves, args.stall))
+                    records.append(follow(players[i % 2], game, i, args.max_moves, args.stall, meter))
                     print(json.dumps(records[-1]), flush=True)
             for p in players:
                 p.close()
@@ -232,6 +273,7 @@ def main() -> None:
                 stop(proc)
             stop(redis)
     report(records, offline(args.compare))
+    latency(records)
     if args.json:
         args.json.write_text(json.dumps({"machine": machine(), "records": records}, indent=2) + "\n")
 
@@ -253,6 +295,26 @@ def report(records: list[dict[str, Any]], before: dict[tuple[str, int], dict[str
         agree = f"{same} of {len(seen)}" if seen else "-"
         print(f"| `{variant}` | {len(rows)} | {won} | {statistics.median(r['moves'] for r in rows):g} "
               f"| {sum(r['repeats'] for r in rows)} | {old} | {agree} |")  # fmt: skip
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile: the smallest value with at least ``q`` of them at or below it."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def latency(records: list[dict[str, Any]]) -> None:
+    """Per game, every Hint call of the followed games: the wall time the client waited and the solver's CPU."""
+    print("| game | hints | wall p50 | wall p99 | wall max | solver CPU p50 | solver CPU p99 | solver CPU mean |")
+    print("|---|---|---|---|---|---|---|---|")
+    for variant in dict.fromkeys(r["variant"] for r in records):
+        walls = [w for r in records if r["variant"] == variant for w in r["hint_ms"]]
+        cpus = [c for r in records if r["variant"] == variant for c in r["hint_cpu_ms"]]
+        if not walls:
+            continue
+        print(f"| `{variant}` | {len(walls)} | {percentile(walls, 0.5):.1f} ms | {percentile(walls, 0.99):.1f} ms "
+              f"| {max(walls):.1f} ms | {percentile(cpus, 0.5):.1f} ms | {percentile(cpus, 0.99):.1f} ms "
+              f"| {statistics.fmean(cpus):.1f} ms |")  # fmt: skip
 
 
 if __name__ == "__main__":

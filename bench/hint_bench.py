@@ -27,25 +27,9 @@ from typing import Any
 import grpc
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc as pb_grpc
-from processes import ROOT, cpu_seconds, free_port, machine, start_redis, stop, wait_port
+from processes import ROOT, cpu_seconds, free_port, machine, solver_pids, start_redis, stop, wait_port
 
 from engine.catalogue import variants
-
-
-def solver_pids(service: int) -> list[int]:
-    """The service's hint processes (its children running multiprocessing's spawn, not its resource tracker)."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmdline = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rpartition(")")[2].split()[1]) == service and b"spawn_main" in cmdline:
-            pids.append(int(entry.name))
-    return pids
 
 
 def start_service(redis_url: str, tmp: Path, states: int | None) -> tuple[subprocess.Popen[bytes], str]:

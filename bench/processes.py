@@ -46,6 +46,22 @@ def wait_port(port: int, proc: subprocess.Popen[bytes], timeout: float = 30) -> 
     raise SystemExit(f"nothing listens on {port}")
 
 
+def solver_pids(service: int) -> list[int]:
+    """The service's hint processes (its children running multiprocessing's spawn, not its resource tracker)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rpartition(")")[2].split()[1]) == service and b"spawn_main" in cmdline:
+            pids.append(int(entry.name))
+    return pids
+
+
 def tree_cpu_seconds(pid: int) -> float:
     """CPU time of a process and of its children that are still running (the ``--workers`` processes)."""
     total = cpu_seconds(pid)

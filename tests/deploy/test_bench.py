@@ -176,11 +176,12 @@ def test_the_follower_through_the_service_ends_each_deal_as_the_offline_follower
         capture_output=True,
         timeout=240,
     )
-    subprocess.run(
+    run = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "follow_service.py"), "--deals", "2", *common, "--json", str(out)],
         cwd=ROOT,
         check=True,
         capture_output=True,
+        text=True,
         timeout=240,
     )
     before = {
@@ -193,6 +194,10 @@ def test_the_follower_through_the_service_ends_each_deal_as_the_offline_follower
     for r in records:
         assert r["repeats"] == 0 and r["moves"] > 0
         assert (r["end"], r["moves"]) == before[r["deal"]]
+        # every Hint call timed, and the solver's CPU read beside it (none of it negative: the pools kept running)
+        assert len(r["hint_ms"]) == len(r["hint_cpu_ms"]) > 0
+        assert min(r["hint_ms"]) > 0 and min(r["hint_cpu_ms"]) >= 0
+    assert "| `cats-tail` | " in run.stdout.split("wall p99")[1]  # the latency table, per game
 
 
 def test_tracing_bench_runs_and_reports_every_configuration(tmp_path: Path) -> None:
