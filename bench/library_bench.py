@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import service_loads
-from processes import free_port, machine, wait_port
+from processes import free_port, machine, start_redis, wait_port
 from rest_bench import BARE_APP
 from rest_loads import Slice, deal, run_grpc_slice, run_slice
 
@@ -77,22 +76,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=16, help="concurrent calls (default 16)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
-    redis_server = shutil.which("redis-server")
-    if redis_server is None:
-        raise SystemExit("redis-server is needed")
     rows: dict[str, list[Slice]] = {}
     with tempfile.TemporaryDirectory(prefix="patience-library-bench-") as tmp_name:
         tmp = Path(tmp_name)
         procs: list[subprocess.Popen[bytes]] = []
         try:
-            redis_port = free_port()
-            redis = subprocess.Popen(
-                [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
+            redis, redis_url = start_redis()
             procs.append(redis)
-            wait_port(redis_port, redis)
             base_env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_")}
             base_env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                              "PATIENCE_LOG_LEVEL": "WARNING", "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
@@ -103,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
                 grpc_port, http_port = free_port(), free_port()
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "service", "--listen", f"127.0.0.1:{grpc_port}", "--http-listen",
-                     f"127.0.0.1:{http_port}", "--redis-url", f"redis://127.0.0.1:{redis_port}/0",
+                     f"127.0.0.1:{http_port}", "--redis-url", redis_url,
                      "--rate-limits", "false"],
                     cwd=ROOT, env={**base_env, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 )  # fmt: skip

@@ -19,7 +19,6 @@ import argparse
 import json
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
@@ -31,7 +30,7 @@ import grpc
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from patience.v1 import patience_pb2 as pb
 from patience.v1 import patience_pb2_grpc
-from processes import cpu_seconds, free_port, machine, start_service, stop, wait_port
+from processes import cpu_seconds, machine, start_redis, start_service, stop
 
 from engine.catalogue import get_game
 from engine.solver.search import solve
@@ -127,23 +126,14 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200, help="calls of each kind at each length")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    redis_server = shutil.which("redis-server")
-    if redis_server is None:
-        raise SystemExit("redis-server is needed")
     line = winning_line()
     if min(args.lengths) < 2 or max(args.lengths) > cap:
         raise SystemExit(f"lengths are 2 to --max-moves ({cap})")
     tmp = Path(tempfile.mkdtemp(prefix="patience-long-"))
-    redis_port = free_port()
-    redis = subprocess.Popen(
-        [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-         "--dir", str(tmp)],
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
+    redis, redis_url = start_redis()
     results: dict[str, Any] = {"machine": machine(), "calls": args.calls, "max_moves": cap, "rows": {}}
     try:
-        wait_port(redis_port, redis)
-        service, address = start_service(f"redis://127.0.0.1:{redis_port}/0", tmp, "WARNING", stderr=sys.stderr)
+        service, address = start_service(redis_url, tmp, "WARNING", stderr=sys.stderr)
         try:
             calls = Calls(address, service.pid, cap)
             calls.live(10)  # warm up: imports, caches, the first connection

@@ -18,9 +18,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing as mp
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -29,7 +27,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from processes import cpu_seconds, free_port, machine, wait_port
+from processes import cpu_seconds, machine, start_redis
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -136,20 +134,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--extra-path", action="append", default=[], help="a folder with coredis / valkey-glide")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
-    redis_server = shutil.which("redis-server")
-    if redis_server is None:
-        raise SystemExit("redis-server is needed")
-    port = free_port()
-    redis = subprocess.Popen(
-        [redis_server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    redis, url = start_redis()
     rows: dict[str, list[tuple[int, float, float]]] = {name: [] for name in CLIENTS}
     failed: dict[str, str] = {}
     try:
-        wait_port(port, redis)
-        url = f"redis://127.0.0.1:{port}/0"
         for _ in range(args.slices):
             for name in CLIENTS:
                 if name in failed:

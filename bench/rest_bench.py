@@ -26,7 +26,6 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -37,7 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from processes import free_port, wait_port  # noqa: E402
+from processes import free_port, start_redis, wait_port  # noqa: E402
 from rest_loads import Slice, deal, run_grpc_slice, run_slice  # noqa: E402
 
 #: ``--profile``: the service under cProfile (its main thread, where the REST layer and the use case run), timed in
@@ -106,19 +105,13 @@ def main(argv: list[str] | None = None) -> int:
         "grpc.aio echo server: the gRPC path's ratio beside the REST one",
     )
     args = parser.parse_args(argv)
-    redis_server = shutil.which("redis-server")
-    if redis_server is None:
-        raise SystemExit("redis-server is needed")
     with tempfile.TemporaryDirectory(prefix="patience-rest-bench-") as tmp_name:
         tmp = Path(tmp_name)
-        redis_port, bare_port = free_port(), free_port()
+        bare_port = free_port()
         procs: list[subprocess.Popen[bytes]] = []
         try:
-            procs.append(subprocess.Popen(
-                [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            ))  # fmt: skip
-            wait_port(redis_port, procs[0])
+            redis, redis_url = start_redis()
+            procs.append(redis)
             env = {k: v for k, v in os.environ.items() if not k.startswith("PATIENCE_")}
             env.update({"PATIENCE_KEYS_DIR": str(tmp / "keys"), "PATIENCE_GENERATE_KEYS": "true",
                         "PATIENCE_LOG_LEVEL": "WARNING", "PATIENCE_WINNABLE_FILLER": "off"})  # fmt: skip
@@ -135,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
                     [*(launcher if name == "service" else [sys.executable, "-m", "service"]), "--listen",
                      f"127.0.0.1:{grpc_port if name == 'service' else free_port()}", "--http-listen",
                      f"127.0.0.1:{port}", "--redis-url",
-                     f"redis://127.0.0.1:{redis_port}/0", "--rate-limits", "false"],
+                     redis_url, "--rate-limits", "false"],
                     cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 ), f"http://127.0.0.1:{port}")  # fmt: skip
                 procs.append(services[name][0])

@@ -57,7 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from grpc_echo import start_echo
-from processes import ROOT, free_port, machine, start_service, stop, wait_port
+from processes import ROOT, free_port, machine, start_redis, start_service, stop, wait_port
 from service_loads import run_load, run_loads, typical_reply
 
 # --------------------------------------------------------------------------- memory
@@ -142,12 +142,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    redis_server = shutil.which("redis-server")
-    if redis_server is None:
-        raise SystemExit("redis-server is needed")
     tmp = Path(tempfile.mkdtemp(prefix="patience-bench-"))
-    redis_port, echo_port = free_port(), free_port()
-    redis_url = f"redis://127.0.0.1:{redis_port}/0"
+    echo_port = free_port()
     children: list[subprocess.Popen[bytes]] = []
     results: dict[str, Any] = {
         "machine_before": machine(),
@@ -155,13 +151,8 @@ def main() -> None:
         "args": vars(args) | {"json": None},
     }
     try:
-        redis = subprocess.Popen(
-            [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-             "no", "--dir", str(tmp)],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        redis, redis_url = start_redis()
         children.append(redis)
-        wait_port(redis_port, redis)
         service, address = start_service(redis_url, tmp, args.log_level)
         children.append(service)
         reply, game_id, token = asyncio.run(typical_reply(address))

@@ -39,7 +39,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from processes import ROOT, free_port, machine, start_service, stop, wait_port
+from processes import ROOT, machine, start_redis, start_service, stop
 from service_loads import run_loads
 
 #: The OTEL_* variables of each configuration (every service gets none but these).
@@ -99,23 +99,13 @@ def main() -> None:
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
 
-    redis_server = shutil.which("redis-server")
-    if redis_server is None:
-        raise SystemExit("redis-server is needed")
     tmp = Path(tempfile.mkdtemp(prefix="patience-tracing-bench-"))
-    redis_port = free_port()
-    redis_url = f"redis://127.0.0.1:{redis_port}/0"
     sink = Sink()
     children: list[subprocess.Popen[bytes]] = []
     results: dict[str, Any] = {"machine_before": machine(), "args": vars(args) | {"json": None}}
     try:
-        redis = subprocess.Popen(
-            [redis_server, "--port", str(redis_port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-             "no", "--dir", str(tmp)],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
+        redis, redis_url = start_redis()
         children.append(redis)
-        wait_port(redis_port, redis)
         services: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
         for name, variables in CONFIGURATIONS.items():
             env = {"OTEL_EXPORTER_OTLP_ENDPOINT": sink.endpoint, "OTEL_SERVICE_NAME": "patience-bench", **variables}
