@@ -70,7 +70,7 @@ def run(
         return kingchain.RUN_STATES, 0, ()
     every = (*((config, 1) for config in configs), *late)
     cfgs = ffi.new("kc_scan_config[]", len(every))
-    for cfg, ((order, seed, scored, weights, on_visit), slices) in zip(cfgs, every, strict=True):
+    for cfg, ((order, seed, scored, weights, on_visit, best_first), slices) in zip(cfgs, every, strict=True):
         flat = [k for group in order for k in (*group, _GROUP_END)]
         if len(flat) > lib.KC_ORDER_MAX:
             raise ValueError("too many kinds of moves in a scan's order")
@@ -81,6 +81,7 @@ def run(
         cfg.weights = list(weights)
         cfg.slices = slices
         cfg.on_visit = int(on_visit)
+        cfg.best_first = best_first
     result = ffi.new("kc_result *")
     code = lib.kc_solve(
         b"".join(cols),

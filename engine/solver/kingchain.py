@@ -27,6 +27,7 @@ import time
 from ..games.royal_retinue import RoyalRetinue
 from ..moves import Move
 from ..state import State
+from .kingchain_bestfirst import BestFirst
 from .kingchain_position import (
     ALL_KINDS,
     CELL_COL,
@@ -43,6 +44,7 @@ from .kingchain_position import (
     TO_CELL,
     WEIGHTS,
     WON,
+    Exhausted,
     Line,
     Pos,
     Step,
@@ -58,8 +60,8 @@ from .kingchain_position import (
 __all__ = [
     "ALL_KINDS", "CELL_COL", "CELL_OUT", "COL_CELL", "COL_COL", "DIG_HOME", "F_CELL", "F_COL", "HEAD_RUN", "HOME",
     "LATE_AFTER", "LATE_SCANS", "PARENT", "RUN", "RUN_NO_WIN", "RUN_SECONDS", "RUN_STATES", "RUN_WON", "SCANS",
-    "TO_CELL", "WEIGHTS", "WON", "Exhausted", "LateScan", "Line", "Pos", "Scan", "ScanConfig", "Step", "Steps",
-    "apply", "explicit", "from_state", "key", "moves", "run", "scans", "score", "settle",
+    "TO_CELL", "WEIGHTS", "WON", "BestFirst", "Exhausted", "LateScan", "Line", "Pos", "Scan", "ScanConfig", "Step",
+    "Steps", "apply", "explicit", "from_state", "key", "moves", "run", "scan", "scans", "score", "settle",
 ]  # fmt: skip
 
 
@@ -167,10 +169,6 @@ class Scan:
         return None
 
 
-class Exhausted(Exception):
-    """A scan has seen every position reachable from the start."""
-
-
 def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
     """The line as the game's explicit moves, each checked by ``Game.play`` on the real position."""
     out: list[Move] = []
@@ -193,8 +191,9 @@ def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
 
 
 #: A scan's settings: its groups of kinds of moves in order, the seed of its shuffles (0: none), its noise
-#: (``scored``), its score's weights and whether it marks positions seen when it visits them (``Scan``).
-ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int], bool]
+#: (``scored``), its score's weights, whether it marks positions seen when it visits them (``Scan``), and
+#: whether it is a best-first scan instead and of which evaluation and tie-break (0: no; ``BestFirst``).
+ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int], bool, int]
 
 _EVERY = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
 _PURPOSEFUL = _EVERY[:-2]
@@ -204,15 +203,15 @@ _SHUFFLED = ((HOME,), (CELL_OUT, DIG_HOME, RUN))
 #: of move, so it alone can prove that no win exists; the others leave out the moves that only fill the
 #: reserve or kill a column. The compiled core (``compiled``) runs the same ones.
 SCANS: tuple[ScanConfig, ...] = (
-    (_PURPOSEFUL, 0, 1, WEIGHTS, False),
-    (_SHUFFLED, 1, 0, WEIGHTS, False),
-    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4), False),
-    (_SHUFFLED, 3, 0, WEIGHTS, False),
-    (_EVERY[:4], 0, 0, WEIGHTS, False),
-    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2), False),
-    (_SHUFFLED, 5, 0, WEIGHTS, False),
-    (_PURPOSEFUL, 6, 25, WEIGHTS, False),
-    (_EVERY, 0, 1, WEIGHTS, False),
+    (_PURPOSEFUL, 0, 1, WEIGHTS, False, 0),
+    (_SHUFFLED, 1, 0, WEIGHTS, False, 0),
+    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4), False, 0),
+    (_SHUFFLED, 3, 0, WEIGHTS, False, 0),
+    (_EVERY[:4], 0, 0, WEIGHTS, False, 0),
+    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2), False, 0),
+    (_SHUFFLED, 5, 0, WEIGHTS, False, 0),
+    (_PURPOSEFUL, 6, 25, WEIGHTS, False, 0),
+    (_EVERY, 0, 1, WEIGHTS, False, 0),
 )
 
 
@@ -237,29 +236,36 @@ _CELLS_FIRST = ((HOME, CELL_OUT), (DIG_HOME, RUN))
 LATE_SCANS: tuple[LateScan, ...] = tuple(
     (config, 1)
     for config in (
-        (_EVERY[:4], 0, 0, WEIGHTS, True),
-        (((HOME,), (CELL_OUT,), (RUN,), (DIG_HOME,)), 0, 0, WEIGHTS, True),
-        (((HOME,), (DIG_HOME,), (RUN,), (CELL_OUT,)), 0, 0, WEIGHTS, True),
-        (_ONE_GROUP, 8, 0, WEIGHTS, True),
-        (_SHUFFLED, 1, 0, WEIGHTS, True),
-        (_SHUFFLED, 2, 0, WEIGHTS, True),
-        (_SHUFFLED, 3, 0, WEIGHTS, True),
-        (_SHUFFLED, 4, 0, WEIGHTS, True),
-        (_RUNS_LAST, 1, 0, WEIGHTS, True),
-        (_RUNS_LAST, 2, 0, WEIGHTS, True),
-        (_RUNS_LAST, 3, 0, WEIGHTS, True),
-        (_CELLS_FIRST, 1, 0, WEIGHTS, True),
-        (_CELLS_FIRST, 2, 0, WEIGHTS, True),
-        (_CELLS_FIRST, 3, 0, WEIGHTS, True),
-        (_SHUFFLED, 5, 0, WEIGHTS, True),
-        (_SHUFFLED, 6, 0, WEIGHTS, True),
+        (_EVERY[:4], 0, 0, WEIGHTS, True, 0),
+        (((HOME,), (CELL_OUT,), (RUN,), (DIG_HOME,)), 0, 0, WEIGHTS, True, 0),
+        (((HOME,), (DIG_HOME,), (RUN,), (CELL_OUT,)), 0, 0, WEIGHTS, True, 0),
+        (_ONE_GROUP, 8, 0, WEIGHTS, True, 0),
+        (_SHUFFLED, 1, 0, WEIGHTS, True, 0),
+        (_SHUFFLED, 2, 0, WEIGHTS, True, 0),
+        (_SHUFFLED, 3, 0, WEIGHTS, True, 0),
+        (_SHUFFLED, 4, 0, WEIGHTS, True, 0),
+        (_RUNS_LAST, 1, 0, WEIGHTS, True, 0),
+        (_RUNS_LAST, 2, 0, WEIGHTS, True, 0),
+        (_RUNS_LAST, 3, 0, WEIGHTS, True, 0),
+        (_CELLS_FIRST, 1, 0, WEIGHTS, True, 0),
+        (_CELLS_FIRST, 2, 0, WEIGHTS, True, 0),
+        (_CELLS_FIRST, 3, 0, WEIGHTS, True, 0),
+        (_SHUFFLED, 5, 0, WEIGHTS, True, 0),
+        (_SHUFFLED, 6, 0, WEIGHTS, True, 0),
     )
 )
 
 
-def scans(root: Pos, runs: bool) -> list[Scan]:
+def scan(root: Pos, runs: bool, config: ScanConfig) -> Scan | BestFirst:
+    """The scan of ``config`` on ``root``: depth-first, or best-first if its last setting says so."""
+    if config[5]:
+        return BestFirst(root, runs, config[0], config[3], config[5])
+    return Scan(root, runs, *config[:5])
+
+
+def scans(root: Pos, runs: bool) -> list[Scan | BestFirst]:
     """The scans of ``SCANS`` on ``root``, in their turn order."""
-    return [Scan(root, runs, *config) for config in SCANS]
+    return [scan(root, runs, config) for config in SCANS]
 
 
 #: The answers of ``run`` (and of ``compiled.run``): a win, no win exists, the budget in positions or in
@@ -282,7 +288,7 @@ def run(
     (``time.thread_time``) reaching ``deadline``: (answer, positions expanded, the line of a win). The scans
     of ``late`` join the turns (after the others, each with its own length of turns in slices) once
     ``late_after`` positions are expanded in all."""
-    searches = [Scan(root, runs, *config) for config in configs]
+    searches = [scan(root, runs, config) for config in configs]
     waiting = late
     turns = [slice_] * len(searches)
     turn = 0
@@ -293,7 +299,7 @@ def run(
         if deadline is not None and time.thread_time() >= deadline:
             return RUN_SECONDS, expanded, ()
         if waiting and expanded >= late_after:
-            searches += [Scan(root, runs, *config) for config, _ in waiting]
+            searches += [scan(root, runs, config) for config, _ in waiting]
             turns += [slice_ * slices for _, slices in waiting]
             waiting = ()
         search = searches[turn % len(searches)]

@@ -30,6 +30,7 @@ typedef struct {
     int weights[4];
     int slices;
     int on_visit;
+    int best_first;
 } kc_scan_config;
 typedef struct {
     long long expanded;
