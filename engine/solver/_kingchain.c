@@ -1126,6 +1126,7 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
         const kc_scan_config *c = &cfgs[s];
         if (c->order_len < 1 || c->order_len > KC_ORDER_MAX || c->scored < 0 || c->scored > (1 << 30)) return KC_BAD;
         if (c->slices < 1 || c->slices > 1024 || c->best_first < 0 || c->best_first > 4) return KC_BAD;
+        if (c->late_slices < 1 || c->late_slices > 1024) return KC_BAD;
         for (int g = 0; g < c->order_len; g++)
             if (c->order[g] >= NKINDS && c->order[g] != KC_GROUP_END) return KC_BAD;
     }
@@ -1152,6 +1153,7 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
             break;
         }
         if (active < nscans && expanded >= late_after) {
+            for (int s = 0; s < active; s++) scans[s].cfg.slices = scans[s].cfg.late_slices;
             for (; active < nscans; active++)
                 if (scan_start(&scans[active], &cfgs[active], w, &root, root_key) < 0) goto done;
         }

@@ -16,7 +16,8 @@
 
 /* One scan: its kinds of moves in groups (each group ended by KC_GROUP_END), the seed of its generator (0:
  * none), its noise (scored > 0: children best-scored first, plus noise below `scored` from the generator),
- * its score's weights, the length of its turns in slices (1 to 1024), and when it marks a position seen: when
+ * its score's weights, the length of its turns in slices (1 to 1024) and once the late scans joined (late_slices),
+ * and when it marks a position seen: when
  * generated (0: a position generated at a shallow level is never entered by a deeper path) or when visited
  * (1: Freecell Solver's way, the deeper paths may pass through it). best_first > 0 makes it a best-first scan
  * instead (the kinds in the order's order, no shuffle; positions marked when generated): 1 and 2 take the
@@ -29,6 +30,7 @@ typedef struct {
     int scored;
     int weights[4];
     int slices;
+    int late_slices;
     int on_visit;
     int best_first;
 } kc_scan_config;

@@ -29,6 +29,7 @@ typedef struct {
     int scored;
     int weights[4];
     int slices;
+    int late_slices;
     int on_visit;
     int best_first;
 } kc_scan_config;
