@@ -262,7 +262,7 @@ LATE_SCANS: tuple[LateScan, ...] = (
 )
 #: Once the late scans join, a first scan that tries every kind of move (the one that can prove that no win
 #: exists) takes turns of this many slices, so that proofs keep their pace among the longer turns of the others.
-PROOF_SLICES = 3
+PROOF_SLICES = 6
 
 
 def scan(root: Pos, runs: bool, config: ScanConfig) -> Scan | BestFirst:

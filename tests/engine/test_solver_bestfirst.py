@@ -19,6 +19,8 @@ from engine.games.royal_retinue import RoyalRetinue
 from engine.solver import compiled, kingchain
 from engine.solver.kingchain_bestfirst import SCORE_OLDEST, UNDER, UNDER_NEWEST, BestFirst, under
 from engine.solver.search import SLICE
+from engine.verify import Outcome as Verdict
+from engine.verify import replay
 
 MODES = range(SCORE_OLDEST, UNDER_NEWEST + 1)
 PURPOSEFUL = ((kingchain.HOME,), (kingchain.CELL_OUT,), (kingchain.DIG_HOME,), (kingchain.RUN,))
@@ -33,6 +35,14 @@ def deal(variant: str, label: str) -> tuple[RoyalRetinue, kingchain.Pos]:
     assert isinstance(game, RoyalRetinue)
     root, _ = kingchain.settle(kingchain.from_state(game.deal(hashlib.sha256(label.encode()).digest())))
     return game, root
+
+
+def assert_wins(game: RoyalRetinue, label: str, line: kingchain.Line) -> None:
+    """The line (from the settled deal) replays as a win through the engine's verifier."""
+    state = game.deal(hashlib.sha256(label.encode()).digest())
+    moves = kingchain.explicit(game, state, (kingchain.settle(kingchain.from_state(state))[1], *line))
+    verdict = replay(game, state, [m.text() for m in moves]).verdict
+    assert verdict.outcome is Verdict.WON, verdict.describe()
 
 
 def test_the_weight_of_cards_under_a_run_grows_faster_than_their_number() -> None:
@@ -50,7 +60,7 @@ def test_the_weight_of_cards_under_a_run_grows_faster_than_their_number() -> Non
 def test_both_cores_give_the_same_answers_alone(variant: str, mode: int) -> None:
     """A best-first scan alone, at budgets from one slice to 3,000 positions, on four deals of each game."""
     for i in range(4):
-        game, root = deal(variant, f"bestfirst-test-{i}")
+        _, root = deal(variant, f"bestfirst-test-{i}")
         for budget in (1, SLICE + 5, 3_000):
             ours = compiled.run(root, True, budget, SLICE, None, (config(mode),), ())
             theirs = kingchain.run(root, True, budget, SLICE, None, (config(mode),), ())
@@ -65,6 +75,7 @@ def test_a_line_found_best_first_replays_as_a_win() -> None:
     want = compiled.run(root, True, 1_000, SLICE, None, (config(3),), ())
     assert want[:2] == (kingchain.RUN_WON, 547)
     assert kingchain.run(root, True, 1_000, SLICE, None, (config(3),), ()) == want
+    assert_wins(game, "unseen-b-186", want[2])
 
 
 def test_a_complete_best_first_scan_proves_no_win_after_every_position() -> None:
@@ -101,6 +112,8 @@ def test_an_incomplete_best_first_scan_goes_idle_and_a_bad_mode_is_refused() -> 
     if compiled.built():
         with pytest.raises(ValueError):
             compiled.run(root, True, 10, SLICE, None, (config(5),), ())
+        with pytest.raises(ValueError):
+            compiled.run(root, True, 10, SLICE, None, proof_slices=0)
 
 
 @needs_core
@@ -113,3 +126,23 @@ def test_the_late_scans_with_best_first_ones_agree_in_both_cores(late_after: int
         state = game.deal(hashlib.sha256(label.encode()).digest())
         for budget in (700, 2_500):
             both(game, state, budget, late_after=late_after)
+
+
+#: Positions the search expands to win royal-retinue ``unseen-b-186`` and cats-tail ``unseen-b-98``.
+WIN_186, WIN_98 = 49_315, 727_734
+#: The late scans of before (issue 26's first round): the sixteen depth-first ones, one slice a turn each.
+BEFORE = tuple((config, 1) for config, _ in kingchain.LATE_SCANS if not config[5])
+
+
+@needs_core
+def test_the_late_scans_win_tuning_deals_the_search_before_lost() -> None:
+    """royal-retinue ``unseen-b-186`` and cats-tail ``unseen-b-98``, won by Freecell Solver in about 3 s and lost by
+    the search before within 60 s: the search wins them at 49,315 and 727,734 positions now (0.06 s and 1 s), and
+    the late scans of before (no best-first scan, their turns as they were) do not within those budgets."""
+    for variant, label, budget in (("royal-retinue", "unseen-b-186", WIN_186), ("cats-tail", "unseen-b-98", WIN_98)):
+        game, root = deal(variant, label)
+        answer, expanded, line = compiled.run(root, True, budget, SLICE, None)
+        assert (answer, expanded) == (kingchain.RUN_WON, budget)
+        assert_wins(game, label, line)
+        before = compiled.run(root, True, budget, SLICE, None, late=BEFORE, proof_slices=1)
+        assert before[0] == kingchain.RUN_STATES
