@@ -109,6 +109,8 @@ def test_an_incomplete_best_first_scan_goes_idle_and_a_bad_mode_is_refused() -> 
     assert scan.run(10_000) is None and scan.idle
     with pytest.raises(ValueError):
         BestFirst(root, True, PURPOSEFUL, kingchain.WEIGHTS, 5)
+    with pytest.raises(ValueError):
+        kingchain.run(root, True, 10, SLICE, None, proof_slices=0)
     if compiled.built():
         with pytest.raises(ValueError):
             compiled.run(root, True, 10, SLICE, None, (config(5),), ())
