@@ -615,6 +615,146 @@ static int seen_has(const Seen *s, uint64_t key) {
     return 0;
 }
 
+/* ---- a best-first scan's store (kingchain_bestfirst.BestFirst) ---- */
+
+/* A position generated and not yet taken: its evaluation, its number in the order of generation (the tie-break),
+ * the expanded position it is a child of, and the move that leads there from that one. */
+typedef struct {
+    long long score;
+    uint32_t seq;
+    uint32_t parent;
+    Move m;
+} BItem;
+
+/* An expanded position, packed: the one it is a child of, the move from there, and its cards. */
+typedef struct {
+    uint32_t parent;
+    Move m;
+    uint8_t ncols, ncells, len[MAX_COLS], cells[NUM_CELLS], fnd[8];
+    uint8_t cards[MAX_CARDS];
+} BNode;
+
+typedef struct {
+    BItem *heap;
+    size_t hn, hcap;
+    BNode *nodes;
+    size_t nn, ncap;
+    uint32_t seq;
+    long long under0; /* the root's cards under runs (the evaluation's scale) */
+    BItem won;        /* the item whose position was won */
+} BestFirst;
+
+/* 100 * k ** 1.3, rounded: the weight of k cards lying under the run at the top of a column */
+static const int UNDER[MAX_CARDS + 1] = {
+    0,      100,    246,    417,    606,    810,    1027,   1255,   1493,   1740,   1995,   2258,   2529,   2806,   3090,   3380,
+    3676,   3977,   4284,   4596,   4913,   5235,   5561,   5892,   6227,   6566,   6910,   7257,   7609,   7964,   8323,   8685,
+    9051,   9420,   9793,   10169,  10549,  10931,  11317,  11705,  12097,  12492,  12889,  13290,  13693,  14099,  14507,  14919,
+    15333,  15749,  16168,  16590,  17014,  17440,  17869,  18301,  18735,  19171,  19609,  20050,  20493,  20938,  21385,  21834,
+    22286,  22740,  23196,  23654,  24114,  24576,  25040,  25506,  25974,  26444,  26915,  27389,  27865,  28342,  28822,  29303,
+    29786,  30271,  30758,  31247,  31737,  32229,  32723,  33218,  33715,  34214,  34715,  35217,  35721,  36227,  36734,  37243,
+    37753,  38265,  38779,  39294,  39811,  40329,  40849,  41370,  41893};
+
+/* The cards lying under the run at the top of each column, weighed by UNDER. */
+static long long pos_under(const Pos *p) {
+    long long u = 0;
+    for (int i = 0; i < p->ncols; i++) {
+        int n = p->len[i];
+        if (n <= 1) continue;
+        const uint8_t *col = p->cards[i];
+        int c = n - 2;
+        while (c >= 0 && onto(col[c + 1], col[c])) c--;
+        u += UNDER[c + 1];
+    }
+    return u;
+}
+
+static void pack(const Pos *p, BNode *b) {
+    b->ncols = p->ncols;
+    b->ncells = p->ncells;
+    memcpy(b->len, p->len, MAX_COLS);
+    memcpy(b->cells, p->cells, NUM_CELLS);
+    memcpy(b->fnd, p->fnd, 8);
+    int at = 0;
+    for (int i = 0; i < p->ncols; i++) {
+        memcpy(b->cards + at, p->cards[i], p->len[i]);
+        at += p->len[i];
+    }
+}
+
+static void unpack(const BNode *b, Pos *p) {
+    p->ncols = b->ncols;
+    p->ncells = b->ncells;
+    memcpy(p->len, b->len, MAX_COLS);
+    memcpy(p->cells, b->cells, NUM_CELLS);
+    memcpy(p->fnd, b->fnd, 8);
+    int at = 0;
+    for (int i = 0; i < b->ncols; i++) {
+        memcpy(p->cards[i], b->cards + at, b->len[i]);
+        at += b->len[i];
+    }
+    p->dirty = p->dis_stale = (uint16_t)((1u << MAX_COLS) - 1);
+    p->touched = 0;
+    p->cell_added = 0;
+    p->clean = 0;
+    p->masks_ok = 0;
+}
+
+/* Heap order: the lower evaluation first; among equals the older (best_first odd) or the newer (even). */
+static inline int bf_before(const BItem *x, const BItem *y, int oldest) {
+    if (x->score != y->score) return x->score < y->score;
+    return oldest ? x->seq < y->seq : x->seq > y->seq;
+}
+
+static int bf_push(BestFirst *bf, const BItem *it, int oldest) {
+    if (bf->hn == bf->hcap) {
+        size_t cap = bf->hcap ? bf->hcap * 2 : 1024;
+        BItem *h = realloc(bf->heap, cap * sizeof(BItem));
+        if (h == NULL) return -1;
+        bf->heap = h;
+        bf->hcap = cap;
+    }
+    size_t i = bf->hn++;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!bf_before(it, &bf->heap[up], oldest)) break;
+        bf->heap[i] = bf->heap[up];
+        i = up;
+    }
+    bf->heap[i] = *it;
+    return 0;
+}
+
+static BItem bf_pop(BestFirst *bf, int oldest) {
+    BItem top = bf->heap[0], last = bf->heap[--bf->hn];
+    size_t i = 0, n = bf->hn;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= n) break;
+        if (c + 1 < n && bf_before(&bf->heap[c + 1], &bf->heap[c], oldest)) c++;
+        if (!bf_before(&bf->heap[c], &last, oldest)) break;
+        bf->heap[i] = bf->heap[c];
+        i = c;
+    }
+    if (n) bf->heap[i] = last;
+    return top;
+}
+
+/* Keep an expanded position: its index, or -1 (memory). */
+static long long bf_keep(BestFirst *bf, const Pos *p, uint32_t parent, const Move *m) {
+    if (bf->nn == bf->ncap) {
+        size_t cap = bf->ncap ? bf->ncap * 2 : 1024;
+        BNode *nodes = realloc(bf->nodes, cap * sizeof(BNode));
+        if (nodes == NULL) return -1;
+        bf->nodes = nodes;
+        bf->ncap = cap;
+    }
+    BNode *b = &bf->nodes[bf->nn];
+    pack(p, b);
+    b->parent = parent;
+    if (m != NULL) b->m = *m;
+    return (long long)bf->nn++;
+}
+
 /* ---- a scan: kingchain.Scan ---- */
 
 typedef struct {
@@ -632,6 +772,7 @@ typedef struct {
     int depth, lvcap; /* levels in use: lv[0 .. depth - 1] */
     long long expanded;
     int kinds[NKINDS], nkinds; /* the kinds tried, ascending (scored scans) */
+    BestFirst bf;              /* a best-first scan's queue and positions (cfg.best_first > 0) */
 } Scan;
 
 typedef struct {
@@ -746,8 +887,115 @@ static int push_children(Scan *sc, Work *w, const Pos *pos) {
 
 enum { RUN_MORE, RUN_WON, RUN_EXHAUSTED, RUN_IDLE, RUN_OOM };
 
+/* A best-first scan's evaluation of a settled position (lower is taken first): best_first 1 and 2 the score,
+ * 3 and 4 the cards not home and the cards under the runs at the top of the columns (against the root's). */
+static long long bf_eval(Scan *sc, Pos *p) {
+    if (sc->cfg.best_first <= 2) return pos_score(p, sc->cfg.weights);
+    return 5LL * (104 - fnd_sum(p->fnd)) * sc->bf.under0 + 3LL * 104 * pos_under(p);
+}
+
+/* Queue the children of `base` (the expanded position `parent`) not seen before, in the order of the kinds: 0, or
+ * -1 (memory). A best-first scan marks a position seen when it generates it. */
+static int bf_children(Scan *sc, Work *w, Pos *base, uint32_t parent) {
+    int oldest = sc->cfg.best_first % 2;
+    pos_key(base);
+    if (sc->cfg.best_first <= 2) pos_score(base, sc->cfg.weights);
+    gen_moves(base, w->runs, &w->moves);
+    Moves *L = &w->moves;
+    Pos child;
+    for (int g = 0; g < sc->cfg.order_len; g++) {
+        int kind = sc->cfg.order[g];
+        if (kind == KC_GROUP_END) continue;
+        for (int e = 0; e < L->n[kind]; e++) {
+            child = *base;
+            apply_move(&child, &L->m[kind][e], NULL);
+            settle(&child, NULL);
+            int added = seen_add(&sc->seen, pos_key(&child));
+            if (added < 0) return -1;
+            if (!added) continue;
+            BItem it;
+            it.score = bf_eval(sc, &child);
+            it.seq = sc->bf.seq++;
+            it.parent = parent;
+            it.m = L->m[kind][e];
+            if (bf_push(&sc->bf, &it, oldest) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+static int bf_start(Scan *sc, Work *w, const Pos *root) {
+    Pos base = *root;
+    sc->bf.under0 = pos_under(&base);
+    if (sc->bf.under0 == 0) sc->bf.under0 = 1;
+    if (bf_keep(&sc->bf, &base, UINT32_MAX, NULL) < 0) return -1;
+    return bf_children(sc, w, &base, 0);
+}
+
+/* Expand up to n positions, the best-evaluated first (kingchain_bestfirst.BestFirst.run). */
+static int bf_run(Scan *sc, Work *w, long long n) {
+    int oldest = sc->cfg.best_first % 2;
+    for (long long it = 0; it < n; it++) {
+        if (sc->bf.hn == 0) {
+            if (sc->complete) return RUN_EXHAUSTED;
+            sc->idle = 1;
+            return RUN_IDLE;
+        }
+        BItem item = bf_pop(&sc->bf, oldest);
+        Pos child;
+        unpack(&sc->bf.nodes[item.parent], &child);
+        apply_move(&child, &item.m, NULL);
+        settle(&child, NULL);
+        sc->expanded++;
+        if (is_won(&child)) {
+            sc->bf.won = item;
+            return RUN_WON;
+        }
+        long long idx = bf_keep(&sc->bf, &child, item.parent, &item.m);
+        if (idx < 0 || idx >= UINT32_MAX || bf_children(sc, w, &child, (uint32_t)idx) < 0) return RUN_OOM;
+    }
+    return RUN_MORE;
+}
+
+/* The line of a best-first win: the moves from the root to the won position, each with its settling steps. */
+static int bf_write_line(const Scan *sc, kc_result *out) {
+    const BestFirst *bf = &sc->bf;
+    int depth = 1;
+    for (uint32_t i = sc->bf.won.parent; i != 0; i = bf->nodes[i].parent) depth++;
+    const Move **path = malloc((size_t)depth * sizeof(Move *));
+    int *ends = malloc((size_t)depth * sizeof(int));
+    StepBuf sb = {0};
+    if (path == NULL || ends == NULL) {
+        free(path);
+        free(ends);
+        return -1;
+    }
+    path[depth - 1] = &bf->won.m;
+    int d = depth - 2;
+    for (uint32_t i = bf->won.parent; i != 0; i = bf->nodes[i].parent) path[d--] = &bf->nodes[i].m;
+    Pos p;
+    unpack(&bf->nodes[0], &p);
+    for (d = 0; d < depth; d++) {
+        apply_move(&p, path[d], &sb);
+        settle(&p, &sb);
+        ends[d] = sb.n;
+    }
+    free(path);
+    if (sb.oom) {
+        free(sb.s);
+        free(ends);
+        return -1;
+    }
+    out->steps = sb.s;
+    out->nsteps = sb.n;
+    out->entry_ends = ends;
+    out->nentries = depth;
+    return 0;
+}
+
 /* Expand up to n positions (Scan.run). */
 static int scan_run(Scan *sc, Work *w, long long n) {
+    if (sc->cfg.best_first) return bf_run(sc, w, n);
     for (long long it = 0; it < n;) {
         while (sc->depth > 0 && sc->lv[sc->depth - 1].next == sc->lv[sc->depth - 1].nk) sc->depth--;
         if (sc->depth == 0) {
@@ -776,6 +1024,8 @@ static void scan_free(Scan *sc) {
     for (int i = 0; i < sc->lvcap; i++) free(sc->lv[i].kids);
     free(sc->lv);
     free(sc->seen.k);
+    free(sc->bf.heap);
+    free(sc->bf.nodes);
 }
 
 static double thread_seconds(void) {
@@ -786,6 +1036,7 @@ static double thread_seconds(void) {
 
 /* The line of the won scan: every level's move taken, each with its settling steps. */
 static int write_line(const Scan *sc, kc_result *out) {
+    if (sc->cfg.best_first) return bf_write_line(sc, out);
     StepBuf sb = {0};
     int *ends = malloc((size_t)sc->depth * sizeof(int));
     if (ends == NULL) return -1;
@@ -859,6 +1110,7 @@ static int scan_start(Scan *sc, const kc_scan_config *cfg, Work *w, const Pos *r
     sc->has_rng = sc->cfg.seed != 0;
     if (sc->has_rng) mt_seed(&sc->rng, sc->cfg.seed);
     if (!seen_init(&sc->seen) || seen_add(&sc->seen, root_key) < 0) return -1;
+    if (sc->cfg.best_first) return bf_start(sc, w, root);
     return push_children(sc, w, root);
 }
 
@@ -873,7 +1125,8 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
     for (int s = 0; s < nscans; s++) {
         const kc_scan_config *c = &cfgs[s];
         if (c->order_len < 1 || c->order_len > KC_ORDER_MAX || c->scored < 0 || c->scored > (1 << 30)) return KC_BAD;
-        if (c->slices < 1 || c->slices > 1024) return KC_BAD;
+        if (c->slices < 1 || c->slices > 1024 || c->best_first < 0 || c->best_first > 4) return KC_BAD;
+        if (c->late_slices < 1 || c->late_slices > 1024) return KC_BAD;
         for (int g = 0; g < c->order_len; g++)
             if (c->order[g] >= NKINDS && c->order[g] != KC_GROUP_END) return KC_BAD;
     }
@@ -900,6 +1153,7 @@ int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *ce
             break;
         }
         if (active < nscans && expanded >= late_after) {
+            for (int s = 0; s < active; s++) scans[s].cfg.slices = scans[s].cfg.late_slices;
             for (; active < nscans; active++)
                 if (scan_start(&scans[active], &cfgs[active], w, &root, root_key) < 0) goto done;
         }

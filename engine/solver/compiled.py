@@ -58,19 +58,24 @@ def run(
     configs: tuple[kingchain.ScanConfig, ...] = kingchain.SCANS,
     late: tuple[kingchain.LateScan, ...] = kingchain.LATE_SCANS,
     late_after: int = kingchain.LATE_AFTER,
+    proof_slices: int = kingchain.PROOF_SLICES,
 ) -> tuple[str, int, kingchain.Line]:
     """``kingchain.run`` compiled: the same arguments and answers."""
     if _module is None:
         raise RuntimeError("the compiled king-chain search is not built")
     ffi, lib = _module.ffi, _module.lib
     cols, cells, fnd = root
-    if len(fnd) != 8 or not configs or slice_ < 1 or late_after < 0 or any(n < 1 for _, n in late):
+    if len(fnd) != 8 or not configs or slice_ < 1 or late_after < 0 or any(n < 1 for _, n in late) or proof_slices < 1:
         raise ValueError("a king-chain position has 8 foundations, a search at least one scan and a turn")
     if max_states is not None and max_states <= 0:  # as kingchain.run: the budget is spent before a turn
         return kingchain.RUN_STATES, 0, ()
     every = (*((config, 1) for config in configs), *late)
+    # the first scans' turns once the late ones joined: longer for a complete one (it alone proves no win)
+    after = [proof_slices if frozenset(k for g in c[0] for k in g) == kingchain.ALL_KINDS else 1 for c in configs]
+    after += [n for _, n in late]
     cfgs = ffi.new("kc_scan_config[]", len(every))
-    for cfg, ((order, seed, scored, weights, on_visit), slices) in zip(cfgs, every, strict=True):
+    for cfg, (config, slices), later in zip(cfgs, every, after, strict=True):
+        order, seed, scored, weights, on_visit, best_first = config
         flat = [k for group in order for k in (*group, _GROUP_END)]
         if len(flat) > lib.KC_ORDER_MAX:
             raise ValueError("too many kinds of moves in a scan's order")
@@ -80,7 +85,9 @@ def run(
         cfg.scored = scored
         cfg.weights = list(weights)
         cfg.slices = slices
+        cfg.late_slices = later
         cfg.on_visit = int(on_visit)
+        cfg.best_first = best_first
     result = ffi.new("kc_result *")
     code = lib.kc_solve(
         b"".join(cols),

@@ -27,6 +27,7 @@ import time
 from ..games.royal_retinue import RoyalRetinue
 from ..moves import Move
 from ..state import State
+from .kingchain_bestfirst import BestFirst
 from .kingchain_position import (
     ALL_KINDS,
     CELL_COL,
@@ -43,6 +44,7 @@ from .kingchain_position import (
     TO_CELL,
     WEIGHTS,
     WON,
+    Exhausted,
     Line,
     Pos,
     Step,
@@ -57,9 +59,9 @@ from .kingchain_position import (
 
 __all__ = [
     "ALL_KINDS", "CELL_COL", "CELL_OUT", "COL_CELL", "COL_COL", "DIG_HOME", "F_CELL", "F_COL", "HEAD_RUN", "HOME",
-    "LATE_AFTER", "LATE_SCANS", "PARENT", "RUN", "RUN_NO_WIN", "RUN_SECONDS", "RUN_STATES", "RUN_WON", "SCANS",
-    "TO_CELL", "WEIGHTS", "WON", "Exhausted", "LateScan", "Line", "Pos", "Scan", "ScanConfig", "Step", "Steps",
-    "apply", "explicit", "from_state", "key", "moves", "run", "scans", "score", "settle",
+    "LATE_AFTER", "LATE_SCANS", "PARENT", "PROOF_SLICES", "RUN", "RUN_NO_WIN", "RUN_SECONDS", "RUN_STATES", "RUN_WON",
+    "SCANS", "TO_CELL", "WEIGHTS", "WON", "BestFirst", "Exhausted", "LateScan", "Line", "Pos", "Scan", "ScanConfig",
+    "Step", "Steps", "apply", "explicit", "from_state", "key", "moves", "run", "scan", "scans", "score", "settle",
 ]  # fmt: skip
 
 
@@ -167,10 +169,6 @@ class Scan:
         return None
 
 
-class Exhausted(Exception):
-    """A scan has seen every position reachable from the start."""
-
-
 def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
     """The line as the game's explicit moves, each checked by ``Game.play`` on the real position."""
     out: list[Move] = []
@@ -193,8 +191,9 @@ def explicit(game: RoyalRetinue, state: State, line: Line) -> list[Move]:
 
 
 #: A scan's settings: its groups of kinds of moves in order, the seed of its shuffles (0: none), its noise
-#: (``scored``), its score's weights and whether it marks positions seen when it visits them (``Scan``).
-ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int], bool]
+#: (``scored``), its score's weights, whether it marks positions seen when it visits them (``Scan``), and
+#: whether it is a best-first scan instead and of which evaluation and tie-break (0: no; ``BestFirst``).
+ScanConfig = tuple[tuple[tuple[int, ...], ...], int, int, tuple[int, int, int, int], bool, int]
 
 _EVERY = ((HOME,), (CELL_OUT,), (DIG_HOME,), (RUN,), (PARENT,), (TO_CELL,), (HEAD_RUN,))
 _PURPOSEFUL = _EVERY[:-2]
@@ -204,15 +203,15 @@ _SHUFFLED = ((HOME,), (CELL_OUT, DIG_HOME, RUN))
 #: of move, so it alone can prove that no win exists; the others leave out the moves that only fill the
 #: reserve or kill a column. The compiled core (``compiled``) runs the same ones.
 SCANS: tuple[ScanConfig, ...] = (
-    (_PURPOSEFUL, 0, 1, WEIGHTS, False),
-    (_SHUFFLED, 1, 0, WEIGHTS, False),
-    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4), False),
-    (_SHUFFLED, 3, 0, WEIGHTS, False),
-    (_EVERY[:4], 0, 0, WEIGHTS, False),
-    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2), False),
-    (_SHUFFLED, 5, 0, WEIGHTS, False),
-    (_PURPOSEFUL, 6, 25, WEIGHTS, False),
-    (_EVERY, 0, 1, WEIGHTS, False),
+    (_PURPOSEFUL, 0, 1, WEIGHTS, False, 0),
+    (_SHUFFLED, 1, 0, WEIGHTS, False, 0),
+    (_PURPOSEFUL, 0, 1, (8, 3, 1, 4), False, 0),
+    (_SHUFFLED, 3, 0, WEIGHTS, False, 0),
+    (_EVERY[:4], 0, 0, WEIGHTS, False, 0),
+    (_PURPOSEFUL, 0, 1, (8, 2, 1, 2), False, 0),
+    (_SHUFFLED, 5, 0, WEIGHTS, False, 0),
+    (_PURPOSEFUL, 6, 25, WEIGHTS, False, 0),
+    (_EVERY, 0, 1, WEIGHTS, False, 0),
 )
 
 
@@ -227,39 +226,55 @@ LateScan = tuple[ScanConfig, int]
 _ONE_GROUP = ((HOME, CELL_OUT, DIG_HOME, RUN),)
 _RUNS_LAST = ((HOME,), (CELL_OUT, DIG_HOME), (RUN,))
 _CELLS_FIRST = ((HOME, CELL_OUT), (DIG_HOME, RUN))
-#: The scans that join the turns after ``LATE_AFTER`` positions, for the deals the first ones miss: sixteen
-#: depth-first scans that mark a position seen when they visit it (``Scan``'s ``on_visit``, Freecell Solver's
-#: way), three in fixed orders of kinds and thirteen shuffling within groups of kinds (four ways of grouping
-#: them, several seeds), one slice a turn each. Such a scan goes deep through positions its shallower levels
-#: generated and have not tried yet, where one that marks them when generated must turn aside: alone, each
-#: wins within 300,000 positions about 20 of 28 tuning deals on which the first scans needed 130,000 to
-#: 5,000,000 or more (those scans alone: 3 of 28), each a different 20; together they win all 28.
-LATE_SCANS: tuple[LateScan, ...] = tuple(
-    (config, 1)
-    for config in (
-        (_EVERY[:4], 0, 0, WEIGHTS, True),
-        (((HOME,), (CELL_OUT,), (RUN,), (DIG_HOME,)), 0, 0, WEIGHTS, True),
-        (((HOME,), (DIG_HOME,), (RUN,), (CELL_OUT,)), 0, 0, WEIGHTS, True),
-        (_ONE_GROUP, 8, 0, WEIGHTS, True),
-        (_SHUFFLED, 1, 0, WEIGHTS, True),
-        (_SHUFFLED, 2, 0, WEIGHTS, True),
-        (_SHUFFLED, 3, 0, WEIGHTS, True),
-        (_SHUFFLED, 4, 0, WEIGHTS, True),
-        (_RUNS_LAST, 1, 0, WEIGHTS, True),
-        (_RUNS_LAST, 2, 0, WEIGHTS, True),
-        (_RUNS_LAST, 3, 0, WEIGHTS, True),
-        (_CELLS_FIRST, 1, 0, WEIGHTS, True),
-        (_CELLS_FIRST, 2, 0, WEIGHTS, True),
-        (_CELLS_FIRST, 3, 0, WEIGHTS, True),
-        (_SHUFFLED, 5, 0, WEIGHTS, True),
-        (_SHUFFLED, 6, 0, WEIGHTS, True),
-    )
+_DEPTH_FIRST_LATE: tuple[ScanConfig, ...] = (
+    (_EVERY[:4], 0, 0, WEIGHTS, True, 0),
+    (((HOME,), (CELL_OUT,), (RUN,), (DIG_HOME,)), 0, 0, WEIGHTS, True, 0),
+    (((HOME,), (DIG_HOME,), (RUN,), (CELL_OUT,)), 0, 0, WEIGHTS, True, 0),
+    (_ONE_GROUP, 8, 0, WEIGHTS, True, 0),
+    (_SHUFFLED, 1, 0, WEIGHTS, True, 0),
+    (_SHUFFLED, 2, 0, WEIGHTS, True, 0),
+    (_SHUFFLED, 3, 0, WEIGHTS, True, 0),
+    (_SHUFFLED, 4, 0, WEIGHTS, True, 0),
+    (_RUNS_LAST, 1, 0, WEIGHTS, True, 0),
+    (_RUNS_LAST, 2, 0, WEIGHTS, True, 0),
+    (_RUNS_LAST, 3, 0, WEIGHTS, True, 0),
+    (_CELLS_FIRST, 1, 0, WEIGHTS, True, 0),
+    (_CELLS_FIRST, 2, 0, WEIGHTS, True, 0),
+    (_CELLS_FIRST, 3, 0, WEIGHTS, True, 0),
+    (_SHUFFLED, 5, 0, WEIGHTS, True, 0),
+    (_SHUFFLED, 6, 0, WEIGHTS, True, 0),
 )
+#: The scans that join the turns after ``LATE_AFTER`` positions, for the deals the first ones miss:
+#:
+#: - sixteen depth-first scans that mark a position seen when they visit it (``Scan``'s ``on_visit``, Freecell
+#:   Solver's way), three in fixed orders of kinds and thirteen shuffling within groups of kinds (four ways of
+#:   grouping them, several seeds), two slices a turn each. Such a scan goes deep through positions its shallower
+#:   levels generated and have not tried yet, where one that marks them when generated must turn aside;
+#: - four best-first scans (``BestFirst``, Freecell Solver's ``a-star`` soft threads), one slice a turn each: by
+#:   the score, and by cards home and cards under the columns' top runs, each with ties to the oldest and to the
+#:   newest position. A depth-first scan that took a wrong turn near the root rarely comes back up; these switch
+#:   lines at any depth. Alone, each won 27 to 34 of 47 tuning deals (within 500,000 positions) that the
+#:   depth-first scans won only after 150,000 positions or lost, and the three that Freecell Solver won and the
+#:   search before them lost within 60 s fell to them in 547 to 55,481 positions.
+LATE_SCANS: tuple[LateScan, ...] = (
+    *((config, 2) for config in _DEPTH_FIRST_LATE),
+    *(((_EVERY[:4], 0, 0, WEIGHTS, False, mode), 1) for mode in range(1, 5)),
+)
+#: Once the late scans join, a first scan that tries every kind of move (the one that can prove that no win
+#: exists) takes turns of this many slices, so that proofs keep their pace among the longer turns of the others.
+PROOF_SLICES = 6
 
 
-def scans(root: Pos, runs: bool) -> list[Scan]:
+def scan(root: Pos, runs: bool, config: ScanConfig) -> Scan | BestFirst:
+    """The scan of ``config`` on ``root``: depth-first, or best-first if its last setting says so."""
+    if config[5]:
+        return BestFirst(root, runs, config[0], config[3], config[5])
+    return Scan(root, runs, *config[:5])
+
+
+def scans(root: Pos, runs: bool) -> list[Scan | BestFirst]:
     """The scans of ``SCANS`` on ``root``, in their turn order."""
-    return [Scan(root, runs, *config) for config in SCANS]
+    return [scan(root, runs, config) for config in SCANS]
 
 
 #: The answers of ``run`` (and of ``compiled.run``): a win, no win exists, the budget in positions or in
@@ -276,13 +291,17 @@ def run(
     configs: tuple[ScanConfig, ...] = SCANS,
     late: tuple[LateScan, ...] = LATE_SCANS,
     late_after: int = LATE_AFTER,
+    proof_slices: int = PROOF_SLICES,
 ) -> tuple[str, int, Line]:
     """The scans of ``configs`` taking turns on ``root`` (settled, not won) in slices of ``slice_`` positions
     until a win, the complete scan's exhaustion, ``max_states`` positions, or the thread's CPU clock
     (``time.thread_time``) reaching ``deadline``: (answer, positions expanded, the line of a win). The scans
     of ``late`` join the turns (after the others, each with its own length of turns in slices) once
-    ``late_after`` positions are expanded in all."""
-    searches = [Scan(root, runs, *config) for config in configs]
+    ``late_after`` positions are expanded in all; from then on, a first scan that tries every kind of move takes
+    turns of ``proof_slices`` slices."""
+    if proof_slices < 1:
+        raise ValueError("a turn is at least one slice")
+    searches = [scan(root, runs, config) for config in configs]
     waiting = late
     turns = [slice_] * len(searches)
     turn = 0
@@ -293,7 +312,8 @@ def run(
         if deadline is not None and time.thread_time() >= deadline:
             return RUN_SECONDS, expanded, ()
         if waiting and expanded >= late_after:
-            searches += [Scan(root, runs, *config) for config, _ in waiting]
+            turns = [slice_ * proof_slices if s.complete else n for s, n in zip(searches, turns, strict=True)]
+            searches += [scan(root, runs, config) for config, _ in waiting]
             turns += [slice_ * slices for _, slices in waiting]
             waiting = ()
         search = searches[turn % len(searches)]

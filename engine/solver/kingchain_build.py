@@ -29,7 +29,9 @@ typedef struct {
     int scored;
     int weights[4];
     int slices;
+    int late_slices;
     int on_visit;
+    int best_first;
 } kc_scan_config;
 typedef struct {
     long long expanded;

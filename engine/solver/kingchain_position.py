@@ -282,6 +282,10 @@ _PARENTS = tuple(tuple(p for p in range(52) if _ONTO[c * 52 + p]) for c in range
 Line = tuple[Steps, ...]
 
 
+class Exhausted(Exception):
+    """A scan has seen every position reachable from the start."""
+
+
 #: The score's weights: cards not home, cards out of order, depth of the wanted cards, empty cells.
 WEIGHTS = (8, 3, 1, 2)
 

@@ -152,7 +152,7 @@ def test_a_scan_marking_on_visit_also_proves_no_win_after_the_same_positions() -
             with pytest.raises(kingchain.Exhausted):
                 scan.run(10_000)
             assert scan.expanded == positions
-            config = (every, 3, 0, kingchain.WEIGHTS, on_visit)
+            config = (every, 3, 0, kingchain.WEIGHTS, on_visit, 0)
             if compiled.built():
                 answer = compiled.run(root, True, None, SLICE, None, (config,), ())
                 assert answer == (kingchain.RUN_NO_WIN, positions, ())
