@@ -6,12 +6,15 @@ seed ``sha256("<label>-<i>")`` for i in --from-deal .. --from-deal + --deals - 1
 time each (of the thread that plays). A win counts only when the engine's verifier (``engine.verify.replay``)
 replays its line as a win. Every deal is a JSON line of --progress (with --resume, the deals already there are
 not played again), so a killed run continues where it stopped; --render prints the table of a progress file.
+--sides plays some sides only (the simple players do not depend on the solver: they can be played on a set before
+the solver is frozen, and ours after); lines of the same deal are merged, a side's later line replacing its earlier.
 
 Reported per game: deals, each side's wins, its median CPU over the deals it won and over all (a deal not won
 counts as its whole budget), and the deals only one side won, with both CPU times.
 
 Usage: python bench/head_to_head_bench.py [--games tribunal captives ...] [--seed-label unseen] [--from-deal 0]
-           [--deals 300] [--seconds 10] [--progress FILE [--resume]] [--render] [--json FILE]
+           [--deals 300] [--seconds 10] [--sides ours greedy-dfs playouts] [--progress FILE [--resume]] [--render]
+           [--json FILE]
 """
 
 from __future__ import annotations
@@ -55,20 +58,21 @@ def verified(game: Game, state: State, moves: tuple[Any, ...]) -> bool:
     return replay(game, state, moves).verdict.outcome is Outcome.WON
 
 
-def play_deal(game: Game, state: State, seconds: float, players: list[str]) -> dict[str, dict[str, Any]]:
+def play_deal(game: Game, state: State, seconds: float, sides: list[str]) -> dict[str, dict[str, Any]]:
     """Each side's result on one deal: won (replayed as a win), CPU seconds, positions expanded, moves."""
-    found = solve(game, state, max_seconds=seconds)
-    won = found.outcome is Finding.WON and verified(game, state, found.moves)
-    out = {
-        OURS: {
-            "won": won,
+    out: dict[str, dict[str, Any]] = {}
+    if OURS in sides:
+        found = solve(game, state, max_seconds=seconds)
+        out[OURS] = {
+            "won": found.outcome is Finding.WON and verified(game, state, found.moves),
             "outcome": found.outcome.value,
             "cpu": round(found.seconds, 4),
             "positions": found.states,
             "moves": len(found.moves),
         }
-    }
-    for name in players:
+    for name in sides:
+        if name == OURS:
+            continue
         p = PLAYERS[name](game, state, seconds)
         out[name] = {
             "won": p.won and verified(game, state, p.moves),
@@ -80,14 +84,26 @@ def play_deal(game: Game, state: State, seconds: float, players: list[str]) -> d
 
 
 def load(path: Path | None) -> list[dict[str, Any]]:
+    """The deals of a progress file, the lines of one deal merged (a side's later line replaces its earlier)."""
     if path is None or not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        key = (row["game"], row["label"], row["deal"])
+        if key in rows:
+            rows[key]["sides"].update(row["sides"])
+        else:
+            rows[key] = row
+    return list(rows.values())
 
 
 def summary(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
     """Per side: wins and median CPU (won / all); the deals only ours won, and those a player won and ours not."""
-    sides = [OURS, *(k for k in rows[0]["sides"] if k != OURS)] if rows else [OURS]
+    sides = [OURS, *PLAYERS]
+    rows = [r for r in rows if all(s in r["sides"] for s in sides)]  # deals every side has played
     out: dict[str, Any] = {"deals": len(rows), "sides": {}}
     for side in sides:
         won = [r["sides"][side]["cpu"] for r in rows if r["sides"][side]["won"]]
@@ -150,27 +166,28 @@ def _ms(value: float | None) -> str:
 
 def run(args: argparse.Namespace, say: Callable[[str], None]) -> list[dict[str, Any]]:
     rows = load(args.progress) if args.resume else []
-    done = {(r["game"], r["label"], r["deal"]) for r in rows}
+    by_key = {(r["game"], r["label"], r["deal"]): r for r in rows}
     if args.progress and not args.resume:
         args.progress.write_text("")
     for name in args.games:
         game = parse_game(name)
         for i in range(args.from_deal, args.from_deal + args.deals):
-            if (name, args.seed_label, i) in done:
+            key = (name, args.seed_label, i)
+            known = by_key.get(key)
+            sides = [s for s in args.sides if known is None or s not in known["sides"]]
+            if not sides:
                 continue
             state = game.deal(deal_seed(args.seed_label, i))
-            row = {
-                "game": name,
-                "label": args.seed_label,
-                "deal": i,
-                "seconds": args.seconds,
-                "sides": play_deal(game, state, args.seconds, args.players),
-            }
-            rows.append(row)
+            played = play_deal(game, state, args.seconds, sides)
+            line = {"game": name, "label": args.seed_label, "deal": i, "seconds": args.seconds, "sides": played}
             if args.progress:
                 with args.progress.open("a") as f:
-                    f.write(json.dumps(row) + "\n")
-            say(f"{name} {i}: " + "; ".join(f"{k} {v['won']} {v['cpu']:.2f} s" for k, v in row["sides"].items()))
+                    f.write(json.dumps(line) + "\n")
+            if known is None:
+                by_key[key] = known = {**line, "sides": {}}
+                rows.append(known)
+            known["sides"].update(played)
+            say(f"{name} {i}: " + "; ".join(f"{k} {v['won']} {v['cpu']:.2f} s" for k, v in played.items()))
     return rows
 
 
@@ -181,7 +198,8 @@ def main() -> int:
     p.add_argument("--from-deal", type=int, default=0)
     p.add_argument("--deals", type=int, default=300)
     p.add_argument("--seconds", type=float, default=10.0, help="CPU seconds per deal and side")
-    p.add_argument("--players", nargs="*", default=list(PLAYERS), choices=list(PLAYERS))
+    sides = [OURS, *PLAYERS]
+    p.add_argument("--sides", nargs="*", default=sides, choices=sides, help="the sides to play (default: all)")
     p.add_argument("--progress", type=Path, help="a JSON line per deal")
     p.add_argument("--resume", action="store_true", help="skip the deals already in --progress")
     p.add_argument("--render", action="store_true", help="print the table of --progress (after any deals to play)")
