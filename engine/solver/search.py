@@ -32,6 +32,7 @@ from enum import StrEnum
 
 from ..cards import KING, RANK
 from ..game import Game
+from ..games.captives import Captives
 from ..games.royal_retinue import RoyalRetinue
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
@@ -51,14 +52,36 @@ NOISE = 25
 #: every search up to this budget (hints, the hint follower, the solvability table's small budgets) is the four
 #: scans alone, as before them.
 LATE_AFTER = 20_000
-#: The playouts' seeds and the share of their steps that leave the stock for last, how much seeded noise blurs
-#: their choice among children, and their turns: each takes ``LATE_SLICES`` slices per turn of the others' one.
-PLAYOUTS: tuple[tuple[int, float, bool], ...] = ((101, 0.0, False), (102, 0.75, False), (103, 0.0, True))
+#: The late scans and their turns, each taking that many slices per turn of the four's one. ``playout``: seed, the
+#: share of steps that leave the stock for last, by kind (else by score blurred by ``PLAYOUT_NOISE``), the chance
+#: that a child of the next kind joins the draw (0: the kinds' draws overlap instead, ``_Playouts``). ``by-kind``:
+#: a depth-first scan that tries the moves by kind (``_kind``: home, between piles, those that free a column or a
+#: card for home first, the stock, a redeal), in the order generated within a kind, as a player who knows no score
+#: would; marking positions seen when generated or (``True``) when expanded, as the greedy player does.
+LateScan = tuple[str, tuple[int, float, bool, float] | bool, int]
+#: Captives: the scans with scores win its deals (no simple player won a deal the search missed, and playouts by
+#: kind win few), so its late phase is the first one, the four scans keeping a third of the turns.
+LATE_SCORED: tuple[LateScan, ...] = (
+    ("playout", (101, 0.0, False, 0.0), 2),
+    ("playout", (102, 0.75, False, 0.0), 2),
+    ("playout", (103, 0.0, True, 0.0), 2),
+    ("by-kind", False, 1),
+)
+#: Tribunal, picture-gallery, the sultans: where the deals the four miss in 20,000 positions are won by playouts
+#: by kind and by the greedy player's depth-first order, most of the late turns go to them: three playouts that
+#: draw as the simple player does (a quarter of the time a child of the next kind joins) and a depth-first scan by
+#: kind that marks on expanding, beside the first late scans with a slice each.
+LATE_BY_KIND: tuple[LateScan, ...] = (
+    ("playout", (101, 0.0, False, 0.0), 1),
+    ("playout", (102, 0.75, False, 0.0), 1),
+    ("playout", (103, 0.0, True, 0.0), 1),
+    ("playout", (201, 0.0, True, 0.25), 4),
+    ("playout", (202, 0.0, True, 0.25), 4),
+    ("playout", (203, 0.0, True, 0.25), 4),
+    ("by-kind", True, 6),
+    ("by-kind", False, 1),
+)
 PLAYOUT_NOISE = 13
-LATE_SLICES = 2
-#: Beside them a depth-first scan takes one slice a turn: it tries the moves by kind (``_kind``: home, between
-#: piles, those that free a column or a card for home first, the stock, a redeal), in the order generated within
-#: a kind, as a player who knows no score would.
 #: A move's target "any foundation that fits" (``3-f``), for ``_kind``.
 _HOME = Pile(PileKind.FOUNDATION)
 
@@ -145,7 +168,14 @@ class _BestFirst:
 
 class _DepthFirst:
     def __init__(
-        self, game: Game, prof: Profile, root: State, noise: int = 0, seed: int = 0, by_kind: bool = False
+        self,
+        game: Game,
+        prof: Profile,
+        root: State,
+        noise: int = 0,
+        seed: int = 0,
+        by_kind: bool = False,
+        on_visit: bool = False,
     ) -> None:
         self.game, self.prof = game, prof
         # noise > 0: each child's score is blurred by up to ``noise`` points from a seeded generator, so this
@@ -153,21 +183,25 @@ class _DepthFirst:
         self.noise = noise
         # by_kind: the moves by kind (``_kind``), in the order generated within a kind; no score
         self.by_kind = by_kind
+        # on_visit: a position is marked seen when it is expanded, not when it is generated, so that a child met
+        # again deeper down is played there (the greedy player's order; a position is still expanded once)
+        self.on_visit = on_visit
         self.rng = random.Random(seed)
         self.rule = safe_rule(game)
         self.seen: set[Hashable] = {prof.key(root)}
         # each level: the position's children (best first, reversed for pop()) and the line to it
-        self.stack: list[list[tuple[int, int, State, Line]]] = [self._children(root)]
+        self.stack: list[list[tuple[int, int, State, Line, Hashable]]] = [self._children(root)]
         self.line: list[Line] = []
         self.expanded = 0
 
-    def _children(self, pos: State) -> list[tuple[int, int, State, Line]]:
+    def _children(self, pos: State) -> list[tuple[int, int, State, Line, Hashable]]:
         game, key_of, score_of, seen = self.game, self.prof.key, self.prof.score, self.seen
-        out: list[tuple[int, int, State, Line]] = []
+        out: list[tuple[int, int, State, Line, Hashable]] = []
         rule = self.rule
-        by_kind = self.by_kind
+        by_kind, on_visit = self.by_kind, self.on_visit
+        free = _free_columns(pos) if by_kind else 0
         for child, explicit in self.prof.children(pos):
-            kind = _kind(game, pos, child, explicit) if by_kind else 0
+            kind = _kind(game, pos, child, explicit, free) if by_kind else 0
             if rule(game, child) is None:  # most positions: nothing goes home safely
                 moves: Line = (explicit,)
             else:
@@ -176,24 +210,31 @@ class _DepthFirst:
             key = key_of(child)
             if key in seen:
                 continue
-            seen.add(key)
+            if not on_visit:
+                seen.add(key)
             score = kind if by_kind else score_of(child)
             if self.noise:
                 score += self.rng.randrange(self.noise)
-            out.append((-score, -len(out), child, moves))
+            out.append((-score, -len(out), child, moves, key))
         out.sort()  # worst first: pop() takes the best, the first generated among equals
         return out
 
     def run(self, n: int) -> Line | None:
-        stack, line, is_won = self.stack, self.line, self.game.is_won
-        for _ in range(n):
+        stack, line, is_won, seen, on_visit = self.stack, self.line, self.game.is_won, self.seen, self.on_visit
+        done = 0
+        while done < n:
             while stack and not stack[-1]:
                 stack.pop()
                 if line:
                     line.pop()
             if not stack:
                 raise _Exhausted
-            _, _, child, moves = stack[-1].pop()
+            _, _, child, moves, key = stack[-1].pop()
+            if on_visit:
+                if key in seen:
+                    continue
+                seen.add(key)
+            done += 1
             self.expanded += 1
             line.append(moves)
             if is_won(child):
@@ -202,16 +243,16 @@ class _DepthFirst:
         return None
 
 
-def _kind(game: Game, pos: State, child: State, move: Move) -> int:
+def _kind(game: Game, pos: State, child: State, move: Move, free: int | None = None) -> int:
     """0 a card home; 1 a move between piles that leaves more columns free (empty, or down to a lone king) or
     uncovers a card that can go home; 2 another move between piles; 3 the stock (a deal, a card turned); 4 a
-    redeal."""
+    redeal. ``free``: ``pos``'s free columns, when the caller knows them."""
     if move.kind is not MoveKind.TRANSFER:
         return 4 if move.kind is MoveKind.REDEAL else 3
     target, source = move.target, move.sources[0]
     if target is not None and target.kind in (PileKind.FOUNDATION, PileKind.KING_ROW):
         return 0
-    if _free_columns(child) > _free_columns(pos):
+    if _free_columns(child) > (_free_columns(pos) if free is None else free):
         return 1
     if source.kind is PileKind.COLUMN and game.is_legal(child, Move(MoveKind.TRANSFER, (source,), _HOME)):
         return 1
@@ -230,14 +271,24 @@ class _Playouts:
     chooses its early moves afresh. It never proves anything (it never runs out of positions)."""
 
     def __init__(
-        self, game: Game, prof: Profile, root: State, seed: int, noise: int, stock_last: float, by_kind: bool
+        self,
+        game: Game,
+        prof: Profile,
+        root: State,
+        seed: int,
+        noise: int,
+        stock_last: float,
+        by_kind: bool,
+        next_kind: float = 0.0,
     ) -> None:
         self.game, self.prof, self.root, self.noise = game, prof, root, noise
         # stock_last > 0: the stock (a deal, a turn, a redeal) only when no move between piles is left, but for a
         # share ``1 - stock_last`` of the steps
         self.stock_last = stock_last
         # by_kind: no score; a child of the best kind (``_kind``) drawn at random, now and then one of the next kind
+        # (next_kind > 0: each child of the next kind joins the draw with that chance, as the simple player draws)
         self.by_kind = by_kind
+        self.next_kind = next_kind
         self.rng = random.Random(seed)
         self.rule = safe_rule(game)
         self.expanded = 0
@@ -249,6 +300,8 @@ class _Playouts:
         self.line: list[Line] = []
 
     def run(self, n: int) -> Line | None:
+        if self.next_kind:
+            return self._run_pool(n)
         game, key_of, score_of, rule, seen = self.game, self.prof.key, self.prof.score, self.rule, self.seen
         randrange, noise, random_, by_kind = self.rng.randrange, self.noise, self.rng.random, self.by_kind
         for _ in range(n):
@@ -256,8 +309,9 @@ class _Playouts:
             best: tuple[int, State, Line, Hashable] | None = None
             later = 1000 if self.stock_last and random_() < self.stock_last else 0
             pos = self.pos
+            free = _free_columns(pos) if by_kind else 0
             for child, explicit in self.prof.children(pos):
-                kind = _kind(game, pos, child, explicit) if by_kind else 0
+                kind = _kind(game, pos, child, explicit, free) if by_kind else 0
                 if rule(game, child) is None:
                     moves: Line = (explicit,)
                 else:
@@ -277,6 +331,39 @@ class _Playouts:
                 seen = self.seen
                 continue
             _, self.pos, moves, key = best
+            seen.add(key)
+            self.line.append(moves)
+            if game.is_won(self.pos):
+                return tuple(m for part in self.line for m in part)
+        return None
+
+    def _run_pool(self, n: int) -> Line | None:
+        """The draw of the simple player: every child of the best kind, and each of the next kind with chance
+        ``next_kind``, equally likely."""
+        game, key_of, rule, seen, chance = self.game, self.prof.key, self.rule, self.seen, self.next_kind
+        randrange, random_ = self.rng.randrange, self.rng.random
+        for _ in range(n):
+            self.expanded += 1
+            pos = self.pos
+            found: list[tuple[int, State, Line, Hashable]] = []
+            free = _free_columns(pos)
+            for child, explicit in self.prof.children(pos):
+                kind = _kind(game, pos, child, explicit, free)
+                if rule(game, child) is None:
+                    moves: Line = (explicit,)
+                else:
+                    child, settled = autoplay(game, child)
+                    moves = (explicit, *settled)
+                key = key_of(child)
+                if key not in seen:
+                    found.append((kind, child, moves, key))
+            if not found:
+                self._restart()
+                seen = self.seen
+                continue
+            best = min(f[0] for f in found)
+            pool = [f for f in found if f[0] == best or (f[0] == best + 1 and random_() < chance)]
+            _, self.pos, moves, key = pool[randrange(len(pool))]
             seen.add(key)
             self.line.append(moves)
             if game.is_won(self.pos):
@@ -326,11 +413,9 @@ def solve(
         if deadline is not None and clock() >= deadline:
             return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds")
         if expanded >= LATE_AFTER and not late:
-            late = [_Playouts(game, prof, root, seed, PLAYOUT_NOISE, last, kind) for seed, last, kind in PLAYOUTS]
-            late.append(_DepthFirst(game, prof, root, by_kind=True))
-            for i in range(len(PLAYOUTS)):
-                schedule += [len(searches) + i] * LATE_SLICES
-            schedule.append(len(searches) + len(PLAYOUTS))
+            for kind, spec, slices in LATE_SCORED if isinstance(game, Captives) else LATE_BY_KIND:
+                schedule += [len(searches) + len(late)] * slices
+                late.append(_late_scan(game, prof, root, kind, spec))
             turn = 0
         n = SLICE if max_states is None else min(SLICE, max_states - expanded)
         at = schedule[turn % len(schedule)]
@@ -344,6 +429,17 @@ def solve(
         if line is not None:
             total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
             return Solution(Finding.WON, (*auto, *line), total, clock() - started)
+
+
+def _late_scan(
+    game: Game, prof: Profile, root: State, kind: str, spec: tuple[int, float, bool, float] | bool
+) -> _Playouts | _DepthFirst:
+    """One of ``LATE_SCORED`` or ``LATE_BY_KIND``."""
+    if kind == "playout":
+        assert isinstance(spec, tuple)
+        seed, stock_last, by_kind, next_kind = spec
+        return _Playouts(game, prof, root, seed, PLAYOUT_NOISE, stock_last, by_kind, next_kind)
+    return _DepthFirst(game, prof, root, by_kind=True, on_visit=bool(spec))
 
 
 def _solve_king_chain(
