@@ -6,8 +6,9 @@ several "scans" run side by side, each good at different deals).
 - Depth-first: it follows the best-scored child first and backs up only when a line is exhausted; it
   wins many deals in a few hundred positions where best-first wanders among look-alike positions.
 - Late scans, after ``LATE_AFTER`` positions: random-restart greedy playouts (``_Playouts``), which choose the
-  early moves afresh each time, where the depth-first scans stay stuck under an early mistake, and a depth-first
-  scan by kind of move with no score. Up to that budget the search is what it was before them, position for
+  early moves afresh each time, where the depth-first scans stay stuck under an early mistake, and depth-first
+  scans by kind of move with no score; their shares of the turns by family (``LATE_SCORED`` for captives,
+  ``LATE_BY_KIND`` for the others). Up to that budget the search is what it was before them, position for
   position (hints depend on it).
 
 Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
