@@ -8,13 +8,14 @@ replays its line as a win. Every deal is a JSON line of --progress (with --resum
 not played again), so a killed run continues where it stopped; --render prints the table of a progress file.
 --sides plays some sides only (the simple players do not depend on the solver: they can be played on a set before
 the solver is frozen, and ours after); lines of the same deal are merged, a side's later line replacing its earlier.
+--where-ours-lost plays only the deals ours lost (where a player can win a deal ours misses: first when CPU is short).
 
 Reported per game: deals, each side's wins, its median CPU over the deals it won and over all (a deal not won
 counts as its whole budget), and the deals only one side won, with both CPU times.
 
 Usage: python bench/head_to_head_bench.py [--games tribunal captives ...] [--seed-label unseen] [--from-deal 0]
            [--deals 300] [--seconds 10] [--sides ours greedy-dfs playouts] [--progress FILE [--resume]] [--render]
-           [--json FILE]
+           [--where-ours-lost] [--json FILE]
 """
 
 from __future__ import annotations
@@ -175,6 +176,8 @@ def run(args: argparse.Namespace, say: Callable[[str], None]) -> list[dict[str, 
             key = (name, args.seed_label, i)
             known = by_key.get(key)
             sides = [s for s in args.sides if known is None or s not in known["sides"]]
+            if args.where_ours_lost and (known is None or known["sides"].get(OURS, {"won": True})["won"]):
+                continue
             if not sides:
                 continue
             state = game.deal(deal_seed(args.seed_label, i))
@@ -200,6 +203,11 @@ def main() -> int:
     p.add_argument("--seconds", type=float, default=10.0, help="CPU seconds per deal and side")
     sides = [OURS, *PLAYERS]
     p.add_argument("--sides", nargs="*", default=sides, choices=sides, help="the sides to play (default: all)")
+    p.add_argument(
+        "--where-ours-lost",
+        action="store_true",
+        help="only the deals ours has played and lost (the only ones where a simple player can win a deal ours misses)",
+    )
     p.add_argument("--progress", type=Path, help="a JSON line per deal")
     p.add_argument("--resume", action="store_true", help="skip the deals already in --progress")
     p.add_argument("--render", action="store_true", help="print the table of --progress (after any deals to play)")
