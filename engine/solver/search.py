@@ -7,8 +7,8 @@ several "scans" run side by side, each good at different deals).
   wins many deals in a few hundred positions where best-first wanders among look-alike positions.
 - Late scans, after ``LATE_AFTER`` positions: random-restart greedy playouts (``_Playouts``), which choose the
   early moves afresh each time, where the depth-first scans stay stuck under an early mistake, and depth-first
-  scans by kind of move with no score; their shares of the turns by family (``LATE_SCORED`` for captives,
-  ``LATE_BY_KIND`` for the others). Up to that budget the search is what it was before them, position for
+  scans by kind of move with no score; their shares of the turns by family (``LATE_BY_KIND`` for the salic-law
+  games, ``LATE_SCORED`` for the others). Up to that budget the search is what it was before them, position for
   position (hints depend on it).
 
 Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
@@ -33,8 +33,8 @@ from enum import StrEnum
 
 from ..cards import KING, RANK
 from ..game import Game
-from ..games.captives import Captives
 from ..games.royal_retinue import RoyalRetinue
+from ..games.salic_law import Tribunal
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 from . import compiled, kingchain
@@ -60,18 +60,20 @@ LATE_AFTER = 20_000
 #: card for home first, the stock, a redeal), in the order generated within a kind, as a player who knows no score
 #: would; marking positions seen when generated or (``True``) when expanded, as the greedy player does.
 LateScan = tuple[str, tuple[int, float, bool, float] | bool, int]
-#: Captives: the scans with scores win its deals (no simple player won a deal the search missed, and playouts by
-#: kind win few), so its late phase is the first one, the four scans keeping a third of the turns.
+#: Captives and the sultans: the scans with scores and the playouts by score win their deals that reach the late
+#: phase (no simple player won a deal the search missed; playouts by kind win few captives deals, and in sultan-52
+#: fewer turns for the playouts by score lost deals), so their late phase is the first one, the four scans keeping
+#: a third of the turns.
 LATE_SCORED: tuple[LateScan, ...] = (
     ("playout", (101, 0.0, False, 0.0), 2),
     ("playout", (102, 0.75, False, 0.0), 2),
     ("playout", (103, 0.0, True, 0.0), 2),
     ("by-kind", False, 1),
 )
-#: Tribunal, picture-gallery, the sultans: where the deals the four miss in 20,000 positions are won by playouts
-#: by kind and by the greedy player's depth-first order, most of the late turns go to them: three playouts that
-#: draw as the simple player does (a quarter of the time a child of the next kind joins) and a depth-first scan by
-#: kind that marks on expanding, beside the first late scans with a slice each.
+#: Tribunal and picture-gallery: where the deals the four miss in 20,000 positions are won by playouts by kind and
+#: by the greedy player's depth-first order, most of the late turns go to them: three playouts that draw as the
+#: simple player does (a quarter of the time each child of the next kind joins) and a depth-first scan by kind that
+#: marks on expanding, beside the first late scans with a slice each.
 LATE_BY_KIND: tuple[LateScan, ...] = (
     ("playout", (101, 0.0, False, 0.0), 1),
     ("playout", (102, 0.75, False, 0.0), 1),
@@ -414,7 +416,7 @@ def solve(
         if deadline is not None and clock() >= deadline:
             return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds")
         if expanded >= LATE_AFTER and not late:
-            for kind, spec, slices in LATE_SCORED if isinstance(game, Captives) else LATE_BY_KIND:
+            for kind, spec, slices in LATE_BY_KIND if isinstance(game, Tribunal) else LATE_SCORED:
                 schedule += [len(searches) + len(late)] * slices
                 late.append(_late_scan(game, prof, root, kind, spec))
             turn = 0
