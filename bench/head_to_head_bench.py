@@ -102,39 +102,44 @@ def load(path: Path | None) -> list[dict[str, Any]]:
 
 
 def summary(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
-    """Per side: wins and median CPU (won / all); the deals only ours won, and those a player won and ours not."""
+    """Per side, over the deals it has played: wins and median CPU (won / all); the deals a player won and ours
+    not (of those ours played), and those only ours won (of those every side played)."""
     sides = [OURS, *PLAYERS]
-    rows = [r for r in rows if all(s in r["sides"] for s in sides)]  # deals every side has played
     out: dict[str, Any] = {"deals": len(rows), "sides": {}}
     for side in sides:
-        won = [r["sides"][side]["cpu"] for r in rows if r["sides"][side]["won"]]
-        every = [
-            r["sides"][side]["cpu"] if r["sides"][side]["won"] else max(r["sides"][side]["cpu"], seconds) for r in rows
-        ]
+        played = [r["sides"][side] for r in rows if side in r["sides"]]
+        wins = [p["cpu"] for p in played if p["won"]]
+        every = [p["cpu"] if p["won"] else max(p["cpu"], seconds) for p in played]
         out["sides"][side] = {
-            "won": len(won),
-            "median_ms_won": round(statistics.median(won) * 1000, 1) if won else None,
+            "deals": len(played),
+            "won": len(wins),
+            "median_ms_won": round(statistics.median(wins) * 1000, 1) if wins else None,
             "median_ms_all": round(statistics.median(every) * 1000, 1) if every else None,
         }
 
     def times(r: dict[str, Any]) -> dict[str, float]:
-        return {s: r["sides"][s]["cpu"] for s in sides}
+        return {s: r["sides"][s]["cpu"] for s in sides if s in r["sides"]}
 
+    def won(r: dict[str, Any], side: str) -> bool:
+        return bool(r["sides"].get(side, {}).get("won"))
+
+    players = [s for s in sides if s != OURS]
     out["only_players"] = [
-        {"deal": r["deal"], "won_by": [s for s in sides if r["sides"][s]["won"]], "cpu": times(r)}
+        {"deal": r["deal"], "won_by": [s for s in players if won(r, s)], "cpu": times(r)}
         for r in rows
-        if not r["sides"][OURS]["won"] and any(r["sides"][s]["won"] for s in sides)
+        if OURS in r["sides"] and not won(r, OURS) and any(won(r, s) for s in players)
     ]
     out["only_ours"] = [
         {"deal": r["deal"], "cpu": times(r)}
         for r in rows
-        if r["sides"][OURS]["won"] and not any(r["sides"][s]["won"] for s in sides if s != OURS)
+        if won(r, OURS) and all(s in r["sides"] for s in players) and not any(won(r, s) for s in players)
     ]
     return out
 
 
 def render(rows: list[dict[str, Any]], seconds: float) -> str:
-    """The table of docs/solver.md, and the deals only one side won."""
+    """The table of docs/solver.md, and the deals only one side won. A side that has played fewer of a game's deals
+    than the row counts says how many (``12 of 20``); its medians are over those."""
     by_game: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         by_game.setdefault((r["game"], r["label"]), []).append(r)
@@ -146,13 +151,16 @@ def render(rows: list[dict[str, Any]], seconds: float) -> str:
         s = summary(sorted(group, key=lambda r: r["deal"]), seconds)
         cells = []
         for side in sides:
-            f = s["sides"].get(side)
-            cells.append("-" if f is None else str(f["won"]))
-            cells.append("-" if f is None else f"{_ms(f['median_ms_won'])} / {_ms(f['median_ms_all'])}")
+            f = s["sides"][side]
+            if not f["deals"]:
+                cells += ["-", "-"]
+                continue
+            cells.append(str(f["won"]) if f["deals"] == s["deals"] else f"{f['won']} of {f['deals']}")
+            cells.append(f"{_ms(f['median_ms_won'])} / {_ms(f['median_ms_all'])}")
         lines.append(f"| `{game}` | {label} | {s['deals']} | " + " | ".join(cells) + " |")
         for d in s["only_players"]:
             cpu = ", ".join(f"{k} {v:.2f} s" for k, v in d["cpu"].items())
-            notes.append(f"- `{game}` {label}-{d['deal']}: won by {', '.join(d['won_by'])} only ({cpu})")
+            notes.append(f"- `{game}` {label}-{d['deal']}: won by {', '.join(d['won_by'])}, not ours ({cpu})")
         for d in s["only_ours"]:
             cpu = ", ".join(f"{k} {v:.2f} s" for k, v in d["cpu"].items())
             notes.append(f"- `{game}` {label}-{d['deal']}: won by ours only ({cpu})")

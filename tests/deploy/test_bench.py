@@ -266,7 +266,7 @@ def test_head_to_head_bench_plays_every_side_resumes_and_renders(tmp_path: Path)
 
 def test_head_to_head_bench_plays_the_sides_apart_and_merges_them(tmp_path: Path) -> None:
     """--sides plays the simple players first and ours later on the same deals: a deal's lines are merged, a side
-    already there is not played again, and a deal counts in the table only once every side has played it."""
+    already there is not played again, and each side's figures in the table are over the deals it has played."""
     progress = tmp_path / "progress.jsonl"
     base = [sys.executable, str(ROOT / "bench" / "head_to_head_bench.py"), "--games", "sultan-36"]
     base += ["--seed-label", "bench-test", "--seconds", "2", "--progress", str(progress), "--resume", "--render"]
@@ -278,7 +278,7 @@ def test_head_to_head_bench_plays_the_sides_apart_and_merges_them(tmp_path: Path
         text=True,
         timeout=240,
     )
-    assert "| `sultan-36` | bench-test | 0 |" in players.stdout  # ours has played none yet
+    assert "| `sultan-36` | bench-test | 2 | - | - |" in players.stdout  # ours has played none yet
     done = subprocess.run(
         [*base, "--deals", "3", "--sides", "ours", "greedy-dfs", "playouts"],
         cwd=ROOT,
