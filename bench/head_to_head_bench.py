@@ -6,12 +6,16 @@ seed ``sha256("<label>-<i>")`` for i in --from-deal .. --from-deal + --deals - 1
 time each (of the thread that plays). A win counts only when the engine's verifier (``engine.verify.replay``)
 replays its line as a win. Every deal is a JSON line of --progress (with --resume, the deals already there are
 not played again), so a killed run continues where it stopped; --render prints the table of a progress file.
+--sides plays some sides only (the simple players do not depend on the solver: they can be played on a set before
+the solver is frozen, and ours after); lines of the same deal are merged, a side's later line replacing its earlier.
+--where-ours-lost plays only the deals ours lost (where a player can win a deal ours misses: first when CPU is short).
 
 Reported per game: deals, each side's wins, its median CPU over the deals it won and over all (a deal not won
 counts as its whole budget), and the deals only one side won, with both CPU times.
 
 Usage: python bench/head_to_head_bench.py [--games tribunal captives ...] [--seed-label unseen] [--from-deal 0]
-           [--deals 300] [--seconds 10] [--progress FILE [--resume]] [--render] [--json FILE]
+           [--deals 300] [--seconds 10] [--sides ours greedy-dfs playouts] [--progress FILE [--resume]] [--render]
+           [--where-ours-lost] [--json FILE]
 """
 
 from __future__ import annotations
@@ -55,20 +59,21 @@ def verified(game: Game, state: State, moves: tuple[Any, ...]) -> bool:
     return replay(game, state, moves).verdict.outcome is Outcome.WON
 
 
-def play_deal(game: Game, state: State, seconds: float, players: list[str]) -> dict[str, dict[str, Any]]:
+def play_deal(game: Game, state: State, seconds: float, sides: list[str]) -> dict[str, dict[str, Any]]:
     """Each side's result on one deal: won (replayed as a win), CPU seconds, positions expanded, moves."""
-    found = solve(game, state, max_seconds=seconds)
-    won = found.outcome is Finding.WON and verified(game, state, found.moves)
-    out = {
-        OURS: {
-            "won": won,
+    out: dict[str, dict[str, Any]] = {}
+    if OURS in sides:
+        found = solve(game, state, max_seconds=seconds)
+        out[OURS] = {
+            "won": found.outcome is Finding.WON and verified(game, state, found.moves),
             "outcome": found.outcome.value,
             "cpu": round(found.seconds, 4),
             "positions": found.states,
             "moves": len(found.moves),
         }
-    }
-    for name in players:
+    for name in sides:
+        if name == OURS:
+            continue
         p = PLAYERS[name](game, state, seconds)
         out[name] = {
             "won": p.won and verified(game, state, p.moves),
@@ -80,44 +85,61 @@ def play_deal(game: Game, state: State, seconds: float, players: list[str]) -> d
 
 
 def load(path: Path | None) -> list[dict[str, Any]]:
+    """The deals of a progress file, the lines of one deal merged (a side's later line replaces its earlier)."""
     if path is None or not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    rows: dict[tuple[str, str, int], dict[str, Any]] = {}
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        row = json.loads(line)
+        key = (row["game"], row["label"], row["deal"])
+        if key in rows:
+            rows[key]["sides"].update(row["sides"])
+        else:
+            rows[key] = row
+    return list(rows.values())
 
 
 def summary(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
-    """Per side: wins and median CPU (won / all); the deals only ours won, and those a player won and ours not."""
-    sides = [OURS, *(k for k in rows[0]["sides"] if k != OURS)] if rows else [OURS]
+    """Per side, over the deals it has played: wins and median CPU (won / all); the deals a player won and ours
+    not (of those ours played), and those only ours won (of those every side played)."""
+    sides = [OURS, *PLAYERS]
     out: dict[str, Any] = {"deals": len(rows), "sides": {}}
     for side in sides:
-        won = [r["sides"][side]["cpu"] for r in rows if r["sides"][side]["won"]]
-        every = [
-            r["sides"][side]["cpu"] if r["sides"][side]["won"] else max(r["sides"][side]["cpu"], seconds) for r in rows
-        ]
+        played = [r["sides"][side] for r in rows if side in r["sides"]]
+        wins = [p["cpu"] for p in played if p["won"]]
+        every = [p["cpu"] if p["won"] else max(p["cpu"], seconds) for p in played]
         out["sides"][side] = {
-            "won": len(won),
-            "median_ms_won": round(statistics.median(won) * 1000, 1) if won else None,
+            "deals": len(played),
+            "won": len(wins),
+            "median_ms_won": round(statistics.median(wins) * 1000, 1) if wins else None,
             "median_ms_all": round(statistics.median(every) * 1000, 1) if every else None,
         }
 
     def times(r: dict[str, Any]) -> dict[str, float]:
-        return {s: r["sides"][s]["cpu"] for s in sides}
+        return {s: r["sides"][s]["cpu"] for s in sides if s in r["sides"]}
 
+    def won(r: dict[str, Any], side: str) -> bool:
+        return bool(r["sides"].get(side, {}).get("won"))
+
+    players = [s for s in sides if s != OURS]
     out["only_players"] = [
-        {"deal": r["deal"], "won_by": [s for s in sides if r["sides"][s]["won"]], "cpu": times(r)}
+        {"deal": r["deal"], "won_by": [s for s in players if won(r, s)], "cpu": times(r)}
         for r in rows
-        if not r["sides"][OURS]["won"] and any(r["sides"][s]["won"] for s in sides)
+        if OURS in r["sides"] and not won(r, OURS) and any(won(r, s) for s in players)
     ]
     out["only_ours"] = [
         {"deal": r["deal"], "cpu": times(r)}
         for r in rows
-        if r["sides"][OURS]["won"] and not any(r["sides"][s]["won"] for s in sides if s != OURS)
+        if won(r, OURS) and all(s in r["sides"] for s in players) and not any(won(r, s) for s in players)
     ]
     return out
 
 
 def render(rows: list[dict[str, Any]], seconds: float) -> str:
-    """The table of docs/solver.md, and the deals only one side won."""
+    """The table of docs/solver.md, and the deals only one side won. A side that has played fewer of a game's deals
+    than the row counts says how many (``12 of 20``); its medians are over those."""
     by_game: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for r in rows:
         by_game.setdefault((r["game"], r["label"]), []).append(r)
@@ -129,13 +151,16 @@ def render(rows: list[dict[str, Any]], seconds: float) -> str:
         s = summary(sorted(group, key=lambda r: r["deal"]), seconds)
         cells = []
         for side in sides:
-            f = s["sides"].get(side)
-            cells.append("-" if f is None else str(f["won"]))
-            cells.append("-" if f is None else f"{_ms(f['median_ms_won'])} / {_ms(f['median_ms_all'])}")
+            f = s["sides"][side]
+            if not f["deals"]:
+                cells += ["-", "-"]
+                continue
+            cells.append(str(f["won"]) if f["deals"] == s["deals"] else f"{f['won']} of {f['deals']}")
+            cells.append(f"{_ms(f['median_ms_won'])} / {_ms(f['median_ms_all'])}")
         lines.append(f"| `{game}` | {label} | {s['deals']} | " + " | ".join(cells) + " |")
         for d in s["only_players"]:
             cpu = ", ".join(f"{k} {v:.2f} s" for k, v in d["cpu"].items())
-            notes.append(f"- `{game}` {label}-{d['deal']}: won by {', '.join(d['won_by'])} only ({cpu})")
+            notes.append(f"- `{game}` {label}-{d['deal']}: won by {', '.join(d['won_by'])}, not ours ({cpu})")
         for d in s["only_ours"]:
             cpu = ", ".join(f"{k} {v:.2f} s" for k, v in d["cpu"].items())
             notes.append(f"- `{game}` {label}-{d['deal']}: won by ours only ({cpu})")
@@ -150,27 +175,30 @@ def _ms(value: float | None) -> str:
 
 def run(args: argparse.Namespace, say: Callable[[str], None]) -> list[dict[str, Any]]:
     rows = load(args.progress) if args.resume else []
-    done = {(r["game"], r["label"], r["deal"]) for r in rows}
+    by_key = {(r["game"], r["label"], r["deal"]): r for r in rows}
     if args.progress and not args.resume:
         args.progress.write_text("")
     for name in args.games:
         game = parse_game(name)
         for i in range(args.from_deal, args.from_deal + args.deals):
-            if (name, args.seed_label, i) in done:
+            key = (name, args.seed_label, i)
+            known = by_key.get(key)
+            sides = [s for s in args.sides if known is None or s not in known["sides"]]
+            if args.where_ours_lost and (known is None or known["sides"].get(OURS, {"won": True})["won"]):
+                continue
+            if not sides:
                 continue
             state = game.deal(deal_seed(args.seed_label, i))
-            row = {
-                "game": name,
-                "label": args.seed_label,
-                "deal": i,
-                "seconds": args.seconds,
-                "sides": play_deal(game, state, args.seconds, args.players),
-            }
-            rows.append(row)
+            played = play_deal(game, state, args.seconds, sides)
+            line = {"game": name, "label": args.seed_label, "deal": i, "seconds": args.seconds, "sides": played}
             if args.progress:
                 with args.progress.open("a") as f:
-                    f.write(json.dumps(row) + "\n")
-            say(f"{name} {i}: " + "; ".join(f"{k} {v['won']} {v['cpu']:.2f} s" for k, v in row["sides"].items()))
+                    f.write(json.dumps(line) + "\n")
+            if known is None:
+                by_key[key] = known = {**line, "sides": {}}
+                rows.append(known)
+            known["sides"].update(played)
+            say(f"{name} {i}: " + "; ".join(f"{k} {v['won']} {v['cpu']:.2f} s" for k, v in played.items()))
     return rows
 
 
@@ -181,7 +209,13 @@ def main() -> int:
     p.add_argument("--from-deal", type=int, default=0)
     p.add_argument("--deals", type=int, default=300)
     p.add_argument("--seconds", type=float, default=10.0, help="CPU seconds per deal and side")
-    p.add_argument("--players", nargs="*", default=list(PLAYERS), choices=list(PLAYERS))
+    sides = [OURS, *PLAYERS]
+    p.add_argument("--sides", nargs="*", default=sides, choices=sides, help="the sides to play (default: all)")
+    p.add_argument(
+        "--where-ours-lost",
+        action="store_true",
+        help="only the deals ours has played and lost (the only ones where a simple player can win a deal ours misses)",
+    )
     p.add_argument("--progress", type=Path, help="a JSON line per deal")
     p.add_argument("--resume", action="store_true", help="skip the deals already in --progress")
     p.add_argument("--render", action="store_true", help="print the table of --progress (after any deals to play)")

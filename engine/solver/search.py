@@ -5,9 +5,10 @@ several "scans" run side by side, each good at different deals).
   made (a weighted A*: the weight keeps lines short without giving up the heuristic's speed).
 - Depth-first: it follows the best-scored child first and backs up only when a line is exhausted; it
   wins many deals in a few hundred positions where best-first wanders among look-alike positions.
-- Late scans, after ``LATE_AFTER`` positions: random-restart greedy playouts (``_Playouts``), which choose the
-  early moves afresh each time, where the depth-first scans stay stuck under an early mistake, and a depth-first
-  scan by kind of move with no score. Up to that budget the search is what it was before them, position for
+- Late scans, after ``LATE_AFTER`` positions: random-restart greedy playouts (``Playouts``), which choose the
+  early moves afresh each time, where the depth-first scans stay stuck under an early mistake, and depth-first
+  scans by kind of move with no score; their shares of the turns by family (``LATE_BY_KIND`` for the salic-law
+  games, ``LATE_SCORED`` for the others). Up to that budget the search is what it was before them, position for
   position (hints depend on it).
 
 Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
@@ -30,12 +31,13 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..cards import KING, RANK
 from ..game import Game
 from ..games.royal_retinue import RoyalRetinue
-from ..moves import Move, MoveKind, Pile, PileKind
+from ..games.salic_law import Tribunal
+from ..moves import Move
 from ..state import State
 from . import compiled, kingchain
+from .playouts import Playouts, free_columns, kind_of
 from .profiles import Profile, profile_for
 from .safe import autoplay, safe_rule
 
@@ -47,20 +49,42 @@ SLICE = 128
 RANDOM_SCANS = 2
 NOISE = 25
 
-#: Positions expanded in all before the late scans (``_Playouts``, a ``_DepthFirst`` by kind) join the turns:
+#: Positions expanded in all before the late scans (``Playouts``, a ``_DepthFirst`` by kind) join the turns:
 #: every search up to this budget (hints, the hint follower, the solvability table's small budgets) is the four
 #: scans alone, as before them.
 LATE_AFTER = 20_000
-#: The playouts' seeds and the share of their steps that leave the stock for last, how much seeded noise blurs
-#: their choice among children, and their turns: each takes ``LATE_SLICES`` slices per turn of the others' one.
-PLAYOUTS: tuple[tuple[int, float, bool], ...] = ((101, 0.0, False), (102, 0.75, False), (103, 0.0, True))
+#: The late scans and their turns, each taking that many slices per turn of the four's one. ``playout``: seed, the
+#: share of steps that leave the stock for last, by kind (else by score blurred by ``PLAYOUT_NOISE``), the chance
+#: that a child of the next kind joins the draw (0: the kinds' draws overlap instead, ``Playouts``). ``by-kind``:
+#: a depth-first scan that tries the moves by kind (``kind_of``: home, between piles, those that free a column or a
+#: card for home first, the stock, a redeal), in the order generated within a kind, as a player who knows no score
+#: would; marking positions seen when generated or (``True``) when expanded, as the greedy player does.
+LateScan = tuple[str, tuple[int, float, bool, float] | bool, int]
+#: Captives and the sultans: the scans with scores and the playouts by score win their deals that reach the late
+#: phase (no simple player won a deal the search missed; playouts by kind win few captives deals, and in sultan-52
+#: fewer turns for the playouts by score lost deals), so their late phase is the first one, the four scans keeping
+#: a third of the turns.
+LATE_SCORED: tuple[LateScan, ...] = (
+    ("playout", (101, 0.0, False, 0.0), 2),
+    ("playout", (102, 0.75, False, 0.0), 2),
+    ("playout", (103, 0.0, True, 0.0), 2),
+    ("by-kind", False, 1),
+)
+#: Tribunal and picture-gallery: where the deals the four miss in 20,000 positions are won by playouts by kind and
+#: by the greedy player's depth-first order, most of the late turns go to them: three playouts that draw as the
+#: simple player does (a quarter of the time each child of the next kind joins) and a depth-first scan by kind that
+#: marks on expanding, beside the first late scans with a slice each.
+LATE_BY_KIND: tuple[LateScan, ...] = (
+    ("playout", (101, 0.0, False, 0.0), 1),
+    ("playout", (102, 0.75, False, 0.0), 1),
+    ("playout", (103, 0.0, True, 0.0), 1),
+    ("playout", (201, 0.0, True, 0.25), 4),
+    ("playout", (202, 0.0, True, 0.25), 4),
+    ("playout", (203, 0.0, True, 0.25), 4),
+    ("by-kind", True, 6),
+    ("by-kind", False, 1),
+)
 PLAYOUT_NOISE = 13
-LATE_SLICES = 2
-#: Beside them a depth-first scan takes one slice a turn: it tries the moves by kind (``_kind``: home, between
-#: piles, those that free a column or a card for home first, the stock, a redeal), in the order generated within
-#: a kind, as a player who knows no score would.
-#: A move's target "any foundation that fits" (``3-f``), for ``_kind``.
-_HOME = Pile(PileKind.FOUNDATION)
 
 Line = tuple[Move, ...]
 
@@ -145,29 +169,40 @@ class _BestFirst:
 
 class _DepthFirst:
     def __init__(
-        self, game: Game, prof: Profile, root: State, noise: int = 0, seed: int = 0, by_kind: bool = False
+        self,
+        game: Game,
+        prof: Profile,
+        root: State,
+        noise: int = 0,
+        seed: int = 0,
+        by_kind: bool = False,
+        on_visit: bool = False,
     ) -> None:
         self.game, self.prof = game, prof
         # noise > 0: each child's score is blurred by up to ``noise`` points from a seeded generator, so this
         # search tries a different order among near-equals (Freecell Solver's random-dfs scans)
         self.noise = noise
-        # by_kind: the moves by kind (``_kind``), in the order generated within a kind; no score
+        # by_kind: the moves by kind (``kind_of``), in the order generated within a kind; no score
         self.by_kind = by_kind
+        # on_visit: a position is marked seen when it is expanded, not when it is generated, so that a child met
+        # again deeper down is played there (the greedy player's order; a position is still expanded once)
+        self.on_visit = on_visit
         self.rng = random.Random(seed)
         self.rule = safe_rule(game)
         self.seen: set[Hashable] = {prof.key(root)}
         # each level: the position's children (best first, reversed for pop()) and the line to it
-        self.stack: list[list[tuple[int, int, State, Line]]] = [self._children(root)]
+        self.stack: list[list[tuple[int, int, State, Line, Hashable]]] = [self._children(root)]
         self.line: list[Line] = []
         self.expanded = 0
 
-    def _children(self, pos: State) -> list[tuple[int, int, State, Line]]:
+    def _children(self, pos: State) -> list[tuple[int, int, State, Line, Hashable]]:
         game, key_of, score_of, seen = self.game, self.prof.key, self.prof.score, self.seen
-        out: list[tuple[int, int, State, Line]] = []
+        out: list[tuple[int, int, State, Line, Hashable]] = []
         rule = self.rule
-        by_kind = self.by_kind
+        by_kind, on_visit = self.by_kind, self.on_visit
+        free = free_columns(pos) if by_kind else 0
         for child, explicit in self.prof.children(pos):
-            kind = _kind(game, pos, child, explicit) if by_kind else 0
+            kind = kind_of(game, pos, child, explicit, free) if by_kind else 0
             if rule(game, child) is None:  # most positions: nothing goes home safely
                 moves: Line = (explicit,)
             else:
@@ -176,111 +211,36 @@ class _DepthFirst:
             key = key_of(child)
             if key in seen:
                 continue
-            seen.add(key)
+            if not on_visit:
+                seen.add(key)
             score = kind if by_kind else score_of(child)
             if self.noise:
                 score += self.rng.randrange(self.noise)
-            out.append((-score, -len(out), child, moves))
+            out.append((-score, -len(out), child, moves, key))
         out.sort()  # worst first: pop() takes the best, the first generated among equals
         return out
 
     def run(self, n: int) -> Line | None:
-        stack, line, is_won = self.stack, self.line, self.game.is_won
-        for _ in range(n):
+        stack, line, is_won, seen, on_visit = self.stack, self.line, self.game.is_won, self.seen, self.on_visit
+        done = 0
+        while done < n:
             while stack and not stack[-1]:
                 stack.pop()
                 if line:
                     line.pop()
             if not stack:
                 raise _Exhausted
-            _, _, child, moves = stack[-1].pop()
+            _, _, child, moves, key = stack[-1].pop()
+            if on_visit:
+                if key in seen:
+                    continue
+                seen.add(key)
+            done += 1
             self.expanded += 1
             line.append(moves)
             if is_won(child):
                 return tuple(m for part in line for m in part)
             stack.append(self._children(child))
-        return None
-
-
-def _kind(game: Game, pos: State, child: State, move: Move) -> int:
-    """0 a card home; 1 a move between piles that leaves more columns free (empty, or down to a lone king) or
-    uncovers a card that can go home; 2 another move between piles; 3 the stock (a deal, a card turned); 4 a
-    redeal."""
-    if move.kind is not MoveKind.TRANSFER:
-        return 4 if move.kind is MoveKind.REDEAL else 3
-    target, source = move.target, move.sources[0]
-    if target is not None and target.kind in (PileKind.FOUNDATION, PileKind.KING_ROW):
-        return 0
-    if _free_columns(child) > _free_columns(pos):
-        return 1
-    if source.kind is PileKind.COLUMN and game.is_legal(child, Move(MoveKind.TRANSFER, (source,), _HOME)):
-        return 1
-    return 2
-
-
-def _free_columns(state: State) -> int:
-    """Columns empty or down to a lone king (which takes any card in the salic-law games)."""
-    return sum(1 for col in state.columns if not col or (len(col) == 1 and RANK[col[0]] == KING))
-
-
-class _Playouts:
-    """Random-restart greedy playouts: from the start, follow a child of the best score (or kind) blurred by noise,
-    never back to a position of the same playout, until won or stuck; then start again with the next draw. No
-    table across playouts: where the depth-first scans are stuck deep under an early mistake, each playout
-    chooses its early moves afresh. It never proves anything (it never runs out of positions)."""
-
-    def __init__(
-        self, game: Game, prof: Profile, root: State, seed: int, noise: int, stock_last: float, by_kind: bool
-    ) -> None:
-        self.game, self.prof, self.root, self.noise = game, prof, root, noise
-        # stock_last > 0: the stock (a deal, a turn, a redeal) only when no move between piles is left, but for a
-        # share ``1 - stock_last`` of the steps
-        self.stock_last = stock_last
-        # by_kind: no score; a child of the best kind (``_kind``) drawn at random, now and then one of the next kind
-        self.by_kind = by_kind
-        self.rng = random.Random(seed)
-        self.rule = safe_rule(game)
-        self.expanded = 0
-        self._restart()
-
-    def _restart(self) -> None:
-        self.pos = self.root
-        self.seen: set[Hashable] = {self.prof.key(self.root)}
-        self.line: list[Line] = []
-
-    def run(self, n: int) -> Line | None:
-        game, key_of, score_of, rule, seen = self.game, self.prof.key, self.prof.score, self.rule, self.seen
-        randrange, noise, random_, by_kind = self.rng.randrange, self.noise, self.rng.random, self.by_kind
-        for _ in range(n):
-            self.expanded += 1
-            best: tuple[int, State, Line, Hashable] | None = None
-            later = 1000 if self.stock_last and random_() < self.stock_last else 0
-            pos = self.pos
-            for child, explicit in self.prof.children(pos):
-                kind = _kind(game, pos, child, explicit) if by_kind else 0
-                if rule(game, child) is None:
-                    moves: Line = (explicit,)
-                else:
-                    child, settled = autoplay(game, child)
-                    moves = (explicit, *settled)
-                key = key_of(child)
-                if key in seen:
-                    continue
-                # by kind: the kinds 4 apart and the draw up to 6, so that the next kind now and then comes first
-                score = 4 * kind + randrange(6) if by_kind else score_of(child) + randrange(noise)
-                if later and explicit.kind is not MoveKind.TRANSFER:
-                    score += later
-                if best is None or score < best[0]:
-                    best = (score, child, moves, key)
-            if best is None:
-                self._restart()
-                seen = self.seen
-                continue
-            _, self.pos, moves, key = best
-            seen.add(key)
-            self.line.append(moves)
-            if game.is_won(self.pos):
-                return tuple(m for part in self.line for m in part)
         return None
 
 
@@ -316,7 +276,7 @@ def solve(
     ]
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
-    late: list[_Playouts | _DepthFirst] = []
+    late: list[Playouts | _DepthFirst] = []
     # which search takes each turn (the playouts several in a row)
     schedule = list(range(len(searches)))
     while True:
@@ -326,11 +286,9 @@ def solve(
         if deadline is not None and clock() >= deadline:
             return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds")
         if expanded >= LATE_AFTER and not late:
-            late = [_Playouts(game, prof, root, seed, PLAYOUT_NOISE, last, kind) for seed, last, kind in PLAYOUTS]
-            late.append(_DepthFirst(game, prof, root, by_kind=True))
-            for i in range(len(PLAYOUTS)):
-                schedule += [len(searches) + i] * LATE_SLICES
-            schedule.append(len(searches) + len(PLAYOUTS))
+            for kind, spec, slices in LATE_BY_KIND if isinstance(game, Tribunal) else LATE_SCORED:
+                schedule += [len(searches) + len(late)] * slices
+                late.append(_late_scan(game, prof, root, kind, spec))
             turn = 0
         n = SLICE if max_states is None else min(SLICE, max_states - expanded)
         at = schedule[turn % len(schedule)]
@@ -344,6 +302,17 @@ def solve(
         if line is not None:
             total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
             return Solution(Finding.WON, (*auto, *line), total, clock() - started)
+
+
+def _late_scan(
+    game: Game, prof: Profile, root: State, kind: str, spec: tuple[int, float, bool, float] | bool
+) -> Playouts | _DepthFirst:
+    """One of ``LATE_SCORED`` or ``LATE_BY_KIND``."""
+    if kind == "playout":
+        assert isinstance(spec, tuple)
+        seed, stock_last, by_kind, next_kind = spec
+        return Playouts(game, prof, root, seed, PLAYOUT_NOISE, stock_last, by_kind, next_kind)
+    return _DepthFirst(game, prof, root, by_kind=True, on_visit=bool(spec))
 
 
 def _solve_king_chain(

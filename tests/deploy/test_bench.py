@@ -267,3 +267,37 @@ def test_head_to_head_bench_plays_every_side_resumes_and_renders(tmp_path: Path)
     assert summary["deals"] == 3
     assert summary["sides"]["ours"]["won"] == sum(r["sides"]["ours"]["won"] for r in rows)
     assert "| `sultan-36` | bench-test | 3 |" in done.stdout
+
+
+def test_head_to_head_bench_plays_the_sides_apart_and_merges_them(tmp_path: Path) -> None:
+    """--sides plays the simple players first and ours later on the same deals: a deal's lines are merged, a side
+    already there is not played again, and each side's figures in the table are over the deals it has played."""
+    progress = tmp_path / "progress.jsonl"
+    base = [sys.executable, str(ROOT / "bench" / "head_to_head_bench.py"), "--games", "sultan-36"]
+    base += ["--seed-label", "bench-test", "--seconds", "2", "--progress", str(progress), "--resume", "--render"]
+    players = subprocess.run(
+        [*base, "--deals", "2", "--sides", "greedy-dfs", "playouts"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert "| `sultan-36` | bench-test | 2 | - | - |" in players.stdout  # ours has played none yet
+    done = subprocess.run(
+        [*base, "--deals", "3", "--sides", "ours", "greedy-dfs", "playouts"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    lines = [json.loads(line) for line in progress.read_text().splitlines()]
+    assert [(r["deal"], sorted(r["sides"])) for r in lines] == [
+        (0, ["greedy-dfs", "playouts"]),
+        (1, ["greedy-dfs", "playouts"]),
+        (0, ["ours"]),
+        (1, ["ours"]),
+        (2, ["greedy-dfs", "ours", "playouts"]),
+    ]
+    assert "| `sultan-36` | bench-test | 3 |" in done.stdout

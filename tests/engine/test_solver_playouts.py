@@ -67,3 +67,32 @@ def test_the_late_scans_win_deals_the_four_miss_at_the_same_budget(deal: int, mo
     assert replay(game, state, found.moves).verdict.outcome is Outcome.WON
     monkeypatch.setattr(search, "LATE_AFTER", 10**12)
     assert solve(game, state, max_states=25_000).outcome is Finding.UNKNOWN
+
+
+@pytest.mark.parametrize("label", ["tune-14", "unseen-c-23"])
+def test_the_late_phase_by_kind_wins_deals_the_first_late_scans_miss(
+    label: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tribunal tuning deals (tune-14 was won by the simple playouts in 0.11 s and lost by the search of then in 10
+    s): with most late turns to playouts drawing as the simple player does and the depth-first scan by kind that
+    marks on expanding, they fall within 25,000 positions; the first late scans (the late phase captives keeps) do
+    not win them at that budget."""
+    game = get_game("tribunal")
+    state = game.deal(hashlib.sha256(label.encode()).digest())
+    found = solve(game, state, max_states=25_000)
+    assert found.outcome is Finding.WON and found.states > search.LATE_AFTER
+    assert replay(game, state, found.moves).verdict.outcome is Outcome.WON
+    monkeypatch.setattr(search, "LATE_BY_KIND", search.LATE_SCORED)
+    assert solve(game, state, max_states=25_000).outcome is Finding.UNKNOWN
+
+
+def test_the_sultans_keep_the_first_late_phase(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sultan-52 tuning deal unseen-12: its playouts by score win it within 50,000 positions in the first late
+    phase, which the sultans keep; with the late phase by kind (fewer turns for them) it is not won at that budget."""
+    game = get_game("sultan-52")
+    state = game.deal(hashlib.sha256(b"unseen-12").digest())
+    found = solve(game, state, max_states=50_000)
+    assert found.outcome is Finding.WON and found.states > search.LATE_AFTER
+    assert replay(game, state, found.moves).verdict.outcome is Outcome.WON
+    monkeypatch.setattr(search, "LATE_SCORED", search.LATE_BY_KIND)
+    assert solve(game, state, max_states=50_000).outcome is Finding.UNKNOWN
