@@ -168,11 +168,36 @@ def _salic_law(game: Tribunal) -> Profile:
 
 
 def _captives(game: Captives) -> Profile:
+    # The key is two byte strings: the columns, sorted (emptied columns are all alike), and the rest of the position
+    # (the king row, the captives, the stock, the waste, the turns used), whose hash Python works out once and
+    # keeps. The children of a position share the rest with it (the very same tuples), bar its home moves and the
+    # waste and stock moves: the last rest made, and each of its parts, are kept and looked up by identity.
+    last: tuple[object, object, object, object, int, bytes, bytes, bytes, bytes, bytes] = (
+        (), (), (), (), -1, b"", b"", b"", b"", b""
+    )  # fmt: skip
+
     def key(state: State) -> Hashable:
-        # A king-row slot holds its king and the cards of its suit from the ace up: its pile is its top and its
-        # length; the piles themselves are as cheap a key for that as any.
-        cols = b"\xfe".join(sorted(map(bytes, state.columns)))
-        return (cols, state.foundations, state.captives, state.stock, state.waste, state.redeals)
+        nonlocal last
+        columns, _, founds, stock, waste, captives, _, redeals, _ = state
+        cols = b"\xfe".join(sorted(map(bytes, columns)))
+        known = last
+        if (
+            known[0] is founds
+            and known[1] is stock
+            and known[2] is waste
+            and known[3] is captives
+            and known[4] == redeals
+        ):
+            return cols, known[5]
+        # a king-row slot holds its king and the cards of its suit from the ace up: its pile is as cheap a key
+        # as its top and length; a captive played (NO_CARD) is 255, no card
+        f = known[6] if known[0] is founds else b"\xfc".join(map(bytes, founds))
+        s = known[7] if known[1] is stock else bytes(stock)
+        w = known[8] if known[2] is waste else bytes(waste)
+        c = known[9] if known[3] is captives else bytes([c & 255 for c in captives])
+        rest = b"\xfd".join((f, s, w, c, bytes((redeals,))))
+        last = (founds, stock, waste, captives, redeals, rest, f, s, w, c)
+        return cols, rest
 
     rank = RANK
 
