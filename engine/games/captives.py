@@ -170,37 +170,35 @@ class Captives(TurnsStock):
         columns, cells, found, stock, waste, captives, fixed, redeals, fresh = state
         fits = home_fits(found, captives)
         empty_slot = first_empty(found)
-        # Home: the column tops, the waste's top, the released captives, each to every slot that takes it.
-        for i, col in enumerate(columns):
-            if col:
-                c = col[-1]
-                if RANK[c] == KING:
-                    if empty_slot is not None:
-                        yield homed(state, PileKind.COLUMN, i, c, empty_slot), TO_KING_ROW[i]
-                elif c in fits:
+        tops = [col[-1] if col else NO_CARD for col in columns]
+        # Home: the column tops, the waste's top, the released captives, each to every slot that takes it (a king
+        # is never in ``fits``).
+        if fits or empty_slot is not None:
+            for i, c in enumerate(tops):
+                if c in fits:
                     for slot in fits[c]:
                         yield homed(state, PileKind.COLUMN, i, c, slot), HOME[i][slot]
+                elif c != NO_CARD and RANK[c] == KING and empty_slot is not None:
+                    yield homed(state, PileKind.COLUMN, i, c, empty_slot), TO_KING_ROW[i]
         if waste:
             c = waste[-1]
-            if RANK[c] == KING:
-                if empty_slot is not None:
-                    yield homed(state, PileKind.WASTE, 0, c, empty_slot), TO_KING_ROW[WASTE_SOURCE]
-            elif c in fits:
+            if c in fits:
                 for slot in fits[c]:
                     yield homed(state, PileKind.WASTE, 0, c, slot), HOME[WASTE_SOURCE][slot]
+            elif RANK[c] == KING and empty_slot is not None:
+                yield homed(state, PileKind.WASTE, 0, c, empty_slot), TO_KING_ROW[WASTE_SOURCE]
         for i, c in enumerate(captives):
             if c != NO_CARD and len(found[i]) == COMPLETE:
-                if RANK[c] == KING:
-                    if empty_slot is not None:
-                        yield homed(state, PileKind.CAPTIVE, i, c, empty_slot), TO_KING_ROW[CAPTIVE_SOURCE + i]
-                elif c in fits:
+                if c in fits:
                     for slot in fits[c]:
                         yield homed(state, PileKind.CAPTIVE, i, c, slot), HOME[CAPTIVE_SOURCE + i][slot]
+                elif RANK[c] == KING and empty_slot is not None:
+                    yield homed(state, PileKind.CAPTIVE, i, c, empty_slot), TO_KING_ROW[CAPTIVE_SOURCE + i]
         # Runs between columns: onto a column topped by a card of the run's suit at most the run's length above
-        # its free card (the tail that fits), or onto an empty column (every tail); in column order.
-        # The positions are built here, as ``run_moved`` would, and by ``tuple.__new__`` (a named tuple's own way),
-        # to spare two calls a child.
-        tops = [col[-1] if col else -1 for col in columns]
+        # its free card (the tail that fits), or onto an empty column (every tail); in column order. The positions
+        # are built here, as ``run_moved`` would, and by ``tuple.__new__`` (a named tuple's own way), to spare two
+        # calls a child.
+        empty = NO_CARD in tops
         new = tuple.__new__
         for s, col in enumerate(columns):
             if not col:
@@ -208,6 +206,12 @@ class Captives(TurnsStock):
             top = col[-1]
             run = run_length(col)
             last = min(top + run, SUIT_KING[top])
+            if not empty:  # most columns go nowhere: a look at the few cards they could go on first
+                for t in range(top + 1, last + 1):
+                    if t in tops:
+                        break
+                else:
+                    continue
             moves = RUN_MOVES[s]
             for d, t in enumerate(tops):
                 if top < t <= last:
@@ -224,8 +228,9 @@ class Captives(TurnsStock):
                     yield child, moves[d][n]
         if waste:
             w = waste[-1]
+            onto = w + 1 if RANK[w] != KING else NO_CARD  # the card ``w`` goes on (``on_column``); a king: none
             for d, t in enumerate(tops):
-                if t < 0 or on_column(w, t):
+                if t < 0 or t == onto:
                     yield waste_moved(state, d), WASTE_TO[d]
         if stock:
             yield turn_one(state, STOCK), STOCK

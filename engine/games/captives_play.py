@@ -57,9 +57,14 @@ def run_length(col: tuple[Card, ...]) -> int:
     """How many cards at the end of ``col`` form a run in suit (1 for a lone free card)."""
     n = 1
     i = len(col) - 1
-    while i > 0 and on_column(col[i], col[i - 1]):
+    c = col[i]
+    while i > 0:
+        top = col[i - 1]
+        if c != top - 1 or RANK[top] == 1:  # not ``on_column(c, top)``
+            break
         n += 1
         i -= 1
+        c = top
     return n
 
 

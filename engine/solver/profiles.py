@@ -168,7 +168,7 @@ def _salic_law(game: Tribunal) -> Profile:
 
 
 def _captives(game: Captives) -> Profile:
-    # The key is two byte strings: the columns, sorted (emptied columns are all alike), and the rest of the position
+    # The key is the columns, sorted (emptied columns are all alike), and a byte string of the rest of the position
     # (the king row, the captives, the stock, the waste, the turns used), whose hash Python works out once and
     # keeps. The children of a position share the rest with it (the very same tuples), bar its home moves and the
     # waste and stock moves: the last rest made, and each of its parts, are kept and looked up by identity.
@@ -179,7 +179,6 @@ def _captives(game: Captives) -> Profile:
     def key(state: State) -> Hashable:
         nonlocal last
         columns, _, founds, stock, waste, captives, _, redeals, _ = state
-        cols = b"\xfe".join(sorted(map(bytes, columns)))
         known = last
         if (
             known[0] is founds
@@ -188,7 +187,7 @@ def _captives(game: Captives) -> Profile:
             and known[3] is captives
             and known[4] == redeals
         ):
-            return cols, known[5]
+            return (*sorted(columns), known[5])
         # a king-row slot holds its king and the cards of its suit from the ace up: its pile is as cheap a key
         # as its top and length; a captive played (NO_CARD) is 255, no card
         f = known[6] if known[0] is founds else b"\xfc".join(map(bytes, founds))
@@ -197,7 +196,7 @@ def _captives(game: Captives) -> Profile:
         c = known[9] if known[3] is captives else bytes([c & 255 for c in captives])
         rest = b"\xfd".join((f, s, w, c, bytes((redeals,))))
         last = (founds, stock, waste, captives, redeals, rest, f, s, w, c)
-        return cols, rest
+        return (*sorted(columns), rest)
 
     rank = RANK
 
@@ -211,13 +210,23 @@ def _captives(game: Captives) -> Profile:
             prev = c
         return disorder
 
-    disorder_of = _memo(column_disorder)
+    # each column's disorder, remembered (as ``_memo`` does, read here without a call of ours per column)
+    known: dict[tuple[int, ...], int] = {}
+    disorder_of = known.__getitem__
 
     def score(state: State) -> int:
         home = sum(map(len, state.foundations))
         columns = state.columns
         empty = columns.count(())
-        disorder = sum(map(disorder_of, columns))
+        try:
+            disorder = sum(map(disorder_of, columns))
+        except KeyError:  # a column not seen yet
+            if len(known) >= _MEMO_SIZE:
+                known.clear()
+            for col in columns:
+                if col not in known:
+                    known[col] = column_disorder(col)
+            disorder = sum(map(disorder_of, columns))
         return 6 * (ALL_CARDS - home) + 2 * disorder - 3 * empty + 4 * state.redeals
 
     return Profile(key, score, game.generate_legal_moves, game.successors)

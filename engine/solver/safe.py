@@ -32,11 +32,9 @@ from ..games.sultan import Sultan36
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 
-#: A safe move of captives and what ``homed`` needs to play it: the source's kind and 0-based index, the card, the
-#: slot. What goes home safely on a captives king row: each card and the slot it goes to, and the first released
-#: captive among them.
-_CaptivesHome = tuple[Move, PileKind, int, Card, int]
-_CaptivesSafe = tuple[dict[Card, int], _CaptivesHome | None]
+#: What goes home safely on a captives king row: each card and the slot it goes to (the first that takes it), and
+#: the move of the first released captive among them.
+_CaptivesSafe = tuple[dict[Card, int], Move | None]
 #: No safe chain is longer than the deck.
 _MAX_CHAIN = 110
 _WASTE = Pile(PileKind.WASTE)
@@ -47,6 +45,16 @@ _NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 
 #: (``_captives_safe_cards``): the children of a position share both with it (the very same tuples), bar its home
 #: moves, so one look at identity answers most calls. Replaced whole, so that threads never see half an entry.
 _captives_last: tuple[object, object, _CaptivesSafe] = ((), (), ({}, None))
+#: The captives' moves home, read back for ``homed``: the source's kind and 0-based index, the slot.
+_HOME_PLAYED: dict[Move, tuple[PileKind, int, int]] = {
+    HOME[src][slot]: (
+        PileKind.COLUMN if src < WASTE_SOURCE else PileKind.WASTE if src == WASTE_SOURCE else PileKind.CAPTIVE,
+        src if src < WASTE_SOURCE else 0 if src == WASTE_SOURCE else src - CAPTIVE_SOURCE,
+        slot,
+    )
+    for src in range(len(HOME))
+    for slot in range(len(HOME[src]))
+}
 #: The same for the king rows and captives seen lately, by value; forgotten past ``_WANTED_SIZE`` of them.
 _CAPTIVES_SAFE: dict[tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]], _CaptivesSafe] = {}
 _WANTED_SIZE = 4096
@@ -90,7 +98,7 @@ def _no_rule(game: Game, state: State) -> Move | None:
 def autoplay(game: Game, state: State) -> tuple[State, list[Move]]:
     """Apply safe moves until none is left: the final position and the moves, in explicit form."""
     if isinstance(game, Captives):
-        return _captives_settle(state)
+        return _captives_settle(game, state)
     moves: list[Move] = []
     rule = safe_rule(game)
     for _ in range(_MAX_CHAIN):
@@ -165,24 +173,20 @@ def _salic_safe_ranks(founds: tuple[tuple[Card, ...], ...]) -> dict[int, int]:
 
 
 def _captives(game: Captives, state: State) -> Move | None:
-    found = _captives_found(state)
-    return None if found is None else found[0]
-
-
-def _captives_found(state: State) -> _CaptivesHome | None:
     """The first safe move of ``generate_legal_moves`` (a column's top, the waste's top, then a released captive),
-    looked up among the cards that go home safely on this king row; with what ``homed`` needs to play it."""
-    safe, freed = _captives_safe_cards(state.foundations, state.captives)
+    looked up among the cards that go home safely on this king row."""
+    founds = state.foundations
+    captives = state.captives
+    last = _captives_last
+    safe, freed = last[2] if last[0] is founds and last[1] is captives else _captives_safe_cards(founds, captives)
     if not safe:
         return None
     for i, col in enumerate(state.columns):
         if col and col[-1] in safe:
-            c = col[-1]
-            return HOME[i][safe[c]], PileKind.COLUMN, i, c, safe[c]
+            return HOME[i][safe[col[-1]]]
     waste = state.waste
     if waste and waste[-1] in safe:
-        c = waste[-1]
-        return HOME[WASTE_SOURCE][safe[c]], PileKind.WASTE, 0, c, safe[c]
+        return HOME[WASTE_SOURCE][safe[waste[-1]]]
     return freed
 
 
@@ -219,23 +223,29 @@ def _captives_safe_from(founds: tuple[tuple[Card, ...], ...], captives: tuple[Ca
             continue
         if len(fits) == 1 or all(i >= held or captives[i] == NO_CARD or len(founds[i]) == COMPLETE for i in fits):
             safe[c] = fits[0]
-    freed: _CaptivesHome | None = None
+    freed = None
     if safe:
         for i, c in enumerate(captives):
             if c != NO_CARD and len(founds[i]) == COMPLETE and c in safe:
-                freed = HOME[CAPTIVE_SOURCE + i][safe[c]], PileKind.CAPTIVE, i, c, safe[c]
+                freed = HOME[CAPTIVE_SOURCE + i][safe[c]]
                 break
     return safe, freed
 
 
-def _captives_settle(state: State) -> tuple[State, list[Move]]:
+def _captives_settle(game: Captives, state: State) -> tuple[State, list[Move]]:
     """``autoplay`` for captives: each safe move applied as ``play`` would (``homed``), without its checks."""
     moves: list[Move] = []
     for _ in range(_MAX_CHAIN):
-        found = _captives_found(state)
-        if found is None:
+        move = _captives(game, state)
+        if move is None:
             break
-        move, kind, at, card, slot = found
+        kind, at, slot = _HOME_PLAYED[move]
+        if kind is PileKind.COLUMN:
+            card = state.columns[at][-1]
+        elif kind is PileKind.WASTE:
+            card = state.waste[-1]
+        else:
+            card = state.captives[at]
         state = homed(state, kind, at, card, slot)
         moves.append(move)
     return state, moves
