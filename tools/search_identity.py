@@ -98,7 +98,7 @@ def run_in(tree: Path, args: argparse.Namespace, out: Path) -> list[dict[str, An
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--baseline", default="main", help="the git revision to compare with")
+    p.add_argument("--baseline", default="main", help="a git revision, or a folder holding an engine")
     p.add_argument("--game", default="captives")
     p.add_argument("--deals", type=int, default=20)
     p.add_argument("--walk", type=int, default=40, help="moves of the random walk to the mid-game position")
@@ -111,7 +111,8 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="patience-identity-") as name:
         tmp = Path(name)
-        before = run_in(baseline_tree(args.baseline, tmp), args, tmp / "before.json")
+        tree = Path(args.baseline) if Path(args.baseline, "engine").is_dir() else baseline_tree(args.baseline, tmp)
+        before = run_in(tree, args, tmp / "before.json")
         after = run_in(ROOT, args, tmp / "after.json")
     differ = [(b, a) for b, a in zip(before, after, strict=True) if b["answer"] != a["answer"]]
     cpu = [sum(r["cpu"] for r in rows if "solve" in r["what"]) for rows in (before, after)]
