@@ -29,6 +29,7 @@ from .captives_play import (
     FULL_DECK,
     HOME,
     KING_ROW,
+    KINGS,
     REDEAL,
     ROW_COUNT,
     RUN_MOVES,
@@ -44,6 +45,7 @@ from .captives_play import (
     fitting_length,
     home_fits,
     homed,
+    king_row,
     on_column,
     run_length,
     to_column,
@@ -168,12 +170,11 @@ class Captives(TurnsStock):
         if self.is_won(state):
             return
         columns, cells, found, stock, waste, captives, fixed, redeals, fresh = state
-        fits = home_fits(found, captives)
-        empty_slot = first_empty(found)
+        fits, empty_slot, freed = king_row(found, captives)
         tops = [col[-1] if col else NO_CARD for col in columns]
         # Home: the column tops, the waste's top, the released captives, each to every slot that takes it (a king
         # is never in ``fits``).
-        if fits or empty_slot is not None:
+        if not fits.keys().isdisjoint(tops) or (empty_slot is not None and not KINGS.isdisjoint(tops)):
             for i, c in enumerate(tops):
                 if c in fits:
                     for slot in fits[c]:
@@ -187,32 +188,37 @@ class Captives(TurnsStock):
                     yield homed(state, PileKind.WASTE, 0, c, slot), HOME[WASTE_SOURCE][slot]
             elif RANK[c] == KING and empty_slot is not None:
                 yield homed(state, PileKind.WASTE, 0, c, empty_slot), TO_KING_ROW[WASTE_SOURCE]
-        for i, c in enumerate(captives):
-            if c != NO_CARD and len(found[i]) == COMPLETE:
-                if c in fits:
-                    for slot in fits[c]:
-                        yield homed(state, PileKind.CAPTIVE, i, c, slot), HOME[CAPTIVE_SOURCE + i][slot]
-                elif RANK[c] == KING and empty_slot is not None:
-                    yield homed(state, PileKind.CAPTIVE, i, c, empty_slot), TO_KING_ROW[CAPTIVE_SOURCE + i]
+        for i, c in freed:
+            if c in fits:
+                for slot in fits[c]:
+                    yield homed(state, PileKind.CAPTIVE, i, c, slot), HOME[CAPTIVE_SOURCE + i][slot]
+            elif RANK[c] == KING and empty_slot is not None:
+                yield homed(state, PileKind.CAPTIVE, i, c, empty_slot), TO_KING_ROW[CAPTIVE_SOURCE + i]
         # Runs between columns: onto a column topped by a card of the run's suit at most the run's length above
         # its free card (the tail that fits), or onto an empty column (every tail); in column order. The positions
         # are built here, as ``run_moved`` would, and by ``tuple.__new__`` (a named tuple's own way), to spare two
         # calls a child.
         empty = NO_CARD in tops
+        empties = [d for d, t in enumerate(tops) if t == NO_CARD] if empty else []
         new = tuple.__new__
         for s, col in enumerate(columns):
             if not col:
                 continue
             top = col[-1]
+            moves = RUN_MOVES[s]
+            up = top + 1
+            if up not in tops and (len(col) < 2 or col[-2] != up):
+                # most columns: a run of one card, and no column topped by the card it goes on: only an empty
+                # column takes it
+                for d in empties:
+                    moved = list(columns)
+                    moved[s] = col[:-1]
+                    moved[d] = (top,)
+                    child = new(State, (tuple(moved), cells, found, stock, waste, captives, fixed, redeals, fresh))
+                    yield child, moves[d][1]
+                continue
             run = run_length(col)
             last = min(top + run, SUIT_KING[top])
-            if not empty:  # most columns go nowhere: a look at the few cards they could go on first
-                for t in range(top + 1, last + 1):
-                    if t in tops:
-                        break
-                else:
-                    continue
-            moves = RUN_MOVES[s]
             for d, t in enumerate(tops):
                 if top < t <= last:
                     tails: Iterable[int] = (t - top,)

@@ -41,6 +41,8 @@ RUN_MOVES: Final = tuple(
     for s in range(9)
 )
 WASTE_TO: Final = tuple(Move(MoveKind.TRANSFER, (WASTE,), COLUMNS[d]) for d in range(9))
+#: The four kings.
+KINGS: Final = frozenset(c for c in range(52) if RANK[c] == KING)
 #: ``SUIT_KING[c]``: the king of ``c``'s suit, the highest card a run of that suit can go onto.
 SUIT_KING: Final = tuple(c // 13 * 13 + 12 for c in range(52))
 
@@ -105,6 +107,25 @@ def home_fits(found: tuple[tuple[Card, ...], ...], captives: tuple[Card, ...]) -
                 plain.add(c)
                 fits.setdefault(c, []).append(i)
     return fits
+
+
+#: What ``successors`` needs of a king row and the captives (``KingRow``), for the last ones it was asked of: a
+#: position's children mostly share both with it (the very same tuples), and the search often expands a child
+#: next. Replaced whole, so that threads never see half an entry.
+KingRow = tuple[dict[Card, list[int]], int | None, tuple[tuple[int, Card], ...]]
+_row_last: tuple[object, object, KingRow] = ((), (), ({}, None, ()))
+
+
+def king_row(found: tuple[tuple[Card, ...], ...], captives: tuple[Card, ...]) -> KingRow:
+    """``home_fits``, the first empty slot (``first_empty``), and the released captives (slot, card)."""
+    global _row_last
+    last = _row_last
+    if last[0] is found and last[1] is captives:
+        return last[2]
+    freed = tuple((i, c) for i, c in enumerate(captives) if c != NO_CARD and len(found[i]) == COMPLETE)
+    row = home_fits(found, captives), first_empty(found), freed
+    _row_last = (found, captives, row)
+    return row
 
 
 def fitting_length(top: Card, run: int, target: Card) -> int:

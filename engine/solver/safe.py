@@ -181,9 +181,11 @@ def _captives(game: Captives, state: State) -> Move | None:
     safe, freed = last[2] if last[0] is founds and last[1] is captives else _captives_safe_cards(founds, captives)
     if not safe:
         return None
-    for i, col in enumerate(state.columns):
+    columns = state.columns
+    for col in columns:
         if col and col[-1] in safe:
-            return HOME[i][safe[col[-1]]]
+            # the first column like this one is this one (an earlier one alike would have been found first)
+            return HOME[columns.index(col)][safe[col[-1]]]
     waste = state.waste
     if waste and waste[-1] in safe:
         return HOME[WASTE_SOURCE][safe[waste[-1]]]
