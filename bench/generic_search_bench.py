@@ -106,6 +106,7 @@ def instructions(tree: Path, variant: str, what: str, n: int) -> float:
             run = subprocess.run(
                 [*valgrind, sys.executable, "-c", script, *argv],
                 env=_env(tree) | {"PYTHONHASHSEED": "0"},
+                cwd=tree,  # ``-c`` puts the working folder first on the path
                 check=True,
                 capture_output=True,
                 text=True,
