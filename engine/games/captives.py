@@ -13,7 +13,7 @@ The Decisions taken here are in docs/rules-decisions.md, "Family 3: Captives".
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from ..cards import KING, NO_CARD, RANK, Card
 from ..deal import Pick, topmost
@@ -23,26 +23,31 @@ from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 from .captives_play import (
     CAPTIVE_COUNT,
+    CAPTIVE_SOURCE,
     COLUMN_COUNT,
-    COLUMNS,
     COMPLETE,
-    FOUNDATIONS,
     FULL_DECK,
+    HOME,
     KING_ROW,
+    KINGS,
     REDEAL,
     ROW_COUNT,
+    RUN_MOVES,
     SLOT_COUNT,
     STOCK,
+    SUIT_KING,
+    TO_KING_ROW,
     TURNS,
     WASTE,
-    column_move,
-    distinct_fits,
+    WASTE_SOURCE,
+    WASTE_TO,
     first_empty,
     fitting_length,
+    home_fits,
     homed,
+    king_row,
     on_column,
     run_length,
-    run_moved,
     to_column,
     to_home,
     waste_moved,
@@ -110,6 +115,7 @@ class Captives(TurnsStock):
         columns = state.columns
         found = state.foundations
         empty_slot = first_empty(found)
+        fits = home_fits(found, state.captives)
         # Playable cards that may go home: column tops, the waste top, released captives.
         sources: list[tuple[Pile, Card]] = [
             (Pile(PileKind.COLUMN, i + 1), col[-1]) for i, col in enumerate(columns) if col
@@ -126,7 +132,7 @@ class Captives(TurnsStock):
                 if empty_slot is not None:
                     yield Move(MoveKind.TRANSFER, (src,), KING_ROW)
                 continue
-            for slot in distinct_fits(state, c):
+            for slot in fits.get(c, ()):
                 yield Move(MoveKind.TRANSFER, (src,), Pile(PileKind.FOUNDATION, slot + 1))
         # Column runs.
         for s, col in enumerate(columns):
@@ -158,50 +164,83 @@ class Captives(TurnsStock):
             yield Move(MoveKind.REDEAL)
 
     def successors(self, state: State) -> Iterator[tuple[State, Move]]:
-        """``generate_legal_moves`` with each move's position, built without ``play``'s checks (the same order)."""
+        """``generate_legal_moves`` with each move's position, built without ``play``'s checks (the same order,
+        the same values; the solver's inner loop, so the moves come from tables and each column's targets are
+        found by its top card, not by trying every other column)."""
         if self.is_won(state):
             return
-        columns = state.columns
-        found = state.foundations
-        empty_slot = first_empty(found)
-        sources: list[tuple[Pile, int, Card]] = [(COLUMNS[i], i, col[-1]) for i, col in enumerate(columns) if col]
-        if state.waste:
-            sources.append((WASTE, 0, state.waste[-1]))
-        sources += [
-            (Pile(PileKind.CAPTIVE, i + 1), i, c)
-            for i, c in enumerate(state.captives)
-            if c != NO_CARD and len(found[i]) == COMPLETE
-        ]
-        for src, at, c in sources:
-            if RANK[c] == KING:
-                if empty_slot is not None:
-                    yield homed(state, src.kind, at, c, empty_slot), Move(MoveKind.TRANSFER, (src,), KING_ROW)
-                continue
-            for slot in distinct_fits(state, c):
-                yield homed(state, src.kind, at, c, slot), Move(MoveKind.TRANSFER, (src,), FOUNDATIONS[slot])
+        columns, cells, found, stock, waste, captives, fixed, redeals, fresh = state
+        fits, empty_slot, freed = king_row(found, captives)
+        tops = [col[-1] if col else NO_CARD for col in columns]
+        # Home: the column tops, the waste's top, the released captives, each to every slot that takes it (a king
+        # is never in ``fits``).
+        if not fits.keys().isdisjoint(tops) or (empty_slot is not None and not KINGS.isdisjoint(tops)):
+            for i, c in enumerate(tops):
+                if c in fits:
+                    for slot in fits[c]:
+                        yield homed(state, PileKind.COLUMN, i, c, slot), HOME[i][slot]
+                elif c != NO_CARD and RANK[c] == KING and empty_slot is not None:
+                    yield homed(state, PileKind.COLUMN, i, c, empty_slot), TO_KING_ROW[i]
+        if waste:
+            c = waste[-1]
+            if c in fits:
+                for slot in fits[c]:
+                    yield homed(state, PileKind.WASTE, 0, c, slot), HOME[WASTE_SOURCE][slot]
+            elif RANK[c] == KING and empty_slot is not None:
+                yield homed(state, PileKind.WASTE, 0, c, empty_slot), TO_KING_ROW[WASTE_SOURCE]
+        for i, c in freed:
+            if c in fits:
+                for slot in fits[c]:
+                    yield homed(state, PileKind.CAPTIVE, i, c, slot), HOME[CAPTIVE_SOURCE + i][slot]
+            elif RANK[c] == KING and empty_slot is not None:
+                yield homed(state, PileKind.CAPTIVE, i, c, empty_slot), TO_KING_ROW[CAPTIVE_SOURCE + i]
+        # Runs between columns: onto a column topped by a card of the run's suit at most the run's length above
+        # its free card (the tail that fits), or onto an empty column (every tail); in column order. The positions
+        # are built here, as ``run_moved`` would, and by ``tuple.__new__`` (a named tuple's own way), to spare two
+        # calls a child.
+        empty = NO_CARD in tops
+        empties = [d for d, t in enumerate(tops) if t == NO_CARD] if empty else []
+        new = tuple.__new__
         for s, col in enumerate(columns):
             if not col:
                 continue
-            run = run_length(col)
             top = col[-1]
-            for d, target in enumerate(columns):
-                if d == s:
-                    continue
-                if target:
-                    n = fitting_length(top, run, target[-1])
-                    if n:
-                        yield run_moved(state, s, d, n), column_move(s, d, n)
+            moves = RUN_MOVES[s]
+            up = top + 1
+            if up not in tops and (len(col) < 2 or col[-2] != up):
+                # most columns: a run of one card, and no column topped by the card it goes on: only an empty
+                # column takes it
+                for d in empties:
+                    moved = list(columns)
+                    moved[s] = col[:-1]
+                    moved[d] = (top,)
+                    child = new(State, (tuple(moved), cells, found, stock, waste, captives, fixed, redeals, fresh))
+                    yield child, moves[d][1]
+                continue
+            run = run_length(col)
+            last = min(top + run, SUIT_KING[top])
+            for d, t in enumerate(tops):
+                if top < t <= last:
+                    tails: Iterable[int] = (t - top,)
+                elif t < 0:
+                    tails = range(1, run + 1)
                 else:
-                    for n in range(1, run + 1):
-                        yield run_moved(state, s, d, n), column_move(s, d, n)
-        if state.waste:
-            w = state.waste[-1]
-            for d, target in enumerate(columns):
-                if not target or on_column(w, target[-1]):
-                    yield waste_moved(state, d), Move(MoveKind.TRANSFER, (WASTE,), COLUMNS[d])
-        if state.stock:
+                    continue
+                for n in tails:
+                    moved = list(columns)
+                    moved[s] = col[:-n]
+                    moved[d] = columns[d] + col[-n:]
+                    child = new(State, (tuple(moved), cells, found, stock, waste, captives, fixed, redeals, fresh))
+                    yield child, moves[d][n]
+        if waste:
+            w = waste[-1]
+            onto = w + 1 if RANK[w] != KING else NO_CARD  # the card ``w`` goes on (``on_column``); a king: none
+            for d, t in enumerate(tops):
+                if t < 0 or t == onto:
+                    yield waste_moved(state, d), WASTE_TO[d]
+        if stock:
             yield turn_one(state, STOCK), STOCK
-        elif state.waste and state.redeals < TURNS:
+        elif waste and redeals < TURNS:
             yield turn_waste(state, REDEAL, TURNS), REDEAL
 
     # -- playing a move -------------------------------------------------------------

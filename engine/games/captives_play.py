@@ -4,7 +4,6 @@ rules and decisions are in its docstring and docs/rules-decisions.md, "Family 3:
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Final
 
 from ..cards import KING, NO_CARD, RANK, SUIT, TEXT, Card, canonical_deck
@@ -25,9 +24,27 @@ KING_ROW: Final = Pile(PileKind.KING_ROW)
 WASTE: Final = Pile(PileKind.WASTE)
 STOCK: Final = Move(MoveKind.STOCK)
 REDEAL: Final = Move(MoveKind.REDEAL)
-#: The piles and column moves ``successors`` hands out, built once (columns and slots by 0-based index).
+#: The piles and moves ``successors`` hands out, built once (columns, slots and captives by 0-based index).
 COLUMNS: Final = tuple(Pile(PileKind.COLUMN, i + 1) for i in range(9))
 FOUNDATIONS: Final = tuple(Pile(PileKind.FOUNDATION, i + 1) for i in range(9))
+CAPTIVES: Final = tuple(Pile(PileKind.CAPTIVE, i + 1) for i in range(CAPTIVE_COUNT))
+#: ``HOME[source][slot]``: a card home; ``source`` is a column 0..7, the waste 8 or a captive 9..15; slot 8 (f9)
+#: does not exist in captives but keeps the tables square. ``TO_KING_ROW[source]``: a king to the king row.
+_SOURCES: Final = (*COLUMNS[:COLUMN_COUNT], WASTE, *CAPTIVES)
+WASTE_SOURCE: Final = COLUMN_COUNT
+CAPTIVE_SOURCE: Final = COLUMN_COUNT + 1
+HOME: Final = tuple(tuple(Move(MoveKind.TRANSFER, (src,), f) for f in FOUNDATIONS) for src in _SOURCES)
+TO_KING_ROW: Final = tuple(Move(MoveKind.TRANSFER, (src,), KING_ROW) for src in _SOURCES)
+#: ``RUN_MOVES[s][d][n]``: ``s+1``-``d+1``/``n`` (a run in suit is at most 13 cards); ``WASTE_TO[d]``: ``w``-``d+1``.
+RUN_MOVES: Final = tuple(
+    tuple(tuple(Move(MoveKind.TRANSFER, (COLUMNS[s],), COLUMNS[d], n) for n in range(14)) for d in range(9))
+    for s in range(9)
+)
+WASTE_TO: Final = tuple(Move(MoveKind.TRANSFER, (WASTE,), COLUMNS[d]) for d in range(9))
+#: The four kings.
+KINGS: Final = frozenset(c for c in range(52) if RANK[c] == KING)
+#: ``SUIT_KING[c]``: the king of ``c``'s suit, the highest card a run of that suit can go onto.
+SUIT_KING: Final = tuple(c // 13 * 13 + 12 for c in range(52))
 
 #: ``_NEXT[top]``: the card that goes onto a king-row pile topped by ``top`` (K -> A, A -> 2, ..., Q -> none).
 _NEXT: Final = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
@@ -42,9 +59,14 @@ def run_length(col: tuple[Card, ...]) -> int:
     """How many cards at the end of ``col`` form a run in suit (1 for a lone free card)."""
     n = 1
     i = len(col) - 1
-    while i > 0 and on_column(col[i], col[i - 1]):
+    c = col[i]
+    while i > 0:
+        top = col[i - 1]
+        if c != top - 1 or RANK[top] == 1:  # not ``on_column(c, top)``
+            break
         n += 1
         i -= 1
+        c = top
     return n
 
 
@@ -63,26 +85,47 @@ def _first_fit(found: tuple[tuple[Card, ...], ...], c: Card) -> int | None:
     return None
 
 
-def distinct_fits(state: State, c: Card) -> list[int]:
-    """Every king-row pile that takes ``c`` (not a king) and leads to a distinct position.
+def home_fits(found: tuple[tuple[Card, ...], ...], captives: tuple[Card, ...]) -> dict[Card, list[int]]:
+    """For every card a king-row pile takes (never a king), the piles that take it and lead to distinct positions.
 
-    Two piles that take ``c`` have the same top card, so they differ only by what waits under them: a pile
+    Two piles that take a card have the same top card, so they differ only by what waits under them: a pile
     with a captive still held under it is unlike every other (completing it releases that captive), while
     piles with no captive waiting (slot 8, or a slot whose captive was played) are interchangeable: only
     the first of those is listed.
     """
-    found = state.foundations
-    captives = state.captives
-    out: list[int] = []
-    plain = False
+    fits: dict[Card, list[int]] = {}
+    plain: set[Card] = set()
+    held = len(captives)
     for i, p in enumerate(found):
-        if p and _NEXT[p[-1]] == c:
-            if i < len(captives) and captives[i] != NO_CARD:
-                out.append(i)
-            elif not plain:
-                plain = True
-                out.append(i)
-    return out
+        if p:
+            c = _NEXT[p[-1]]
+            if c == NO_CARD:
+                continue
+            if i < held and captives[i] != NO_CARD:
+                fits.setdefault(c, []).append(i)
+            elif c not in plain:
+                plain.add(c)
+                fits.setdefault(c, []).append(i)
+    return fits
+
+
+#: What ``successors`` needs of a king row and the captives (``KingRow``), for the last ones it was asked of: a
+#: position's children mostly share both with it (the very same tuples), and the search often expands a child
+#: next. Replaced whole, so that threads never see half an entry.
+KingRow = tuple[dict[Card, list[int]], int | None, tuple[tuple[int, Card], ...]]
+_row_last: tuple[object, object, KingRow] = ((), (), ({}, None, ()))
+
+
+def king_row(found: tuple[tuple[Card, ...], ...], captives: tuple[Card, ...]) -> KingRow:
+    """``home_fits``, the first empty slot (``first_empty``), and the released captives (slot, card)."""
+    global _row_last
+    last = _row_last
+    if last[0] is found and last[1] is captives:
+        return last[2]
+    freed = tuple((i, c) for i, c in enumerate(captives) if c != NO_CARD and len(found[i]) == COMPLETE)
+    row = home_fits(found, captives), first_empty(found), freed
+    _row_last = (found, captives, row)
+    return row
 
 
 def fitting_length(top: Card, run: int, target: Card) -> int:
@@ -93,12 +136,6 @@ def fitting_length(top: Card, run: int, target: Card) -> int:
     return n if 1 <= n <= run else 0
 
 
-@lru_cache(maxsize=1024)
-def column_move(s: int, d: int, n: int) -> Move:
-    """``s+1``-``d+1``/``n``, one value per move."""
-    return Move(MoveKind.TRANSFER, (COLUMNS[s],), COLUMNS[d], n)
-
-
 def _column_index(pile: Pile, move: Move) -> int:
     i = pile.index
     if i is None or not 1 <= i <= COLUMN_COUNT:
@@ -107,14 +144,8 @@ def _column_index(pile: Pile, move: Move) -> int:
 
 
 def _replace_columns(state: State, columns: tuple[tuple[Card, ...], ...], waste: tuple[Card, ...]) -> State:
-    return State(
-        columns=columns,
-        foundations=state.foundations,
-        stock=state.stock,
-        waste=waste,
-        captives=state.captives,
-        redeals=state.redeals,
-    )
+    _, cells, found, stock, _, captives, fixed, redeals, fresh = state
+    return tuple.__new__(State, (columns, cells, found, stock, waste, captives, fixed, redeals, fresh))
 
 
 def to_column(state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, Move]:
@@ -280,23 +311,19 @@ def to_home(state: State, move: Move, src: Pile, dst: Pile) -> tuple[State, Move
 def homed(state: State, kind: PileKind, at: int, c: Card, slot: int) -> State:
     """The position after card ``c`` goes from its source (a column or a captive ``at``, 0-based, or the waste)
     onto king-row slot ``slot`` (0-based; checked before)."""
-    columns = state.columns
-    waste = state.waste
-    captives = state.captives
-    found = state.foundations
-    new_found = (*found[:slot], found[slot] + (c,), *found[slot + 1 :])
+    columns, cells, found, stock, waste, captives, fixed, redeals, fresh = state
+    piles = list(found)
+    piles[slot] = found[slot] + (c,)
     # Remove the card from its source.
     if kind is PileKind.COLUMN:
-        columns = (*columns[:at], columns[at][:-1], *columns[at + 1 :])
+        cut = list(columns)
+        cut[at] = columns[at][:-1]
+        columns = tuple(cut)
     elif kind is PileKind.WASTE:
         waste = waste[:-1]
     else:
-        captives = (*captives[:at], NO_CARD, *captives[at + 1 :])
-    return State(
-        columns=columns,
-        foundations=new_found,
-        stock=state.stock,
-        waste=waste,
-        captives=captives,
-        redeals=state.redeals,
-    )
+        held = list(captives)
+        held[at] = NO_CARD
+        captives = tuple(held)
+    # ``tuple.__new__``: a named tuple's own way, without its keyword handling (the solver's inner loop)
+    return tuple.__new__(State, (columns, cells, tuple(piles), stock, waste, captives, fixed, redeals, fresh))

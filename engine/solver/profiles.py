@@ -168,11 +168,35 @@ def _salic_law(game: Tribunal) -> Profile:
 
 
 def _captives(game: Captives) -> Profile:
+    # The key is the columns, sorted (emptied columns are all alike), and a byte string of the rest of the position
+    # (the king row, the captives, the stock, the waste, the turns used), whose hash Python works out once and
+    # keeps. The children of a position share the rest with it (the very same tuples), bar its home moves and the
+    # waste and stock moves: the last rest made, and each of its parts, are kept and looked up by identity.
+    last: tuple[object, object, object, object, int, bytes, bytes, bytes, bytes, bytes] = (
+        (), (), (), (), -1, b"", b"", b"", b"", b""
+    )  # fmt: skip
+
     def key(state: State) -> Hashable:
-        # A king-row slot holds its king and the cards of its suit from the ace up: its pile is its top and its
-        # length; the piles themselves are as cheap a key for that as any.
-        cols = b"\xfe".join(sorted(map(bytes, state.columns)))
-        return (cols, state.foundations, state.captives, state.stock, state.waste, state.redeals)
+        nonlocal last
+        columns, _, founds, stock, waste, captives, _, redeals, _ = state
+        known = last
+        if (
+            known[0] is founds
+            and known[1] is stock
+            and known[2] is waste
+            and known[3] is captives
+            and known[4] == redeals
+        ):
+            return (*sorted(columns), known[5])
+        # a king-row slot holds its king and the cards of its suit from the ace up: its pile is as cheap a key
+        # as its top and length; a captive played (NO_CARD) is 255, no card
+        f = known[6] if known[0] is founds else b"\xfc".join(map(bytes, founds))
+        s = known[7] if known[1] is stock else bytes(stock)
+        w = known[8] if known[2] is waste else bytes(waste)
+        c = known[9] if known[3] is captives else bytes([c & 255 for c in captives])
+        rest = b"\xfd".join((f, s, w, c, bytes((redeals,))))
+        last = (founds, stock, waste, captives, redeals, rest, f, s, w, c)
+        return (*sorted(columns), rest)
 
     rank = RANK
 
@@ -186,13 +210,23 @@ def _captives(game: Captives) -> Profile:
             prev = c
         return disorder
 
-    disorder_of = _memo(column_disorder)
+    # each column's disorder, remembered (as ``_memo`` does, read here without a call of ours per column)
+    known: dict[tuple[int, ...], int] = {}
+    disorder_of = known.__getitem__
 
     def score(state: State) -> int:
         home = sum(map(len, state.foundations))
         columns = state.columns
         empty = columns.count(())
-        disorder = sum(map(disorder_of, columns))
+        try:
+            disorder = sum(map(disorder_of, columns))
+        except KeyError:  # a column not seen yet
+            if len(known) >= _MEMO_SIZE:
+                known.clear()
+            for col in columns:
+                if col not in known:
+                    known[col] = column_disorder(col)
+            disorder = sum(map(disorder_of, columns))
         return 6 * (ALL_CARDS - home) + 2 * disorder - 3 * empty + 4 * state.redeals
 
     return Profile(key, score, game.generate_legal_moves, game.successors)

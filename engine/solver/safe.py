@@ -25,23 +25,41 @@ from typing import Any
 from ..cards import ACE, KING, NO_CARD, RANK, RED, SUIT, Card
 from ..game import Game
 from ..games.captives import COMPLETE, Captives
+from ..games.captives_play import CAPTIVE_SOURCE, HOME, WASTE_SOURCE, homed
 from ..games.royal_retinue import RoyalRetinue
 from ..games.salic_law import HOME_CARDS, Tribunal
 from ..games.sultan import Sultan36
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 
+#: What goes home safely on a captives king row: each card and the slot it goes to (the first that takes it), and
+#: the move of the first released captive among them.
+_CaptivesSafe = tuple[dict[Card, int], Move | None]
 #: No safe chain is longer than the deck.
 _MAX_CHAIN = 110
 _WASTE = Pile(PileKind.WASTE)
 #: ``_NEXT_HOME[top]``: the card a captives king-row slot topped by ``top`` takes next (a king: its ace; a queen:
 #: none). Kings are never safe, so no king is wanted.
 _NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 1 else c + 1) for c in range(52))
-#: The wanted cards of the king rows seen lately (``_captives_wanted``): the children of a position share its
-#: king row, bar the home moves. Forgotten past ``_WANTED_SIZE`` king rows.
-_WANTED: dict[tuple[tuple[Card, ...], ...], dict[Card, list[int]]] = {}
+#: The king row and captives the captives' rule looked at last, and what goes home safely there
+#: (``_captives_safe_cards``): the children of a position share both with it (the very same tuples), bar its home
+#: moves, so one look at identity answers most calls. Replaced whole, so that threads never see half an entry.
+_captives_last: tuple[object, object, _CaptivesSafe] = ((), (), ({}, None))
+#: The captives' moves home, read back for ``homed``: the source's kind and 0-based index, the slot.
+_HOME_PLAYED: dict[Move, tuple[PileKind, int, int]] = {
+    HOME[src][slot]: (
+        PileKind.COLUMN if src < WASTE_SOURCE else PileKind.WASTE if src == WASTE_SOURCE else PileKind.CAPTIVE,
+        src if src < WASTE_SOURCE else 0 if src == WASTE_SOURCE else src - CAPTIVE_SOURCE,
+        slot,
+    )
+    for src in range(len(HOME))
+    for slot in range(len(HOME[src]))
+}
+#: The same for the king rows and captives seen lately, by value; forgotten past ``_WANTED_SIZE`` of them.
+_CAPTIVES_SAFE: dict[tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]], _CaptivesSafe] = {}
 _WANTED_SIZE = 4096
-#: The same for the salic-law foundations: the ranks that go home safely (``_salic_safe_ranks``).
+#: The ranks that go home safely on the salic-law foundations seen lately (``_salic_safe_ranks``): the children
+#: of a position share its foundations, bar the home moves. Forgotten past ``_WANTED_SIZE`` of them.
 _SALIC_SAFE: dict[tuple[tuple[Card, ...], ...], dict[int, int]] = {}
 #: The rule of safe moves of each game class (``safe_rule``).
 _RULES: dict[type, Callable[[Any, State], Move | None]] = {}
@@ -79,6 +97,8 @@ def _no_rule(game: Game, state: State) -> Move | None:
 
 def autoplay(game: Game, state: State) -> tuple[State, list[Move]]:
     """Apply safe moves until none is left: the final position and the moves, in explicit form."""
+    if isinstance(game, Captives):
+        return _captives_settle(game, state)
     moves: list[Move] = []
     rule = safe_rule(game)
     for _ in range(_MAX_CHAIN):
@@ -153,48 +173,84 @@ def _salic_safe_ranks(founds: tuple[tuple[Card, ...], ...]) -> dict[int, int]:
 
 
 def _captives(game: Captives, state: State) -> Move | None:
+    """The first safe move of ``generate_legal_moves`` (a column's top, the waste's top, then a released captive),
+    looked up among the cards that go home safely on this king row."""
     founds = state.foundations
-    wanted = _WANTED.get(founds)
-    if wanted is None:
-        if len(_WANTED) >= _WANTED_SIZE:
-            _WANTED.clear()
-        wanted = _WANTED[founds] = _captives_wanted(founds)
-    if not wanted:
-        return None
     captives = state.captives
-    for i, col in enumerate(state.columns):
-        if col and col[-1] in wanted and _captives_safe(state, col[-1], wanted[col[-1]]):
-            return Move(MoveKind.TRANSFER, (_COLUMNS[i],), _foundation(wanted[col[-1]][0]))
-    if state.waste and state.waste[-1] in wanted and _captives_safe(state, state.waste[-1], wanted[state.waste[-1]]):
-        return Move(MoveKind.TRANSFER, (_WASTE,), _foundation(wanted[state.waste[-1]][0]))
-    for i, c in enumerate(captives):
-        # released (its slot is complete) and wanted
-        if c != NO_CARD and len(founds[i]) == COMPLETE and c in wanted and _captives_safe(state, c, wanted[c]):
-            return Move(MoveKind.TRANSFER, (Pile(PileKind.CAPTIVE, i + 1),), _foundation(wanted[c][0]))
-    return None
+    last = _captives_last
+    safe, freed = last[2] if last[0] is founds and last[1] is captives else _captives_safe_cards(founds, captives)
+    if not safe:
+        return None
+    columns = state.columns
+    for col in columns:
+        if col and col[-1] in safe:
+            # the first column like this one is this one (an earlier one alike would have been found first)
+            return HOME[columns.index(col)][safe[col[-1]]]
+    waste = state.waste
+    if waste and waste[-1] in safe:
+        return HOME[WASTE_SOURCE][safe[waste[-1]]]
+    return freed
 
 
-def _captives_wanted(founds: tuple[tuple[Card, ...], ...]) -> dict[Card, list[int]]:
-    """The cards the king-row slots take next (a king's slot its ace, else the next card in suit), and which."""
-    wanted: dict[Card, list[int]] = {}
+def _captives_safe_cards(founds: tuple[tuple[Card, ...], ...], captives: tuple[Card, ...]) -> _CaptivesSafe:
+    """The cards that go home safely on this king row with these captives (each with the slot it goes to, the
+    first that takes it), and the first released captive among them (None if none)."""
+    global _captives_last
+    last = _captives_last
+    if last[0] is founds and last[1] is captives:
+        return last[2]
+    known = _CAPTIVES_SAFE.get((founds, captives))
+    if known is None:
+        if len(_CAPTIVES_SAFE) >= _WANTED_SIZE:
+            _CAPTIVES_SAFE.clear()
+        known = _CAPTIVES_SAFE[founds, captives] = _captives_safe_from(founds, captives)
+    _captives_last = (founds, captives, known)
+    return known
+
+
+def _captives_safe_from(founds: tuple[tuple[Card, ...], ...], captives: tuple[Card, ...]) -> _CaptivesSafe:
+    """``_captives_safe_cards`` worked out."""
+    wanted: dict[Card, list[int]] = {}  # the cards the slots take next, and which slots
     for i, f in enumerate(founds):
         if f:
             c = _NEXT_HOME[f[-1]]
             if c != NO_CARD:
                 wanted.setdefault(c, []).append(i)
-    return wanted
+    held = len(captives)
+    safe: dict[Card, int] = {}
+    for c, fits in wanted.items():
+        # both cards one rank lower home (an ace: always), and the slots it fits interchangeable (no captive waits
+        # under one) or one only
+        if RANK[c] != ACE and sum(map(tuple.count, founds, repeat(c - 1, len(founds)))) < 2:
+            continue
+        if len(fits) == 1 or all(i >= held or captives[i] == NO_CARD or len(founds[i]) == COMPLETE for i in fits):
+            safe[c] = fits[0]
+    freed = None
+    if safe:
+        for i, c in enumerate(captives):
+            if c != NO_CARD and len(founds[i]) == COMPLETE and c in safe:
+                freed = HOME[CAPTIVE_SOURCE + i][safe[c]]
+                break
+    return safe, freed
 
 
-def _captives_safe(state: State, c: Card, fits: list[int]) -> bool:
-    """Whether ``c``, which the slots ``fits`` take, goes home safely: both cards one rank lower are home (an
-    ace: always), and the slots it fits are interchangeable (no captive waits under one), or it fits one only."""
-    founds = state.foundations
-    if RANK[c] != ACE and sum(map(tuple.count, founds, repeat(c - 1, len(founds)))) < 2:
-        return False
-    captives = state.captives
-    return len(fits) == 1 or all(
-        i >= len(captives) or captives[i] == NO_CARD or len(founds[i]) == COMPLETE for i in fits
-    )
+def _captives_settle(game: Captives, state: State) -> tuple[State, list[Move]]:
+    """``autoplay`` for captives: each safe move applied as ``play`` would (``homed``), without its checks."""
+    moves: list[Move] = []
+    for _ in range(_MAX_CHAIN):
+        move = _captives(game, state)
+        if move is None:
+            break
+        kind, at, slot = _HOME_PLAYED[move]
+        if kind is PileKind.COLUMN:
+            card = state.columns[at][-1]
+        elif kind is PileKind.WASTE:
+            card = state.waste[-1]
+        else:
+            card = state.captives[at]
+        state = homed(state, kind, at, card, slot)
+        moves.append(move)
+    return state, moves
 
 
 def _sultan(game: Sultan36, state: State) -> Move | None:
