@@ -45,6 +45,9 @@ _NEXT_HOME = tuple(c - 12 if RANK[c] == KING else (NO_CARD if RANK[c] == KING - 
 #: (``_captives_safe_cards``): the children of a position share both with it (the very same tuples), bar its home
 #: moves, so one look at identity answers most calls. Replaced whole, so that threads never see half an entry.
 _captives_last: tuple[object, object, _CaptivesSafe] = ((), (), ({}, None))
+#: The same for the king rows and captives seen lately, by value; forgotten past ``_WANTED_SIZE`` of them.
+_CAPTIVES_SAFE: dict[tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]], _CaptivesSafe] = {}
+_WANTED_SIZE = 4096
 #: The captives' moves home, read back for ``homed``: the source's kind and 0-based index, the slot.
 _HOME_PLAYED: dict[Move, tuple[PileKind, int, int]] = {
     HOME[src][slot]: (
@@ -55,9 +58,6 @@ _HOME_PLAYED: dict[Move, tuple[PileKind, int, int]] = {
     for src in range(len(HOME))
     for slot in range(len(HOME[src]))
 }
-#: The same for the king rows and captives seen lately, by value; forgotten past ``_WANTED_SIZE`` of them.
-_CAPTIVES_SAFE: dict[tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...]], _CaptivesSafe] = {}
-_WANTED_SIZE = 4096
 #: The ranks that go home safely on the salic-law foundations seen lately (``_salic_safe_ranks``): the children
 #: of a position share its foundations, bar the home moves. Forgotten past ``_WANTED_SIZE`` of them.
 _SALIC_SAFE: dict[tuple[tuple[Card, ...], ...], dict[int, int]] = {}
