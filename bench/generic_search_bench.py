@@ -21,18 +21,18 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import os
 import platform
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from processes import engine_tree
 
 from engine import get_game
 from engine.solver import hint, solve
@@ -67,17 +67,6 @@ def measure(variant: str, deals: int, states: int, samples: int, sample_states: 
         "hint_median_ms": round(statistics.median(hint_cpu) * 1000, 1),
         "hint_max_ms": round(max(hint_cpu) * 1000, 1),
     }
-
-
-def tree_of(revision: str, tmp: Path) -> Path:
-    """The engine package as it was at ``revision``, in a folder of its own."""
-    folder = tmp / "baseline"
-    if not folder.exists():
-        folder.mkdir()
-        archive = subprocess.run(["git", "archive", revision, "engine"], cwd=ROOT, check=True, capture_output=True)
-        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-            tar.extractall(folder, filter="data")
-    return folder
 
 
 def measured_in(tree: Path, args: argparse.Namespace, tmp: Path) -> list[dict[str, Any]]:
@@ -126,7 +115,7 @@ def side_by_side(args: argparse.Namespace) -> list[dict[str, Any]]:
     sides: dict[str, list[list[dict[str, Any]]]] = {"before": [], "after": []}
     with tempfile.TemporaryDirectory(prefix="patience-bench-") as name:
         tmp = Path(name)
-        trees = {"before": tree_of(args.baseline, tmp), "after": ROOT}
+        trees = {"before": engine_tree(args.baseline, tmp), "after": ROOT}
         for _ in range(args.rounds):
             for side, tree in trees.items():
                 sides[side].append(measured_in(tree, args, tmp))

@@ -3,11 +3,13 @@ and CPU time read from /proc (a process's own, or summed with its running childr
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 from typing import Any
@@ -60,6 +62,18 @@ def solver_pids(service: int) -> list[int]:
         if int(stat.rpartition(")")[2].split()[1]) == service and b"spawn_main" in cmdline:
             pids.append(int(entry.name))
     return pids
+
+
+def engine_tree(revision: str, tmp: Path) -> Path:
+    """The engine package as it was at ``revision`` (``git archive``), in ``tmp/baseline``, made once: a process
+    with that folder first on its path imports the old engine beside this checkout's."""
+    folder = tmp / "baseline"
+    if not folder.exists():
+        folder.mkdir()
+        archive = subprocess.run(["git", "archive", revision, "engine"], cwd=ROOT, check=True, capture_output=True)
+        with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+            tar.extractall(folder, filter="data")
+    return folder
 
 
 def tree_cpu_seconds(pid: int) -> float:

@@ -17,19 +17,20 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import os
 import random
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from processes import engine_tree  # noqa: E402  (the benches' helpers: one way to check out an old engine)
 
 
 def deal_seed(variant: str, i: int) -> bytes:
@@ -76,16 +77,6 @@ def answers(variant: str, deals: int, walk: int, budgets: list[int], hints: int)
     return out
 
 
-def baseline_tree(revision: str, tmp: Path) -> Path:
-    """The engine package as it was at ``revision``, in a folder of its own."""
-    folder = tmp / "baseline"
-    folder.mkdir()
-    archive = subprocess.run(["git", "archive", revision, "engine"], cwd=ROOT, check=True, capture_output=True)
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        tar.extractall(folder, filter="data")
-    return folder
-
-
 def run_in(tree: Path, args: argparse.Namespace, out: Path) -> list[dict[str, Any]]:
     """``answers`` in a process that imports ``engine`` from ``tree``."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), str(ROOT / "proto")]))
@@ -111,7 +102,7 @@ def main() -> int:
         return 0
     with tempfile.TemporaryDirectory(prefix="patience-identity-") as name:
         tmp = Path(name)
-        tree = Path(args.baseline) if Path(args.baseline, "engine").is_dir() else baseline_tree(args.baseline, tmp)
+        tree = Path(args.baseline) if Path(args.baseline, "engine").is_dir() else engine_tree(args.baseline, tmp)
         before = run_in(tree, args, tmp / "before.json")
         after = run_in(ROOT, args, tmp / "after.json")
     differ = [(b, a) for b, a in zip(before, after, strict=True) if b["answer"] != a["answer"]]
