@@ -54,6 +54,8 @@ ffibuilder.set_source(
     "engine.solver._kingchain_c",
     '#include "_kingchain.h"',
     sources=[os.path.join(_rel, "_kingchain.c")],
+    # the parts _kingchain.c includes: a change to one rebuilds the module
+    depends=sorted(os.path.join(_rel, p.name) for p in HERE.glob("_kingchain*.h")),
     include_dirs=[_rel],
     extra_compile_args=["-O2"],
 )
