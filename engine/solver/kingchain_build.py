@@ -6,6 +6,7 @@ it. ``python engine/solver/kingchain_build.py`` builds it in place by hand.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from cffi import FFI
@@ -13,38 +14,24 @@ from cffi import FFI
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 
-CDEF = """
-#define KC_ORDER_MAX 16
-#define KC_GROUP_END 255
-#define KC_WON ...
-#define KC_NO_WIN ...
-#define KC_UNKNOWN_STATES ...
-#define KC_UNKNOWN_SECONDS ...
-#define KC_BAD ...
-#define KC_NOMEM ...
-typedef struct {
-    uint8_t order[16];
-    int order_len;
-    uint32_t seed;
-    int scored;
-    int weights[4];
-    int slices;
-    int late_slices;
-    int on_visit;
-    int best_first;
-} kc_scan_config;
-typedef struct {
-    long long expanded;
-    uint8_t *steps;
-    int nsteps;
-    int *entry_ends;
-    int nentries;
-} kc_result;
-int kc_solve(const uint8_t *cards, const int *lens, int ncols, const uint8_t *cells, int ncells, const uint8_t *fnd,
-             int runs, const kc_scan_config *cfgs, int nscans, int nfirst, long long late_after,
-             long long max_states, int slice, double deadline, kc_result *out);
-void kc_free(kc_result *r);
-"""
+
+def _declarations(header: str) -> str:
+    """The header's declarations as cffi's ``cdef`` takes them (one text for the C compiler and for cffi, so the
+    two never disagree): without the include guard and the includes, and a constant that is not a plain number
+    as ``...`` (cffi then takes its value from the compiler)."""
+    skip = ("#ifndef", "#endif", "#include", "#define PATIENCE_")
+    lines = []
+    for line in header.splitlines():
+        if line.startswith(skip):
+            continue
+        match = re.fullmatch(r"#define (\w+) (.+?)\s*(/\*.*)?", line)
+        if match and not match.group(2).isdigit():
+            line = f"#define {match.group(1)} ..."
+        lines.append(line)
+    return "\n".join(lines)
+
+
+CDEF = _declarations((HERE / "_kingchain.h").read_text())
 
 ffibuilder = FFI()
 ffibuilder.cdef(CDEF)
