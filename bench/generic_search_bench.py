@@ -13,8 +13,11 @@ its rounds (the one the load disturbed least). ``--instructions N`` adds callgri
 the load: instructions per position of a process that solves deal 0 with N positions, and per hint on deal 0, each
 less the same process that only deals (valgrind needed).
 
+``--seed-texts T ...`` plays the deals of ``sha256(T)`` instead (tuning deals that reach the late phase, with
+--states past 20,000: the late scans' cost per position).
+
 Usage: python bench/generic_search_bench.py [--deals 3] [--states 1200] [--hint-samples 6] [--hint-states 800]
-           [--games ...] [--baseline REV] [--rounds 2] [--instructions 2000] [--json FILE]
+           [--games ...] [--seed-texts T ...] [--baseline REV] [--rounds 2] [--instructions 2000] [--json FILE]
 """
 
 from __future__ import annotations
@@ -46,9 +49,12 @@ def bench_seed(i: int) -> bytes:
     return hashlib.sha256(b"solver-bench-%d" % i).digest()
 
 
-def measure(variant: str, deals: int, states: int, samples: int, sample_states: int) -> dict[str, Any]:
+def measure(
+    variant: str, deals: int, states: int, samples: int, sample_states: int, texts: list[str] | None = None
+) -> dict[str, Any]:
     game = get_game(variant)
-    openings = [game.deal(bench_seed(i)) for i in range(deals)]
+    seeds = [hashlib.sha256(x.encode()).digest() for x in texts] if texts else [bench_seed(i) for i in range(deals)]
+    openings = [game.deal(seed) for seed in seeds]
     expanded = 0
     solve_cpu = 0.0
     for state in openings:
@@ -74,17 +80,20 @@ def measured_in(tree: Path, args: argparse.Namespace, tmp: Path) -> list[dict[st
     out = tmp / "rows.json"
     command = [sys.executable, __file__, "--deals", str(args.deals), "--states", str(args.states), "--games"]
     command += [*args.games, "--hint-samples", str(args.hint_samples), "--hint-states", str(args.hint_states)]
+    if args.seed_texts:
+        command += ["--seed-texts", *args.seed_texts]
     subprocess.run([*command, "--json", str(out)], env=_env(tree), check=True, stdout=subprocess.DEVNULL)
     rows: list[dict[str, Any]] = json.loads(out.read_text())["rows"]
     return rows
 
 
-def instructions(tree: Path, variant: str, what: str, n: int) -> float:
-    """callgrind's count of a process that solves deal 0 with ``n`` positions (``what`` = "solve", per position) or
-    asks the service's hint there ("hint"), less the same process that only deals."""
+def instructions(tree: Path, variant: str, what: str, n: int, text: str = "solver-bench-0") -> float:
+    """callgrind's count of a process that solves the deal of ``sha256(text)`` (deal 0) with ``n`` positions
+    (``what`` = "solve", per position) or asks the service's hint there ("hint"), less the same process that only
+    deals."""
     script = (
         "import hashlib, sys\nfrom engine import get_game\nfrom engine.solver import hint, solve\n"
-        f"game = get_game({variant!r})\nstate = game.deal(hashlib.sha256(b'solver-bench-0').digest())\n"
+        f"game = get_game({variant!r})\nstate = game.deal(hashlib.sha256({text.encode()!r}).digest())\n"
         "if sys.argv[1] == 'solve': print(solve(game, state, max_states=int(sys.argv[2])).states)\n"
         "if sys.argv[1] == 'hint': print(hint(game, state, seed=hashlib.sha256(b'solver-bench-0').digest()).text())\n"
     )
@@ -127,8 +136,9 @@ def side_by_side(args: argparse.Namespace) -> list[dict[str, Any]]:
                 for figure in ("us_per_position", "hint_median_ms", "hint_max_ms"):
                     row[f"{figure}_{side}"] = min(r[figure] for r in runs)
                 if args.instructions:
+                    text = args.seed_texts[0] if args.seed_texts else "solver-bench-0"
                     row[f"k_instructions_per_position_{side}"] = round(
-                        instructions(trees[side], variant, "solve", args.instructions) / 1000
+                        instructions(trees[side], variant, "solve", args.instructions, text) / 1000
                     )
                     row[f"m_instructions_per_hint_{side}"] = round(instructions(trees[side], variant, "hint", 0) / 1e6)
             rows.append(row)
@@ -143,6 +153,7 @@ def main() -> int:
     p.add_argument("--hint-samples", type=int, default=SAMPLES, help="guesses of the hidden cards per hint")
     p.add_argument("--hint-states", type=int, default=SAMPLE_STATES, help="positions per guess")
     p.add_argument("--games", nargs="*", default=list(GAMES))
+    p.add_argument("--seed-texts", nargs="*", help="the deals of sha256(TEXT) instead of --deals bench deals")
     p.add_argument("--json", type=Path, help="write the figures here")
     p.add_argument("--baseline", help="a git revision whose engine is measured too, side by side")
     p.add_argument("--rounds", type=int, default=2, help="turns of each side (with --baseline)")
@@ -155,7 +166,7 @@ def main() -> int:
         return 0
     rows = []
     for variant in args.games:
-        row = measure(variant, args.deals, args.states, args.hint_samples, args.hint_states)
+        row = measure(variant, args.deals, args.states, args.hint_samples, args.hint_states, args.seed_texts)
         rows.append(row)
         print(
             f"{variant}: {row['us_per_position']} us CPU per position ({row['positions']} positions); "

@@ -41,7 +41,7 @@ _TO_COLUMN: Final = {
 }
 
 
-def _needs(pile: tuple[Card, ...]) -> int:
+def next_rank(pile: tuple[Card, ...]) -> int:
     """The rank a foundation takes next (any suit); above J nothing fits."""
     return RANK[pile[-1]] + 1 if pile else ACE
 
@@ -94,7 +94,7 @@ class Tribunal(Game):
         if self.is_won(state):
             return
         columns = state.columns
-        needs = [_needs(f) for f in state.foundations]
+        needs = [next_rank(f) for f in state.foundations]
         lone = [t for t, col in enumerate(columns, 1) if len(col) == 1]
         for s, col in enumerate(columns, 1):
             if len(col) < 2:
@@ -116,7 +116,7 @@ class Tribunal(Game):
         if self.is_won(state):
             return
         columns, cells, foundations, stock, waste, captives, fixed, redeals, fresh = state
-        needs = [_needs(f) for f in foundations]
+        needs = [next_rank(f) for f in foundations]
         lone = [t for t, col in enumerate(columns, 1) if len(col) == 1]
         for s, col in enumerate(columns, 1):
             if len(col) < 2:
@@ -257,7 +257,7 @@ class Tribunal(Game):
         rank = RANK[card]
         if t is None:
             for f, pile in enumerate(foundations, 1):
-                if _needs(pile) == rank:
+                if next_rank(pile) == rank:
                     t = f
                     break
             else:
@@ -265,7 +265,7 @@ class Tribunal(Game):
                 raise illegal(Reason.DOES_NOT_FIT, f"no foundation takes {TEXT[card]}: it needs {want}", move)
         else:
             pile = foundations[t - 1]
-            if _needs(pile) != rank:
+            if next_rank(pile) != rank:
                 if pile:
                     why = f"f{t} ({TEXT[pile[-1]]} on top) takes " + (
                         "nothing more" if RANK[pile[-1]] >= JACK else f"a {RANKS[RANK[pile[-1]]]}"

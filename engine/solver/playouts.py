@@ -9,6 +9,7 @@ from collections.abc import Hashable
 
 from ..cards import KING, RANK
 from ..game import Game
+from ..games.salic_law import Tribunal, next_rank
 from ..moves import Move, MoveKind, Pile, PileKind
 from ..state import State
 from .profiles import Profile
@@ -31,9 +32,22 @@ def kind_of(game: Game, pos: State, child: State, move: Move, free: int | None =
         return 0
     if free_columns(child) > (free_columns(pos) if free is None else free):
         return 1
-    if source.kind is PileKind.COLUMN and game.is_legal(child, Move(MoveKind.TRANSFER, (source,), _HOME)):
+    if source.kind is PileKind.COLUMN and _goes_home(game, child, source):
         return 1
     return 2
+
+
+def _goes_home(game: Game, child: State, column: Pile) -> bool:
+    """Whether the card atop ``column`` can go home in ``child`` (``3-f`` is legal): ``game.is_legal``'s answer,
+    found without playing the move in the salic-law games (a foundation wants the card's rank; a king stays), where
+    the depth-first scan and the playouts by kind ask it for nearly every child."""
+    if isinstance(game, Tribunal):
+        s, columns = column.index, child.columns
+        if s is None or not 1 <= s <= len(columns) or not columns[s - 1] or game.is_won(child):
+            return False
+        rank = RANK[columns[s - 1][-1]]
+        return rank != KING and any(next_rank(f) == rank for f in child.foundations)
+    return game.is_legal(child, Move(MoveKind.TRANSFER, (column,), _HOME))
 
 
 def free_columns(state: State) -> int:
