@@ -45,16 +45,7 @@ static int write_line(const Scan *sc, kc_result *out) {
         settle(&p, &sb);
         ends[d] = sb.n;
     }
-    if (sb.oom) {
-        free(sb.s);
-        free(ends);
-        return -1;
-    }
-    out->steps = sb.s;
-    out->nsteps = sb.n;
-    out->entry_ends = ends;
-    out->nentries = sc->depth;
-    return 0;
+    return hand_over(&sb, ends, sc->depth, out);
 }
 
 static int check_position(const uint8_t *cards, const int *lens, int ncols, const uint8_t *cells, int ncells,

@@ -203,6 +203,20 @@ static int bf_run(Scan *sc, Work *w, long long n) {
     return RUN_MORE;
 }
 
+/* Hands a won line's steps to out (ends: where each entry ends), or frees them if the buffer ran out of memory. */
+static int hand_over(StepBuf *sb, int *ends, int nentries, kc_result *out) {
+    if (sb->oom) {
+        free(sb->s);
+        free(ends);
+        return -1;
+    }
+    out->steps = sb->s;
+    out->nsteps = sb->n;
+    out->entry_ends = ends;
+    out->nentries = nentries;
+    return 0;
+}
+
 /* The line of a best-first win: the moves from the root to the won position, each with its settling steps. */
 static int bf_write_line(const Scan *sc, kc_result *out) {
     const BestFirst *bf = &sc->bf;
@@ -227,16 +241,7 @@ static int bf_write_line(const Scan *sc, kc_result *out) {
         ends[d] = sb.n;
     }
     free(path);
-    if (sb.oom) {
-        free(sb.s);
-        free(ends);
-        return -1;
-    }
-    out->steps = sb.s;
-    out->nsteps = sb.n;
-    out->entry_ends = ends;
-    out->nentries = depth;
-    return 0;
+    return hand_over(&sb, ends, depth, out);
 }
 
 /* Expand up to n positions (Scan.run). */
