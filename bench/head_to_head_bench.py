@@ -5,7 +5,8 @@ seed ``sha256("<label>-<i>")`` for i in --from-deal .. --from-deal + --deals - 1
 (``engine.solver.solve`` with ``max_seconds``) and by each player of bench/simple_players.py, --seconds of CPU
 time each (of the thread that plays). A win counts only when the engine's verifier (``engine.verify.replay``)
 replays its line as a win. Every deal is a JSON line of --progress (with --resume, the deals already there are
-not played again), so a killed run continues where it stopped; --render prints the table of a progress file.
+not played again), so a killed run continues where it stopped; a progress file is only ever added to (without
+--resume, one that holds deals is refused); --render prints the table of a progress file (--deals 0: play none).
 --sides plays some sides only (the simple players do not depend on the solver: they can be played on a set before
 the solver is frozen, and ours after); lines of the same deal are merged, a side's later line replacing its earlier.
 --where-ours-lost plays only the deals ours lost (where a player can win a deal ours misses: first when CPU is short).
@@ -176,8 +177,6 @@ def _ms(value: float | None) -> str:
 def run(args: argparse.Namespace, say: Callable[[str], None]) -> list[dict[str, Any]]:
     rows = load(args.progress) if args.resume else []
     by_key = {(r["game"], r["label"], r["deal"]): r for r in rows}
-    if args.progress and not args.resume:
-        args.progress.write_text("")
     for name in args.games:
         game = parse_game(name)
         for i in range(args.from_deal, args.from_deal + args.deals):
@@ -225,6 +224,11 @@ def main() -> int:
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
+    if args.progress and args.deals > 0 and not args.resume and args.progress.exists() and args.progress.stat().st_size:
+        # hours of CPU may be in it: a run adds to a progress file (--resume) or starts a new one, never empties one
+        p.error(f"{args.progress} holds deals already: add --resume to go on with it, or name a new file")
+    if not args.sides:
+        p.error("--sides names no side to play")
     rows = run(args, say) if args.deals > 0 else load(args.progress)
     if args.render:
         print(render(rows, args.seconds))

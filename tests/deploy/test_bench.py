@@ -301,3 +301,17 @@ def test_head_to_head_bench_plays_the_sides_apart_and_merges_them(tmp_path: Path
         (2, ["greedy-dfs", "ours", "playouts"]),
     ]
     assert "| `sultan-36` | bench-test | 3 |" in done.stdout
+
+
+def test_head_to_head_bench_never_empties_a_progress_file(tmp_path: Path) -> None:
+    """A run without --resume on a progress file that holds deals is refused (it held hours of CPU once, and a
+    render asked with --deals emptied it); so is a run with no side to play. The file is as it was."""
+    progress = tmp_path / "progress.jsonl"
+    line = {"game": "sultan-36", "label": "bench-test", "deal": 0, "seconds": 2.0, "sides": {}}
+    progress.write_text(json.dumps(line) + "\n")
+    base = [sys.executable, str(ROOT / "bench" / "head_to_head_bench.py"), "--games", "sultan-36"]
+    base += ["--seed-label", "bench-test", "--seconds", "2", "--progress", str(progress), "--deals", "1"]
+    for extra in ([], ["--render"], ["--resume", "--sides"]):
+        run = subprocess.run([*base, *extra], cwd=ROOT, capture_output=True, text=True, timeout=240)
+        assert run.returncode == 2 and ("--resume" in run.stderr or "no side" in run.stderr), run.stderr
+        assert progress.read_text() == json.dumps(line) + "\n"
