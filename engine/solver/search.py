@@ -8,8 +8,8 @@ several "scans" run side by side, each good at different deals).
 - Late scans, after ``LATE_AFTER`` positions: random-restart greedy playouts (``Playouts``), which choose the
   early moves afresh each time, where the depth-first scans stay stuck under an early mistake, and depth-first
   scans by kind of move with no score; their shares of the turns by family (``LATE_BY_KIND`` for the salic-law
-  games, ``LATE_CAPTIVES``, ``LATE_SCORED`` for the sultans). Up to that budget the search is what it was before
-  them, position for position (hints depend on it).
+  games, ``LATE_SCORED`` for the others). Up to that budget the search is what it was before them, position for
+  position (hints depend on it).
 
 Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
 looked up; only a position never seen before by that search is kept. Moves that undo each other (``3-7``
@@ -32,7 +32,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..game import Game
-from ..games.captives import Captives
 from ..games.royal_retinue import RoyalRetinue
 from ..games.salic_law import Tribunal
 from ..moves import Move
@@ -61,22 +60,15 @@ LATE_AFTER = 20_000
 #: card for home first, the stock, a redeal), in the order generated within a kind, as a player who knows no score
 #: would; marking positions seen when generated or (``True``) when expanded, as the greedy player does.
 LateScan = tuple[str, tuple[int, float, bool, float] | bool, int]
-#: The sultans: the scans with scores and the playouts by score win their deals that reach the late phase (no simple
-#: player won a sultan deal the search missed; in sultan-52 fewer turns for the playouts by score lost deals), so
-#: their late phase is the first one, the four scans keeping a third of the turns.
+#: Captives and the sultans: the scans with scores and the playouts by score win their deals that reach the late
+#: phase (in sultan-52 fewer turns for the playouts by score lost deals; in captives the three playouts that draw as
+#: the simple player does won 2 more of 34 tuning deals but 8 fewer of 188 fresh ones), so their late phase is the
+#: first one, the four scans keeping a third of the turns.
 LATE_SCORED: tuple[LateScan, ...] = (
     ("playout", (101, 0.0, False, 0.0), 2),
     ("playout", (102, 0.75, False, 0.0), 2),
     ("playout", (103, 0.0, True, 0.0), 2),
     ("by-kind", False, 1),
-)
-#: Captives: the first late phase and the three playouts that draw as the simple player does, two slices each (on
-#: captives' tuning deals that reach the late phase they won two more of 34 within 10 s and lost none).
-LATE_CAPTIVES: tuple[LateScan, ...] = (
-    *LATE_SCORED,
-    ("playout", (201, 0.0, True, 0.25), 2),
-    ("playout", (202, 0.0, True, 0.25), 2),
-    ("playout", (203, 0.0, True, 0.25), 2),
 )
 #: Tribunal and picture-gallery: where the deals the four miss in 20,000 positions are won by playouts by kind and
 #: by the greedy player's depth-first order, most of the late turns go to them: three playouts that draw as the
@@ -314,9 +306,7 @@ def solve(
 
 def _late_phase(game: Game) -> tuple[LateScan, ...]:
     """The late scans of ``game``'s family, with their shares of the turns."""
-    if isinstance(game, Tribunal):
-        return LATE_BY_KIND
-    return LATE_CAPTIVES if isinstance(game, Captives) else LATE_SCORED
+    return LATE_BY_KIND if isinstance(game, Tribunal) else LATE_SCORED
 
 
 def _late_scan(
