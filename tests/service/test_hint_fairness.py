@@ -152,9 +152,10 @@ def test_concurrent_hints_at_one_version_are_computed_once(server: ServerThread,
         assert shared and in_pool == 2, "the five later callers share the first one's computation"
         assert all(reply == replies[0] for reply in replies) and replies[0].hint_count == 1
         assert sample("patience_hint_solver_cpu_seconds_count", variant=VARIANT) == before_runs + 1  # one solver run
-        # Asked again at the same version: from memory, no solver run either.
+        # Asked again at the same version: the same move with no solver run either (from memory, or from the line
+        # the first answer kept, whose reason then says so: the pool's seed decides whether a guess's line was kept).
         again = client.Hint(pb.HintRequest(game_id=dealt.game.game_id), metadata=bearer(dealt.game_token), timeout=60)
-        assert again == replies[0]
+        assert (again.move, again.version, again.hint_count) == (replies[0].move, 1, 1)
         assert sample("patience_hint_solver_cpu_seconds_count", variant=VARIANT) == before_runs + 1
     finally:
         gate.touch()
