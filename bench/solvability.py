@@ -45,6 +45,11 @@ from engine.verify import replay
 CONFIGS = configurations()
 
 
+def chosen(game: Game, variants: list[str] | None) -> bool:
+    """Whether ``--variants`` names ``game``: its variant id (every option set) or ``id:options`` (that one)."""
+    return not variants or game.id in variants or f"{game.id}:{game.options_text()}" in variants
+
+
 def deal_seed(i: int) -> bytes:
     return hashlib.sha256(b"solvability-%d" % i).digest()
 
@@ -178,7 +183,11 @@ def main() -> int:
         default=150,
         help="the follower gives up after this many moves with no card home, none dealt and no redeal",
     )
-    p.add_argument("--variants", nargs="*", help="only these variant ids")
+    p.add_argument(
+        "--variants",
+        nargs="*",
+        help="only these variant ids, or one option set of a variant: royal-retinue:sequence_moves=false",
+    )
     p.add_argument("--json", type=Path, help="write the rows and settings here")
     p.add_argument("--out", type=Path, help="write the whole document here (docs/solvability.md)")
     p.add_argument(
@@ -225,7 +234,7 @@ def main() -> int:
         print(text)
         return 0
     settings = {k: v for k, v in vars(args).items() if isinstance(v, (int, float, str, list)) or v is None}
-    games = [get_game(v, o) for v, o in CONFIGS if not args.variants or v in args.variants]
+    games = [g for g in (get_game(v, o) for v, o in CONFIGS) if chosen(g, args.variants)]
     records: list[dict[str, Any]] = []
     if args.resume and args.progress and args.progress.exists():
         records = read_records(args.progress)[1]

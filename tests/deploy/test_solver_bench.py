@@ -30,6 +30,18 @@ def test_solvability_script_writes_a_row_per_configuration(tmp_path: Path) -> No
     assert "| `sultan-36` | defaults |" in done.stdout
 
 
+def test_solvability_variants_name_one_option_set_with_its_options(tmp_path: Path) -> None:
+    """``--variants id:options`` runs that option set alone (a long escalation of one row, not its twin)."""
+    out = tmp_path / "solvability.json"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "solvability.py"), "--only", "solve", "--seeds", "1",
+         "--max-states", "300", "--variants", "cats-tail:sequence_moves=false", "--json", str(out)],
+        cwd=ROOT, check=True, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["variant"], r["options"]) for r in rows] == [("cats-tail", "sequence_moves=false")]
+
+
 def test_solver_bench_runs_both_solvers_on_the_same_deal(tmp_path: Path) -> None:
     exe = os.environ.get("FC_SOLVE") or os.path.expanduser("~/.cache/fc-solve/bin/fc-solve")
     if not os.access(exe, os.X_OK):
