@@ -18,9 +18,10 @@ if TYPE_CHECKING:
 class Credentials(NamedTuple):
     """The call's context, the same whichever transport brought it: what the caller presented
     (``authorization: Bearer <token>``, ``x-operator-key``), who calls (the address of its connection, or the end
-    user a trusted front end names: service.security.ratelimit) and by when it wants its answer. Each transport
-    turns its own forms into these plain values (service.grpc.servicer gRPC's peer and deadline, service.rest.app
-    the ASGI client), so no use case reads a transport's format. A named tuple: built on every call, and five
+    user a trusted front end names: service.security.ratelimit). Each transport turns its own forms into these
+    plain values (service.grpc.servicer gRPC's peer, service.rest.app the ASGI client), so no use case reads a
+    transport's format. No deadline: a hint, the one call that may wait, is computed once for every caller at its
+    version and kept for the retry of one who stopped waiting. A named tuple: built on every call, and five
     times cheaper than a frozen dataclass."""
 
     game_token: str | None = None
@@ -30,8 +31,6 @@ class Credentials(NamedTuple):
     peer: str = ""
     client_address: str | None = None  # x-client-address
     front_end_key: str | None = None  # x-front-end-key
-    #: When the caller stops waiting, in ``time.monotonic()`` seconds (gRPC's deadline); None: no deadline.
-    deadline: float | None = None
 
 
 #: The headers a call's credentials come in, the same names in gRPC metadata and in HTTP headers (a front end's
@@ -41,13 +40,11 @@ OPERATOR_KEY = "x-operator-key"
 _BEARER = "bearer "
 
 
-def credentials_from(
-    headers: Iterable[tuple[str, str | bytes]] | None, peer: str = "", deadline: float | None = None
-) -> Credentials:
+def credentials_from(headers: Iterable[tuple[str, str | bytes]] | None, peer: str = "") -> Credentials:
     """``authorization: Bearer <token>``, ``x-operator-key`` and a front end's ``x-client-address`` and
     ``x-front-end-key`` from a call's headers (gRPC metadata or HTTP headers, names in lower case); ``peer`` is
-    the caller's IP address and ``deadline`` its deadline, each already in the context's form (the transport's
-    to convert). Both transports build the call's context with this."""
+    the caller's IP address, already in the context's form (the transport's to convert). Both transports build
+    the call's context with this."""
     token: str | None = None
     operator: str | None = None
     address: str | None = None
@@ -63,7 +60,7 @@ def credentials_from(
             address = value.strip()
         elif key == FRONT_END_KEY:
             front_end = value.strip() or None
-    return Credentials(token, operator, peer, address, front_end, deadline)
+    return Credentials(token, operator, peer, address, front_end)
 
 
 class KeyRing(Protocol):

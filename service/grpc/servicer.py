@@ -2,7 +2,7 @@
 (``service.observe.calls``).
 
 The call's context (``service.games.ports.Credentials``) is built here from gRPC's own forms: the metadata, the
-peer string turned into a plain IP address (:func:`peer_ip`) and the deadline into a ``time.monotonic()`` time.
+peer string turned into a plain IP address (:func:`peer_ip`).
 
 Nothing here decides anything about games; every method is the same three
 steps, so a new RPC is one line in ``_RPCS``.
@@ -10,7 +10,6 @@ steps, so a new RPC is one line in ``_RPCS``.
 
 from __future__ import annotations
 
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 from urllib.parse import unquote
@@ -43,18 +42,10 @@ def peer_ip(peer: str) -> str:
     return kind
 
 
-def deadline_of(context: grpc.aio.ServicerContext[Any, Any]) -> float | None:
-    """The call's deadline as a ``time.monotonic()`` time, or None when the client set none."""
-    remaining = context.time_remaining()
-    return None if remaining is None else time.monotonic() + remaining
-
-
 def context_of(context: grpc.aio.ServicerContext[Any, Any], *, with_peer: bool) -> Credentials:
     """The call's context from gRPC's: read while the call is alive (the peer of a cancelled call is freed
     memory: see operations.py); the peer only ``with_peer``, since reading it costs a string from grpc's core."""
-    return credentials_from(
-        context.invocation_metadata(), peer_ip(context.peer()) if with_peer else "", deadline_of(context)
-    )
+    return credentials_from(context.invocation_metadata(), peer_ip(context.peer()) if with_peer else "")
 
 
 def _rpc(name: str) -> Callable[[Any, Any, grpc.aio.ServicerContext[Any, Any]], Awaitable[Any]]:
