@@ -26,16 +26,21 @@ def latest(solved: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     return kept
 
 
-def unknown_by_budget(solved: list[dict[str, Any]]) -> list[tuple[int, int]]:
-    """(budget, deals still unknown at it) for each budget every deal of the row was given or settled below."""
+def unknown_by_budget(solved: list[dict[str, Any]]) -> list[tuple[int, int, int, int]]:
+    """For each budget the row's deals were given: (budget, deals unknown after it, deals given it, deals still
+    unknown below it). A step is complete when every deal left unknown below was given it (the given count equals
+    the open one); a run stopped early leaves its last step partial, and the document says so. The smallest budget
+    counts only once every deal of the row was given it."""
     deals = {r["deal"] for r in solved}
     steps = []
     for budget in sorted({r["max_states"] for r in solved}):
-        upto = [r for r in solved if r["max_states"] <= budget]
-        if {r["deal"] for r in upto} != deals:
+        below = [r for r in solved if r["max_states"] < budget]
+        at = {r["deal"] for r in solved if r["max_states"] == budget}
+        if not below and at != deals:
             continue
-        settled = {r["deal"] for r in upto if r["outcome"] != UNKNOWN}
-        steps.append((budget, len(deals - settled)))
+        open_below = deals - {r["deal"] for r in below if r["outcome"] != UNKNOWN}
+        settled = {r["deal"] for r in solved if r["max_states"] <= budget and r["outcome"] != UNKNOWN}
+        steps.append((budget, len(deals - settled), len(at & open_below), len(open_below)))
     return steps
 
 
@@ -116,7 +121,12 @@ def budgets(rows: list[dict[str, Any]]) -> str:
     for r in rows:
         steps = r.get("unknown_by_budget") or []
         if len(steps) > 1:
-            shares = " -> ".join(f"{b:,}: {pct(u, r['seeds'])}" for b, u in steps)
+            shares = " -> ".join(
+                f"{b:,}: {pct(u, r['seeds'])}"
+                if given == open_
+                else f"{b:,} on {given} of {open_} so far: {pct(u, r['seeds'])}"
+                for b, u, given, open_ in steps
+            )
             lines.append(f"- `{r['variant']}` {r['options'] or 'defaults'}: {shares}")
     return "\n".join(lines)
 

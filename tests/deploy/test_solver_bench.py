@@ -132,6 +132,26 @@ def test_solvability_escalate_gives_the_unknown_deals_the_larger_budget_and_coun
     assert f"- `sultan-36` defaults: 20: {round(100 * len(unknown) / 4)}% -> 20,000:" in doc.read_text()
 
 
+def test_a_budget_given_to_some_of_the_unknown_deals_is_told_as_partial() -> None:
+    """A step of the unknown share counts only when every deal left unknown below it was given it: a run stopped
+    early is said to be partial (the table once showed such a budget as if every deal had had it)."""
+    from bench.solvability_doc import budgets, unknown_by_budget
+
+    def record(deal: int, budget: int, outcome: str) -> dict[str, object]:
+        return {"deal": deal, "max_states": budget, "outcome": outcome}
+
+    first = [record(0, 10, "won"), record(1, 10, "unknown"), record(2, 10, "unknown"), record(3, 10, "unknown")]
+    complete = [*first, record(1, 100, "won"), record(2, 100, "unknown"), record(3, 100, "no-win")]
+    assert unknown_by_budget(complete) == [(10, 3, 4, 4), (100, 1, 3, 3)]
+    partial = [*complete, record(2, 1000, "won")]
+    assert unknown_by_budget(partial)[-1] == (1000, 0, 1, 1)  # the one deal open below was given it: complete
+    stopped = [*first, record(1, 100, "won")]
+    assert unknown_by_budget(stopped) == [(10, 3, 4, 4), (100, 2, 1, 3)]
+    row = {"variant": "tribunal", "options": "", "seeds": 4, "unknown_by_budget": unknown_by_budget(stopped)}
+    assert budgets([row]) == "- `tribunal` defaults: 10: 75% -> 100 on 1 of 3 so far: 50%"
+    assert unknown_by_budget([*first[1:], record(0, 100, "won")]) == [(100, 3, 1, 4)]  # 10 not given to deal 0
+
+
 def test_unseen_bench_resumes_runs_one_side_and_renders_the_table(tmp_path: Path) -> None:
     """bench/unseen_bench.py: a row per deal and side in the progress file, --side ours adds our fields to the
     deals fc-solve's side has played, --resume adds only what is missing, --render makes the table of
