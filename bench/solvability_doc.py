@@ -105,7 +105,7 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
         n = r["seeds"]
         length = format(r["median_length"], "g") if r["median_length"] else "-"
         out.append(
-            f"| `{r['variant']}` | {r['options'] or 'defaults'} | {r.get('max_states', args.max_states):,} | "
+            f"| `{r['variant']}` | {r['options'] or 'defaults'} | {_budget(r, args.max_states)} | "
             f"{pct(r['won'], n)} ({r['won']}/{n}) | "
             f"{pct(r['no_win'], n)} ({r['no_win']}) | {pct(r['unknown'], n)} ({r['unknown']}) | {length} | "
             f"{_cpu(r.get('solver_cpu'))} | "
@@ -113,6 +113,16 @@ def table(rows: list[dict[str, Any]], args: argparse.Namespace) -> str:
             f"{_ms(r['median_hint_ms'])} | {_ms(r.get('median_move_ms'))} |"
         )
     return "\n".join(out)
+
+
+def _budget(row: dict[str, Any], default: int) -> str:
+    """The row's budget: the largest, or while a larger one has reached only some of the unknown deals, the last
+    one every deal had and that one with how far it got."""
+    steps = row.get("unknown_by_budget") or []
+    if len(steps) > 1 and steps[-1][2] != steps[-1][3]:
+        budget, _, given, open_ = steps[-1]
+        return f"{steps[-2][0]:,} ({budget:,} on {given} of {open_})"
+    return f"{row.get('max_states', default):,}"
 
 
 def budgets(rows: list[dict[str, Any]]) -> str:

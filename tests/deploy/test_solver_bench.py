@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from argparse import Namespace
 from pathlib import Path
 
 import pytest
@@ -135,7 +136,7 @@ def test_solvability_escalate_gives_the_unknown_deals_the_larger_budget_and_coun
 def test_a_budget_given_to_some_of_the_unknown_deals_is_told_as_partial() -> None:
     """A step of the unknown share counts only when every deal left unknown below it was given it: a run stopped
     early is said to be partial (the table once showed such a budget as if every deal had had it)."""
-    from bench.solvability_doc import budgets, unknown_by_budget
+    from bench.solvability_doc import budgets, table, unknown_by_budget
 
     def record(deal: int, budget: int, outcome: str) -> dict[str, object]:
         return {"deal": deal, "max_states": budget, "outcome": outcome}
@@ -149,6 +150,9 @@ def test_a_budget_given_to_some_of_the_unknown_deals_is_told_as_partial() -> Non
     assert unknown_by_budget(stopped) == [(10, 3, 4, 4), (100, 2, 1, 3)]
     row = {"variant": "tribunal", "options": "", "seeds": 4, "unknown_by_budget": unknown_by_budget(stopped)}
     assert budgets([row]) == "- `tribunal` defaults: 10: 75% -> 100 on 1 of 3 so far: 50%"
+    counts = {"won": 2, "no_win": 0, "unknown": 2, "median_length": 5, "hint_seeds": 0, "hint_wins": 0}
+    shown = table([{**row, **counts, "median_hint_ms": None, "max_states": 100}], Namespace(max_states=10))
+    assert "| `tribunal` | defaults | 10 (100 on 1 of 3) | 50% (2/4) |" in shown
     assert unknown_by_budget([*first[1:], record(0, 100, "won")]) == [(100, 3, 1, 4)]  # 10 not given to deal 0
 
 
