@@ -105,7 +105,14 @@ async function showBoard(name, pageToken = '') {
   const status = $('board-state');
   delete $('board').dataset.checked; // set again once this board's marks are computed
   $('board-more').hidden = true;
-  if (!pageToken) body.replaceChildren();
+  if (!pageToken) {
+    // a new board: nothing of the last one stays in view under this one's name while its page loads
+    body.replaceChildren();
+    status.textContent = '';
+    status.className = 'summary';
+    $('board-empty').hidden = true;
+    $('board-own').textContent = '';
+  }
   $('board-name').textContent = name;
   let board;
   try {
