@@ -115,8 +115,11 @@ class Table:
         self.page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] - 8)
 
     def click_move(self, text: str) -> None:
-        """Play ``text`` with two clicks (or one for the stock) and wait for the page to settle."""
+        """Play ``text`` with two clicks (or one for the stock) and wait for the page to settle: on the move's version,
+        or, when the move lets the page finish the game on its own, on its finishing (which marks the move's version
+        settled only for the moment before its next call, a moment a loaded machine's polling can miss)."""
         before = self.version
+        unfinished = self.page.get_attribute("body", "data-finished") != "auto"
         if text in ("d", "s", "rd"):
             self.page.click('.pile[data-pile="stock"]')
         else:
@@ -136,7 +139,11 @@ class Table:
                 self.click_pile(str(first.get_attribute("data-pile")))
             else:
                 self.click_pile(target)
-        self.wait_settled(before + 1)
+        if unfinished:
+            done = f"body[data-settled='{before + 1}'], body[data-finished='auto']"
+            self.page.wait_for_selector(done, state="attached", timeout=15_000)
+        else:
+            self.wait_settled(before + 1)
 
     def drag(self, source: str, pos: int, target: str) -> None:
         """Drag the card at ``pos`` of ``source`` (and what lies on it) onto pile ``target``."""
