@@ -68,9 +68,11 @@ class Table:
     def version(self) -> int:
         return int(self.page.get_attribute("body", "data-version") or 0)
 
-    def wait_settled(self, version: int, timeout: float = 15_000) -> None:
+    def wait_settled(self, version: int, timeout: float = 15_000, *, or_finishing: bool = False) -> None:
+        """Wait for the page to have drawn ``version`` (or, ``or_finishing``, to be finishing the game on its own)."""
         # A selector, not a JS predicate: the page's CSP (script-src 'self') forbids evaluating strings.
-        self.page.wait_for_selector(f"body[data-settled='{version}']", state="attached", timeout=timeout)
+        selector = f"body[data-settled='{version}']" + (", body[data-finished='auto']" if or_finishing else "")
+        self.page.wait_for_selector(selector, state="attached", timeout=timeout)
 
     def moves(self) -> int:
         return int(self.page.inner_text("#moves"))
@@ -139,11 +141,7 @@ class Table:
                 self.click_pile(str(first.get_attribute("data-pile")))
             else:
                 self.click_pile(target)
-        if unfinished:
-            done = f"body[data-settled='{before + 1}'], body[data-finished='auto']"
-            self.page.wait_for_selector(done, state="attached", timeout=15_000)
-        else:
-            self.wait_settled(before + 1)
+        self.wait_settled(before + 1, or_finishing=unfinished)
 
     def drag(self, source: str, pos: int, target: str) -> None:
         """Drag the card at ``pos`` of ``source`` (and what lies on it) onto pile ``target``."""
