@@ -121,7 +121,7 @@ int sl_children(const uint8_t *cards, const int *lens, int ncols, int nstock, co
         Pos c = p;
         apply(&c, moves[i], rules);
         sl_child *o = &out[i];
-        o->kind = kind_of(&p, &c, moves[i], free);
+        o->kind = kind_of(&c, moves[i], free);
         steps[0] = moves[i];
         o->nsteps = 1 + settle(&c, steps + 1);
         memcpy(o->steps, steps, (size_t)o->nsteps * sizeof(Step));

@@ -193,12 +193,11 @@ static int settle(Pos *p, Step *steps) {
     return n;
 }
 
-/* playouts.kind_of of a move from `p` to `child` (before its safe moves); free: p's free columns. */
-static int kind_of(const Pos *p, const Pos *child, Step m, int free) {
+/* playouts.kind_of of move m, which led to `child` (before its safe moves); free: the free columns before it. */
+static int kind_of(const Pos *child, Step m, int free) {
     if (m.kind == SL_STEP_DEAL) return 3;
     if (m.kind == SL_STEP_REDEAL) return 4;
     if (m.kind == SL_STEP_HOME) return 0;
-    (void)p;
     if (free_columns(child) > free) return 1;
     /* _goes_home: the card the move uncovered, if some foundation takes it */
     int s = m.a - 1, end = 0;

@@ -70,7 +70,7 @@ static int expand(sl_scan *sc, const Pos *p, int kinds) {
         Kid *k = &sc->kids[i];
         k->pos = *p;
         apply(&k->pos, moves[i], &sc->rules);
-        k->kind = kinds ? kind_of(p, &k->pos, moves[i], free) : 0;
+        k->kind = kinds ? kind_of(&k->pos, moves[i], free) : 0;
         sc->kid_steps[i][0] = moves[i];
         k->nsteps = 1 + settle(&k->pos, sc->kid_steps[i] + 1);
         make_key(&k->pos, &k->key);
