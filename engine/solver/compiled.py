@@ -33,12 +33,18 @@ def built() -> bool:
 
 def active() -> bool:
     """Whether ``solve`` uses the compiled core now (built, and not turned off by ``PATIENCE_SOLVER``)."""
+    return wanted(_module is not None, "the compiled king-chain search")
+
+
+def wanted(is_built: bool, what: str) -> bool:
+    """Whether to use a compiled part that ``is_built``, by ``PATIENCE_SOLVER`` (every compiled part obeys it): never
+    with ``python``; with ``c`` a part not built is an error (``what`` names it); unset, whenever built."""
     choice = os.environ.get(ENV, "")
     if choice == "python":
         return False
-    if choice == "c" and _module is None:
-        raise RuntimeError(f"{ENV}=c but the compiled king-chain search is not built (pip install the checkout)")
-    return _module is not None
+    if choice == "c" and not is_built:
+        raise RuntimeError(f"{ENV}=c but {what} is not built (pip install the checkout)")
+    return is_built
 
 
 def _step(kind: int, a: int, b: int, k: int) -> kingchain.Step:

@@ -55,6 +55,10 @@ def free_columns(state: State) -> int:
     return sum(1 for col in state.columns if not col or (len(col) == 1 and RANK[col[0]] == KING))
 
 
+class Exhausted(Exception):
+    """A search has seen every position reachable from the start (the depth-first scans, compiled or not)."""
+
+
 class Playouts:
     """Random-restart greedy playouts: from the start, follow a child of the best score (or kind) blurred by noise,
     never back to a position of the same playout, until won or stuck; then start again with the next draw. No

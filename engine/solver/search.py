@@ -36,7 +36,8 @@ from ..games.royal_retinue import RoyalRetinue
 from ..games.salic_law import Tribunal
 from ..moves import Move
 from ..state import State
-from . import compiled, kingchain
+from . import compiled, compiled_salic, kingchain
+from .playouts import Exhausted as _Exhausted
 from .playouts import Playouts, free_columns, kind_of
 from .profiles import Profile, profile_for
 from .safe import autoplay, safe_rule
@@ -114,10 +115,6 @@ class Solution:
     def texts(self) -> list[str]:
         """The winning line in docs/rules.md notation."""
         return [m.text() for m in self.moves]
-
-
-class _Exhausted(Exception):
-    """A search has seen every position reachable from the start."""
 
 
 class _BestFirst:
@@ -244,6 +241,10 @@ class _DepthFirst:
         return None
 
 
+#: A late scan, in Python or compiled.
+_LateScanner = Playouts | _DepthFirst | compiled_salic.Playouts | compiled_salic.DepthFirst
+
+
 def solve(
     game: Game,
     state: State,
@@ -276,7 +277,7 @@ def solve(
     ]
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
-    late: list[Playouts | _DepthFirst] = []
+    late: list[_LateScanner] = []
     # which search takes each turn (the playouts several in a row)
     schedule = list(range(len(searches)))
     while True:
@@ -311,12 +312,17 @@ def _late_phase(game: Game) -> tuple[LateScan, ...]:
 
 def _late_scan(
     game: Game, prof: Profile, root: State, kind: str, spec: tuple[int, float, bool, float] | bool
-) -> Playouts | _DepthFirst:
-    """One of ``_late_phase``'s scans."""
+) -> _LateScanner:
+    """One of ``_late_phase``'s scans: in tribunal and picture-gallery compiled when built (``compiled_salic``: the
+    same answers)."""
+    fast = isinstance(game, Tribunal) and compiled_salic.active()
     if kind == "playout":
         assert isinstance(spec, tuple)
         seed, stock_last, by_kind, next_kind = spec
-        return Playouts(game, prof, root, seed, PLAYOUT_NOISE, stock_last, by_kind, next_kind)
+        playouts = compiled_salic.Playouts if fast else Playouts
+        return playouts(game, prof, root, seed, PLAYOUT_NOISE, stock_last, by_kind, next_kind)
+    if fast:
+        return compiled_salic.DepthFirst(game, prof, root, by_kind=True, on_visit=bool(spec))
     return _DepthFirst(game, prof, root, by_kind=True, on_visit=bool(spec))
 
 

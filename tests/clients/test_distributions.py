@@ -127,9 +127,11 @@ def test_the_core_wheel_is_platform_specific_and_holds_the_compiled_search(fresh
     assert not wheel.name.endswith("-none-any.whl"), wheel.name
     names = zipfile.ZipFile(wheel).namelist()
     assert [n for n in names if n.startswith("engine/solver/_kingchain_c") and n.endswith(".so")], names
+    assert [n for n in names if n.startswith("engine/solver/_salic_c") and n.endswith(".so")], names
     check = "from engine.solver import compiled; print(compiled.built(), compiled.__file__)"
     built, where = fresh.python(check).split()
     assert built == "True" and where.startswith(str(fresh.venv)), where
+    assert fresh.python("from engine.solver import compiled_salic; print(compiled_salic.built())").strip() == "True"
 
 
 @pytest.fixture(scope="module")
