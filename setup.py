@@ -3,4 +3,4 @@ pyproject.toml)."""
 
 from setuptools import setup
 
-setup(cffi_modules=["engine/solver/kingchain_build.py:ffibuilder"])
+setup(cffi_modules=["engine/solver/kingchain_build.py:ffibuilder", "engine/solver/captives_build.py:ffibuilder"])

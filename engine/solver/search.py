@@ -30,13 +30,14 @@ import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Protocol
 
 from ..game import Game
 from ..games.royal_retinue import RoyalRetinue
 from ..games.salic_law import Tribunal
 from ..moves import Move
 from ..state import State
-from . import compiled, kingchain
+from . import compiled, compiled_captives, kingchain
 from .playouts import Playouts, free_columns, kind_of
 from .profiles import Profile, profile_for
 from .safe import autoplay, safe_rule
@@ -118,6 +119,15 @@ class Solution:
 
 class _Exhausted(Exception):
     """A search has seen every position reachable from the start."""
+
+
+class _Scan(Protocol):
+    """What ``solve`` asks of a late scan (``Playouts``, ``_DepthFirst`` or their compiled twins)."""
+
+    @property
+    def expanded(self) -> int: ...
+
+    def run(self, n: int) -> Line | None: ...
 
 
 class _BestFirst:
@@ -276,7 +286,7 @@ def solve(
     ]
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
-    late: list[Playouts | _DepthFirst] = []
+    late: list[_Scan] = []
     # which search takes each turn (the playouts several in a row)
     schedule = list(range(len(searches)))
     while True:
@@ -309,15 +319,16 @@ def _late_phase(game: Game) -> tuple[LateScan, ...]:
     return LATE_BY_KIND if isinstance(game, Tribunal) else LATE_SCORED
 
 
-def _late_scan(
-    game: Game, prof: Profile, root: State, kind: str, spec: tuple[int, float, bool, float] | bool
-) -> Playouts | _DepthFirst:
-    """One of ``_late_phase``'s scans."""
+def _late_scan(game: Game, prof: Profile, root: State, kind: str, spec: tuple[int, float, bool, float] | bool) -> _Scan:
+    """One of ``_late_phase``'s scans: for captives compiled where built (``compiled_captives``: the same answers)."""
+    fast = compiled_captives.active() and compiled_captives.takes(game, root)
     if kind == "playout":
         assert isinstance(spec, tuple)
         seed, stock_last, by_kind, next_kind = spec
-        return Playouts(game, prof, root, seed, PLAYOUT_NOISE, stock_last, by_kind, next_kind)
-    return _DepthFirst(game, prof, root, by_kind=True, on_visit=bool(spec))
+        playouts = compiled_captives.Playouts if fast else Playouts
+        return playouts(game, prof, root, seed, PLAYOUT_NOISE, stock_last, by_kind, next_kind)
+    depth_first = compiled_captives.DepthFirst if fast else _DepthFirst
+    return depth_first(game, prof, root, by_kind=True, on_visit=bool(spec))
 
 
 def _solve_king_chain(

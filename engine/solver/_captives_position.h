@@ -1,0 +1,422 @@
+/* Part of _captives.c (included once, in order, as one translation unit): a captives position, its moves in
+ * Captives.successors' order, the safe settling (safe._captives_settle), the score (profiles._captives), the kinds
+ * of moves (playouts.kind_of) and the key. */
+#ifndef PATIENCE_CAPTIVES_POSITION_H
+#define PATIENCE_CAPTIVES_POSITION_H
+
+#define NCOLS 8
+#define NSLOTS 8
+#define NCAPT 7
+#define COLMAX 32 /* CP_ROOT_COLUMN + 13: a column is a prefix of the root's and a run of at most 13 */
+#define SEQMAX 104
+#define COMPLETE 13
+#define TURNS 2
+#define NONE 255
+#define WASTE_SRC 8
+#define CAPT_SRC 9
+#define MAX_KIDS 1024 /* far more than any position has (at most about 400) */
+#define ALL_CARDS 104
+
+#define RANK(c) ((c) % 13 + 1) /* 1 = ace .. 13 = king */
+#define SUIT(c) ((c) / 13)
+
+/* A king-row slot holds its king and its suit from the ace up: its length and suit say all. The stock and the
+ * waste are one sequence: the waste (bottom first) then the stock (next card first); turning a card moves the
+ * border, a redeal sets it to 0, and a waste card played leaves the sequence. */
+typedef struct {
+    uint8_t len[NCOLS];
+    uint8_t col[NCOLS][COLMAX];
+    uint8_t flen[NSLOTS];
+    uint8_t fsuit[NSLOTS];
+    uint8_t cap[NCAPT]; /* NONE once played */
+    uint8_t redeals;
+    uint8_t nw;   /* the waste's cards: seq[0 .. nw) */
+    uint8_t nseq; /* the stock's: seq[nw .. nseq) */
+    uint8_t seq[SEQMAX];
+} Pos;
+
+typedef struct {
+    uint8_t type, a, b, n;
+} Move;
+
+/* a move and the safe moves after it */
+typedef struct {
+    Move m[1 + CP_SETTLE_MAX];
+    int n;
+} Moves;
+
+static int top_of(const Pos *p, int i) { return p->len[i] ? p->col[i][p->len[i] - 1] : -1; }
+static int waste_top(const Pos *p) { return p->nw ? p->seq[p->nw - 1] : -1; }
+
+/* the card slot i takes next (-1: none, empty or complete) */
+static int slot_next(const Pos *p, int i) {
+    int n = p->flen[i];
+    return n == 0 || n == COMPLETE ? -1 : p->fsuit[i] * 13 + n - 1;
+}
+
+static int is_won(const Pos *p) {
+    if (p->nseq) return 0;
+    for (int i = 0; i < NSLOTS; i++)
+        if (p->flen[i] != COMPLETE) return 0;
+    return 1;
+}
+
+/* -- the king row: which slots take which card (games.captives_play.king_row) --------------------------------- */
+
+typedef struct {
+    int ncard;
+    int8_t card[NSLOTS], slot[NSLOTS]; /* (card, slot) in slot order: home_fits' lists, read per card */
+    int empty;                         /* the first empty slot, -1 none */
+} Row;
+
+static void king_row(const Pos *p, Row *r) {
+    uint64_t plain = 0;
+    r->ncard = 0;
+    r->empty = -1;
+    for (int i = 0; i < NSLOTS; i++) {
+        if (!p->flen[i]) {
+            if (r->empty < 0) r->empty = i;
+            continue;
+        }
+        int c = slot_next(p, i);
+        if (c < 0) continue;
+        if (i < NCAPT && p->cap[i] != NONE) {
+            /* a slot with a captive under it is unlike any other */
+        } else if (!(plain >> c & 1)) {
+            plain |= (uint64_t)1 << c; /* slots with no captive waiting: only the first of those */
+        } else {
+            continue;
+        }
+        r->card[r->ncard] = (int8_t)c;
+        r->slot[r->ncard++] = (int8_t)i;
+    }
+}
+
+/* -- applying a move (checked when generated) ---------------------------------------------------------------------- */
+
+static void seq_drop_waste_top(Pos *p) {
+    memmove(p->seq + p->nw - 1, p->seq + p->nw, (size_t)(p->nseq - p->nw));
+    p->nw--;
+    p->nseq--;
+}
+
+static void apply(Pos *p, Move m) {
+    int c;
+    switch (m.type) {
+    case CP_HOME:
+    case CP_KING_ROW: {
+        if (m.a < WASTE_SRC) {
+            c = p->col[m.a][--p->len[m.a]];
+        } else if (m.a == WASTE_SRC) {
+            c = waste_top(p);
+            seq_drop_waste_top(p);
+        } else {
+            c = p->cap[m.a - CAPT_SRC];
+            p->cap[m.a - CAPT_SRC] = NONE;
+        }
+        if (p->flen[m.b]++ == 0) p->fsuit[m.b] = (uint8_t)SUIT(c);
+        break;
+    }
+    case CP_RUN:
+        memcpy(p->col[m.b] + p->len[m.b], p->col[m.a] + p->len[m.a] - m.n, m.n);
+        p->len[m.a] -= m.n;
+        p->len[m.b] += m.n;
+        break;
+    case CP_WASTE_TO:
+        p->col[m.b][p->len[m.b]++] = (uint8_t)waste_top(p);
+        seq_drop_waste_top(p);
+        break;
+    case CP_STOCK:
+        p->nw++;
+        break;
+    default: /* CP_REDEAL */
+        p->nw = 0;
+        p->redeals++;
+        break;
+    }
+}
+
+/* -- the moves in Captives.successors' order ----------------------------------------------------------------------- */
+
+static int run_length(const Pos *p, int s) {
+    const uint8_t *col = p->col[s];
+    int i = p->len[s] - 1, n = 1, c = col[i];
+    while (i > 0) {
+        int t = col[i - 1];
+        if (c != t - 1 || RANK(t) == 1) break;
+        n++;
+        i--;
+        c = t;
+    }
+    return n;
+}
+
+static int moves_home(const Row *r, int src, int c, int king_row_move, Move *out, int k) {
+    int found = 0;
+    for (int j = 0; j < r->ncard; j++)
+        if (r->card[j] == c) {
+            out[k++] = (Move){CP_HOME, (uint8_t)src, (uint8_t)r->slot[j], 0};
+            found = 1;
+        }
+    if (!found && king_row_move && RANK(c) == 13 && r->empty >= 0)
+        out[k++] = (Move){CP_KING_ROW, (uint8_t)src, (uint8_t)r->empty, 0};
+    return k;
+}
+
+/* every move of p in successors' order; none once won */
+static int gen_moves(const Pos *p, Move *out) {
+    int k = 0;
+    if (is_won(p)) return 0;
+    Row r;
+    king_row(p, &r);
+    int tops[NCOLS];
+    for (int i = 0; i < NCOLS; i++) tops[i] = top_of(p, i);
+    for (int i = 0; i < NCOLS; i++)
+        if (tops[i] >= 0) k = moves_home(&r, i, tops[i], 1, out, k);
+    if (p->nw) k = moves_home(&r, WASTE_SRC, waste_top(p), 1, out, k);
+    for (int i = 0; i < NCAPT; i++)
+        if (p->cap[i] != NONE && p->flen[i] == COMPLETE) k = moves_home(&r, CAPT_SRC + i, p->cap[i], 1, out, k);
+    /* runs between columns: onto the top one rank above a card of the run in suit, or any tail onto an empty one */
+    for (int s = 0; s < NCOLS; s++) {
+        int top = tops[s];
+        if (top < 0) continue;
+        int run = run_length(p, s);
+        int last = top + run < SUIT(top) * 13 + 12 ? top + run : SUIT(top) * 13 + 12;
+        for (int d = 0; d < NCOLS; d++) {
+            int t = tops[d];
+            if (top < t && t <= last) {
+                out[k++] = (Move){CP_RUN, (uint8_t)s, (uint8_t)d, (uint8_t)(t - top)};
+            } else if (t < 0) {
+                for (int n = 1; n <= run; n++) out[k++] = (Move){CP_RUN, (uint8_t)s, (uint8_t)d, (uint8_t)n};
+            }
+        }
+    }
+    if (p->nw) {
+        int w = waste_top(p);
+        int onto = RANK(w) != 13 ? w + 1 : -2;
+        for (int d = 0; d < NCOLS; d++)
+            if (tops[d] < 0 || tops[d] == onto) out[k++] = (Move){CP_WASTE_TO, 0, (uint8_t)d, 0};
+    }
+    if (p->nseq > p->nw)
+        out[k++] = (Move){CP_STOCK, 0, 0, 0};
+    else if (p->nw && p->redeals < TURNS)
+        out[k++] = (Move){CP_REDEAL, 0, 0, 0};
+    return k;
+}
+
+/* -- safe moves home (safe._captives_safe_from and safe._captives) ------------------------------------------------- */
+
+/* the first safe move of p, 0 if none */
+static int safe_move(const Pos *p, Move *out) {
+    int ncard = 0;
+    int8_t card[NSLOTS], first[NSLOTS], many[NSLOTS], held[NSLOTS];
+    for (int i = 0; i < NSLOTS; i++) {
+        int c = slot_next(p, i);
+        if (c < 0) continue;
+        int held_here = i < NCAPT && p->cap[i] != NONE; /* a captive waits under it (the slot is not complete) */
+        int j = 0;
+        while (j < ncard && card[j] != c) j++;
+        if (j == ncard) {
+            card[j] = (int8_t)c;
+            first[j] = (int8_t)i;
+            many[j] = 0;
+            held[j] = 0;
+            ncard++;
+        } else {
+            many[j] = 1;
+        }
+        held[j] |= (int8_t)held_here;
+    }
+    int nsafe = 0;
+    int8_t safe[NSLOTS], to[NSLOTS];
+    for (int j = 0; j < ncard; j++) {
+        int c = card[j];
+        if (RANK(c) != 1) {
+            /* both cards one rank lower home: slots of this suit holding that rank */
+            int below = RANK(c) - 1, home = 0;
+            for (int i = 0; i < NSLOTS; i++)
+                if (p->flen[i] && p->fsuit[i] == SUIT(c) && p->flen[i] >= below + 1) home++;
+            if (home < 2) continue;
+        }
+        if (many[j] && held[j]) continue;
+        safe[nsafe] = (int8_t)c;
+        to[nsafe++] = first[j];
+    }
+    if (!nsafe) return 0;
+    for (int i = 0; i < NCOLS; i++) {
+        int c = top_of(p, i);
+        for (int j = 0; j < nsafe; j++)
+            if (safe[j] == c) {
+                *out = (Move){CP_HOME, (uint8_t)i, (uint8_t)to[j], 0};
+                return 1;
+            }
+    }
+    int w = waste_top(p);
+    for (int j = 0; j < nsafe; j++)
+        if (safe[j] == w) {
+            *out = (Move){CP_HOME, WASTE_SRC, (uint8_t)to[j], 0};
+            return 1;
+        }
+    for (int i = 0; i < NCAPT; i++)
+        if (p->cap[i] != NONE && p->flen[i] == COMPLETE)
+            for (int j = 0; j < nsafe; j++)
+                if (safe[j] == p->cap[i]) {
+                    *out = (Move){CP_HOME, (uint8_t)(CAPT_SRC + i), (uint8_t)to[j], 0};
+                    return 1;
+                }
+    return 0;
+}
+
+/* safe moves until none is left (at most CP_SETTLE_MAX), each added to `out` if given */
+static void settle(Pos *p, Moves *out) {
+    Move m;
+    for (int i = 0; i < CP_SETTLE_MAX && safe_move(p, &m); i++) {
+        apply(p, m);
+        if (out) out->m[out->n++] = m;
+    }
+}
+
+/* -- score, kinds ------------------------------------------------------------------------------------------------- */
+
+static int score_of(const Pos *p) {
+    int home = 0, disorder = 0, empty = 0;
+    for (int i = 0; i < NSLOTS; i++) home += p->flen[i];
+    for (int i = 0; i < NCOLS; i++) {
+        const uint8_t *col = p->col[i];
+        if (!p->len[i]) empty++;
+        for (int j = 1; j < p->len[i]; j++)
+            if (!(col[j] == col[j - 1] - 1 && RANK(col[j - 1]) != 1)) disorder++;
+    }
+    return 6 * (ALL_CARDS - home) + 2 * disorder - 3 * empty + 4 * p->redeals;
+}
+
+/* columns empty or down to a lone king */
+static int free_columns(const Pos *p) {
+    int n = 0;
+    for (int i = 0; i < NCOLS; i++) n += !p->len[i] || (p->len[i] == 1 && RANK(p->col[i][0]) == 13);
+    return n;
+}
+
+/* playouts._goes_home: whether `s-f` is legal in the child (a king needs an empty slot, another card a slot) */
+static int goes_home(const Pos *child, int s) {
+    if (is_won(child) || !child->len[s]) return 0;
+    int c = top_of(child, s);
+    if (RANK(c) == 13) {
+        for (int i = 0; i < NSLOTS; i++)
+            if (!child->flen[i]) return 1;
+        return 0;
+    }
+    for (int i = 0; i < NSLOTS; i++)
+        if (slot_next(child, i) == c) return 1;
+    return 0;
+}
+
+/* playouts.kind_of, the child not settled yet */
+static int kind_of(const Pos *child, Move m, int free) {
+    switch (m.type) {
+    case CP_HOME:
+    case CP_KING_ROW:
+        return 0;
+    case CP_STOCK:
+        return 3;
+    case CP_REDEAL:
+        return 4;
+    default:
+        if (free_columns(child) > free) return 1;
+        if (m.type == CP_RUN && goes_home(child, m.a)) return 1;
+        return 2;
+    }
+}
+
+/* -- the key: the columns sorted, the king row, the captives, the turns, the waste's length, the sequence ----------- */
+
+static int column_before(const Pos *p, int a, int b) {
+    int la = p->len[a], lb = p->len[b];
+    if (la != lb) return la < lb;
+    return memcmp(p->col[a], p->col[b], (size_t)la) < 0;
+}
+
+/* the key's bytes (at most CP_KEY_MAX: a position given holds at most 104 cards) and their count */
+static int key_of(const Pos *p, uint8_t *out) {
+    int order[NCOLS];
+    for (int i = 0; i < NCOLS; i++) {
+        int j = i;
+        while (j > 0 && column_before(p, i, order[j - 1])) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = i;
+    }
+    int k = 0;
+    for (int i = 0; i < NCOLS; i++) {
+        int c = order[i];
+        out[k++] = p->len[c];
+        memcpy(out + k, p->col[c], p->len[c]);
+        k += p->len[c];
+    }
+    for (int i = 0; i < NSLOTS; i++) {
+        out[k++] = p->flen[i];
+        out[k++] = p->flen[i] ? p->fsuit[i] : 0;
+    }
+    memcpy(out + k, p->cap, NCAPT);
+    k += NCAPT;
+    out[k++] = p->redeals;
+    out[k++] = p->nw;
+    memcpy(out + k, p->seq, p->nseq);
+    return k + p->nseq;
+}
+
+/* -- a position given from Python, checked ---------------------------------------------------------------------- */
+
+static int read_position(const cp_position *in, Pos *p) {
+    memset(p, 0, sizeof *p);
+    int total = 0, at = 0;
+    for (int i = 0; i < NCOLS; i++) {
+        int n = in->col_lens[i];
+        if (n < 0 || n > CP_ROOT_COLUMN) return 0;
+        for (int j = 0; j < n; j++) {
+            if (in->cards[at + j] >= 52) return 0;
+            p->col[i][j] = in->cards[at + j];
+        }
+        p->len[i] = (uint8_t)n;
+        at += n;
+    }
+    total += at;
+    at = 0;
+    for (int i = 0; i < NSLOTS; i++) {
+        int n = in->found_lens[i];
+        if (n < 0 || n > COMPLETE) return 0;
+        const uint8_t *f = in->found + at;
+        /* K, A, 2, .. of one suit */
+        if (n && (f[0] >= 52 || RANK(f[0]) != 13)) return 0;
+        for (int j = 1; j < n; j++)
+            if (f[j] != SUIT(f[0]) * 13 + j - 1) return 0;
+        p->flen[i] = (uint8_t)n;
+        p->fsuit[i] = n ? (uint8_t)SUIT(f[0]) : 0;
+        at += n;
+    }
+    total += at;
+    if (in->nstock < 0 || in->nwaste < 0 || in->nstock + in->nwaste > SEQMAX) return 0;
+    for (int j = 0; j < in->nwaste; j++) {
+        if (in->waste[j] >= 52) return 0;
+        p->seq[j] = in->waste[j];
+    }
+    for (int j = 0; j < in->nstock; j++) {
+        if (in->stock[j] >= 52) return 0;
+        p->seq[in->nwaste + j] = in->stock[j];
+    }
+    p->nw = (uint8_t)in->nwaste;
+    p->nseq = (uint8_t)(in->nwaste + in->nstock);
+    total += p->nseq;
+    for (int i = 0; i < NCAPT; i++) {
+        int c = in->captives[i];
+        if (c < -1 || c >= 52) return 0;
+        p->cap[i] = c < 0 ? NONE : (uint8_t)c;
+        total += c >= 0;
+    }
+    if (in->redeals < 0 || in->redeals > 200 || total > ALL_CARDS) return 0;
+    p->redeals = (uint8_t)in->redeals;
+    return 1;
+}
+
+#endif
