@@ -112,6 +112,7 @@ int cp_children(const cp_position *pos, cp_child *out, int max) {
     Pos p;
     Move kids[MAX_KIDS];
     if (pos == NULL || !read_position(pos, &p)) return CP_BAD;
+    Safe sf = {.valid = 0};
     int free = free_columns(&p), k = gen_moves(&p, kids);
     if (k > max) return CP_BAD;
     for (int j = 0; j < k; j++) {
@@ -119,7 +120,7 @@ int cp_children(const cp_position *pos, cp_child *out, int max) {
         Moves mv = {{kids[j]}, 1};
         apply(&child, kids[j]);
         int kind = kind_of(&child, kids[j], free);
-        settle(&child, &mv);
+        settle(&child, &sf, &mv);
         describe(&child, &mv, kind, &out[j]);
     }
     return k;
@@ -128,8 +129,9 @@ int cp_children(const cp_position *pos, cp_child *out, int max) {
 int cp_settle(const cp_position *pos, cp_child *out) {
     Pos p;
     Moves mv = {{{0}}, 0};
+    Safe sf = {.valid = 0};
     if (pos == NULL || !read_position(pos, &p)) return CP_BAD;
-    settle(&p, &mv);
+    settle(&p, &sf, &mv);
     describe(&p, &mv, -1, out);
     return mv.n;
 }

@@ -206,8 +206,25 @@ static int gen_moves(const Pos *p, Move *out) {
 
 /* -- safe moves home (safe._captives_safe_from and safe._captives) ------------------------------------------------- */
 
-/* the first safe move of p, 0 if none */
-static int safe_move(const Pos *p, Move *out) {
+/* What goes home safely on a king row with its captives: the cards (a mask), the slot each goes to (the first that
+ * takes it), and the first released captive among them. Worked out again only when the king row or the captives
+ * change: most children share both with their parent, as most settling steps do not. */
+typedef struct {
+    uint8_t row[2 * NSLOTS + NCAPT]; /* flen, fsuit, cap: what it was worked out for */
+    int valid;
+    uint64_t mask;
+    int8_t to[52];
+    Move freed;
+    int has_freed;
+} Safe;
+
+static void safe_row(const Pos *p, uint8_t *row) {
+    memcpy(row, p->flen, NSLOTS);
+    memcpy(row + NSLOTS, p->fsuit, NSLOTS);
+    memcpy(row + 2 * NSLOTS, p->cap, NCAPT);
+}
+
+static void safe_work_out(const Pos *p, Safe *sf) {
     int ncard = 0;
     int8_t card[NSLOTS], first[NSLOTS], many[NSLOTS], held[NSLOTS];
     for (int i = 0; i < NSLOTS; i++) {
@@ -227,8 +244,7 @@ static int safe_move(const Pos *p, Move *out) {
         }
         held[j] |= (int8_t)held_here;
     }
-    int nsafe = 0;
-    int8_t safe[NSLOTS], to[NSLOTS];
+    sf->mask = 0;
     for (int j = 0; j < ncard; j++) {
         int c = card[j];
         if (RANK(c) != 1) {
@@ -238,39 +254,53 @@ static int safe_move(const Pos *p, Move *out) {
                 if (p->flen[i] && p->fsuit[i] == SUIT(c) && p->flen[i] >= below + 1) home++;
             if (home < 2) continue;
         }
-        if (many[j] && held[j]) continue;
-        safe[nsafe] = (int8_t)c;
-        to[nsafe++] = first[j];
+        if (many[j] && held[j]) continue; /* slots that differ by the captive under one: the player chooses */
+        sf->mask |= (uint64_t)1 << c;
+        sf->to[c] = first[j];
     }
-    if (!nsafe) return 0;
-    for (int i = 0; i < NCOLS; i++) {
-        int c = top_of(p, i);
-        for (int j = 0; j < nsafe; j++)
-            if (safe[j] == c) {
-                *out = (Move){CP_HOME, (uint8_t)i, (uint8_t)to[j], 0};
+    sf->has_freed = 0;
+    for (int i = 0; i < NCAPT && sf->mask; i++)
+        if (p->cap[i] != NONE && p->flen[i] == COMPLETE && (sf->mask >> p->cap[i] & 1)) {
+            sf->freed = (Move){CP_HOME, (uint8_t)(CAPT_SRC + i), (uint8_t)sf->to[p->cap[i]], 0};
+            sf->has_freed = 1;
+            break;
+        }
+}
+
+/* the first safe move of p (a column's top, the waste's top, a released captive), 0 if none */
+static int safe_move(const Pos *p, Safe *sf, Move *out) {
+    uint8_t row[sizeof sf->row];
+    safe_row(p, row);
+    if (!sf->valid || memcmp(row, sf->row, sizeof row)) {
+        memcpy(sf->row, row, sizeof row);
+        safe_work_out(p, sf);
+        sf->valid = 1;
+    }
+    uint64_t mask = sf->mask;
+    if (!mask) return 0;
+    for (int i = 0; i < NCOLS; i++)
+        if (p->len[i]) {
+            int c = p->col[i][p->len[i] - 1];
+            if (mask >> c & 1) {
+                *out = (Move){CP_HOME, (uint8_t)i, (uint8_t)sf->to[c], 0};
                 return 1;
             }
-    }
-    int w = waste_top(p);
-    for (int j = 0; j < nsafe; j++)
-        if (safe[j] == w) {
-            *out = (Move){CP_HOME, WASTE_SRC, (uint8_t)to[j], 0};
+        }
+    if (p->nw) {
+        int w = waste_top(p);
+        if (mask >> w & 1) {
+            *out = (Move){CP_HOME, WASTE_SRC, (uint8_t)sf->to[w], 0};
             return 1;
         }
-    for (int i = 0; i < NCAPT; i++)
-        if (p->cap[i] != NONE && p->flen[i] == COMPLETE)
-            for (int j = 0; j < nsafe; j++)
-                if (safe[j] == p->cap[i]) {
-                    *out = (Move){CP_HOME, (uint8_t)(CAPT_SRC + i), (uint8_t)to[j], 0};
-                    return 1;
-                }
-    return 0;
+    }
+    if (sf->has_freed) *out = sf->freed;
+    return sf->has_freed;
 }
 
 /* safe moves until none is left (at most CP_SETTLE_MAX), each added to `out` if given */
-static void settle(Pos *p, Moves *out) {
+static void settle(Pos *p, Safe *sf, Moves *out) {
     Move m;
-    for (int i = 0; i < CP_SETTLE_MAX && safe_move(p, &m); i++) {
+    for (int i = 0; i < CP_SETTLE_MAX && safe_move(p, sf, &m); i++) {
         apply(p, m);
         if (out) out->m[out->n++] = m;
     }
@@ -330,19 +360,22 @@ static int kind_of(const Pos *child, Move m, int free) {
 
 /* -- the key: the columns sorted, the king row, the captives, the turns, the waste's length, the sequence ----------- */
 
-static int column_before(const Pos *p, int a, int b) {
-    int la = p->len[a], lb = p->len[b];
-    if (la != lb) return la < lb;
-    return memcmp(p->col[a], p->col[b], (size_t)la) < 0;
-}
-
 /* the key's bytes (at most CP_KEY_MAX: a position given holds at most 104 cards) and their count */
 static int key_of(const Pos *p, uint8_t *out) {
+    /* the columns in order of length, then of their first 7 cards, then of the rest: any order that ties only
+     * equal columns will do (equal multisets of columns give equal keys) */
+    uint64_t head[NCOLS];
     int order[NCOLS];
     for (int i = 0; i < NCOLS; i++) {
+        uint64_t h = (uint64_t)p->len[i] << 56;
+        for (int j = 0; j < 7 && j < p->len[i]; j++) h |= (uint64_t)(p->col[i][j] + 1) << (48 - 8 * j);
+        head[i] = h;
         int j = i;
-        while (j > 0 && column_before(p, i, order[j - 1])) {
-            order[j] = order[j - 1];
+        while (j > 0) {
+            int o = order[j - 1];
+            if (head[o] < h || (head[o] == h && (p->len[i] <= 7 || memcmp(p->col[o] + 7, p->col[i] + 7, p->len[i] - 7U) <= 0)))
+                break;
+            order[j] = o;
             j--;
         }
         order[j] = i;
@@ -354,10 +387,8 @@ static int key_of(const Pos *p, uint8_t *out) {
         memcpy(out + k, p->col[c], p->len[c]);
         k += p->len[c];
     }
-    for (int i = 0; i < NSLOTS; i++) {
-        out[k++] = p->flen[i];
-        out[k++] = p->flen[i] ? p->fsuit[i] : 0;
-    }
+    /* a slot: its length and its suit (0 while empty) */
+    for (int i = 0; i < NSLOTS; i++) out[k++] = (uint8_t)(p->flen[i] | p->fsuit[i] << 4);
     memcpy(out + k, p->cap, NCAPT);
     k += NCAPT;
     out[k++] = p->redeals;

@@ -29,6 +29,7 @@ struct cp_scan {
     Move kids[MAX_KIDS];
     int kind[MAX_KIDS], score[MAX_KIDS], order[MAX_KIDS];
     uint8_t key[CP_KEY_MAX];
+    Safe safe;
 };
 
 /* grow *buf (of *cap items of `size` bytes) to hold `need`; 0 out of memory */
@@ -71,7 +72,7 @@ static int restart(cp_scan *s) {
 static int playout_step(cp_scan *s, Move m) {
     Moves mv = {{m}, 1};
     apply(&s->pos, m);
-    settle(&s->pos, &mv);
+    settle(&s->pos, &s->safe, &mv);
     if (seen_add(&s->seen, s->key, key_of(&s->pos, s->key)) < 0 || !line_push(s, &mv)) return CP_NOMEM;
     return is_won(&s->pos) ? CP_WON : CP_MORE;
 }
@@ -88,7 +89,7 @@ static int playouts_run(cp_scan *s, long long n) {
             Move m = s->kids[j];
             apply(&child, m);
             int kind = s->by_kind ? kind_of(&child, m, free) : 0;
-            settle(&child, NULL);
+            settle(&child, &s->safe, NULL);
             if (seen_has(&s->seen, s->key, key_of(&child, s->key))) continue;
             /* by kind: the kinds 4 apart and the draw up to 6, so that the next kind now and then comes first */
             int score = s->by_kind ? 4 * kind + (int)mt_below(&s->rng, 6)
@@ -120,7 +121,7 @@ static int playouts_run_pool(cp_scan *s, long long n) {
             Move m = s->kids[j];
             apply(&child, m);
             int kind = kind_of(&child, m, free);
-            settle(&child, NULL);
+            settle(&child, &s->safe, NULL);
             if (seen_has(&s->seen, s->key, key_of(&child, s->key))) continue;
             s->kind[found] = kind;
             s->order[found++] = j;
@@ -151,7 +152,7 @@ static int push_level(cp_scan *s, const Pos *p) {
         Move m = s->kids[j];
         apply(&child, m);
         int kind = s->by_kind ? kind_of(&child, m, free) : 0;
-        settle(&child, NULL);
+        settle(&child, &s->safe, NULL);
         int len = key_of(&child, s->key);
         if (s->on_visit) {
             if (seen_has(&s->seen, s->key, len)) continue;
@@ -200,7 +201,7 @@ static int depth_first_run(cp_scan *s, long long n) {
         Pos child = s->lv_pos[s->nlv - 1];
         Moves mv = {{m}, 1};
         apply(&child, m);
-        settle(&child, &mv);
+        settle(&child, &s->safe, &mv);
         if (s->on_visit) {
             int r = seen_add(&s->seen, s->key, key_of(&child, s->key));
             if (r < 0) return CP_NOMEM;
