@@ -66,7 +66,7 @@ cp_scan *cp_depth_first(const cp_position *root, uint32_t seed, int noise, int b
     s->noise = noise;
     s->by_kind = by_kind != 0;
     s->on_visit = on_visit != 0;
-    if (seen_add(&s->seen, s->key, key_of(&s->root, s->key)) < 0 || !push_level(s, &s->root)) {
+    if (seen_add(&s->seen, &s->root, s->key) < 0 || !push_level(s, &s->root)) {
         cp_free(s);
         return NULL;
     }

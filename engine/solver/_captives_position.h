@@ -33,7 +33,50 @@ typedef struct {
     uint8_t nw;   /* the waste's cards: seq[0 .. nw) */
     uint8_t nseq; /* the stock's: seq[nw .. nseq) */
     uint8_t seq[SEQMAX];
+    /* each column's hash and the sequence's, kept up to date by apply: the position's hash (pos_hash) is theirs
+     * and the rest's, the columns' taken as a multiset */
+    uint64_t colh[NCOLS];
+    uint64_t seqh;
 } Pos;
+
+static uint64_t mix64(uint64_t h) {
+    h ^= h >> 33;
+    h *= UINT64_C(0xff51afd7ed558ccd);
+    h ^= h >> 33;
+    h *= UINT64_C(0xc4ceb9fe1a85ec53);
+    h ^= h >> 33;
+    return h;
+}
+
+static uint64_t bytes_hash(const uint8_t *b, int n) {
+    uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)n;
+    int i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, b + i, 8);
+        h = mix64(h ^ w);
+    }
+    uint64_t w = 0;
+    for (int j = 0; i < n; i++, j += 8) w |= (uint64_t)b[i] << j;
+    return mix64(h ^ w);
+}
+
+static void col_rehash(Pos *p, int i) { p->colh[i] = bytes_hash(p->col[i], p->len[i]); }
+static void seq_rehash(Pos *p) { p->seqh = bytes_hash(p->seq, p->nseq); }
+
+/* a function of the key alone (equal keys, equal hashes) */
+static uint64_t pos_hash(const Pos *p) {
+    uint64_t h = 0, f, s, c = 0;
+    for (int i = 0; i < NCOLS; i++) h += mix64(p->colh[i]);
+    memcpy(&f, p->flen, 8);
+    memcpy(&s, p->fsuit, 8);
+    memcpy(&c, p->cap, NCAPT);
+    h = mix64(h ^ f);
+    h = mix64(h ^ s);
+    h = mix64(h ^ c ^ (uint64_t)p->redeals << 56);
+    h = mix64(h ^ p->seqh ^ (uint64_t)p->nw << 1);
+    return h ? h : 1;
+}
 
 typedef struct {
     uint8_t type, a, b, n;
@@ -98,6 +141,7 @@ static void seq_drop_waste_top(Pos *p) {
     memmove(p->seq + p->nw - 1, p->seq + p->nw, (size_t)(p->nseq - p->nw));
     p->nw--;
     p->nseq--;
+    seq_rehash(p);
 }
 
 static void apply(Pos *p, Move m) {
@@ -107,6 +151,7 @@ static void apply(Pos *p, Move m) {
     case CP_KING_ROW: {
         if (m.a < WASTE_SRC) {
             c = p->col[m.a][--p->len[m.a]];
+            col_rehash(p, m.a);
         } else if (m.a == WASTE_SRC) {
             c = waste_top(p);
             seq_drop_waste_top(p);
@@ -121,9 +166,12 @@ static void apply(Pos *p, Move m) {
         memcpy(p->col[m.b] + p->len[m.b], p->col[m.a] + p->len[m.a] - m.n, m.n);
         p->len[m.a] -= m.n;
         p->len[m.b] += m.n;
+        col_rehash(p, m.a);
+        col_rehash(p, m.b);
         break;
     case CP_WASTE_TO:
         p->col[m.b][p->len[m.b]++] = (uint8_t)waste_top(p);
+        col_rehash(p, m.b);
         seq_drop_waste_top(p);
         break;
     case CP_STOCK:
@@ -360,22 +408,21 @@ static int kind_of(const Pos *child, Move m, int free) {
 
 /* -- the key: the columns sorted, the king row, the captives, the turns, the waste's length, the sequence ----------- */
 
+/* whether column a goes before column b in a key: by hash, then length, then cards (any order that ties only
+ * equal columns will do: equal multisets of columns give equal keys) */
+static int column_before(const Pos *p, int a, int b) {
+    if (p->colh[a] != p->colh[b]) return p->colh[a] < p->colh[b];
+    if (p->len[a] != p->len[b]) return p->len[a] < p->len[b];
+    return memcmp(p->col[a], p->col[b], p->len[a]) < 0;
+}
+
 /* the key's bytes (at most CP_KEY_MAX: a position given holds at most 104 cards) and their count */
 static int key_of(const Pos *p, uint8_t *out) {
-    /* the columns in order of length, then of their first 7 cards, then of the rest: any order that ties only
-     * equal columns will do (equal multisets of columns give equal keys) */
-    uint64_t head[NCOLS];
     int order[NCOLS];
     for (int i = 0; i < NCOLS; i++) {
-        uint64_t h = (uint64_t)p->len[i] << 56;
-        for (int j = 0; j < 7 && j < p->len[i]; j++) h |= (uint64_t)(p->col[i][j] + 1) << (48 - 8 * j);
-        head[i] = h;
         int j = i;
-        while (j > 0) {
-            int o = order[j - 1];
-            if (head[o] < h || (head[o] == h && (p->len[i] <= 7 || memcmp(p->col[o] + 7, p->col[i] + 7, p->len[i] - 7U) <= 0)))
-                break;
-            order[j] = o;
+        while (j > 0 && column_before(p, i, order[j - 1])) {
+            order[j] = order[j - 1];
             j--;
         }
         order[j] = i;
@@ -447,6 +494,8 @@ static int read_position(const cp_position *in, Pos *p) {
     }
     if (in->redeals < 0 || in->redeals > 200 || total > ALL_CARDS) return 0;
     p->redeals = (uint8_t)in->redeals;
+    for (int i = 0; i < NCOLS; i++) col_rehash(p, i);
+    seq_rehash(p);
     return 1;
 }
 

@@ -65,7 +65,7 @@ static int restart(cp_scan *s) {
     s->pos = s->root;
     seen_clear(&s->seen);
     s->nline = s->nends = 0;
-    return seen_add(&s->seen, s->key, key_of(&s->root, s->key)) >= 0;
+    return seen_add(&s->seen, &s->root, s->key) >= 0;
 }
 
 /* the step to the chosen child: its safe moves, into the line and the seen set */
@@ -73,7 +73,7 @@ static int playout_step(cp_scan *s, Move m) {
     Moves mv = {{m}, 1};
     apply(&s->pos, m);
     settle(&s->pos, &s->safe, &mv);
-    if (seen_add(&s->seen, s->key, key_of(&s->pos, s->key)) < 0 || !line_push(s, &mv)) return CP_NOMEM;
+    if (seen_add(&s->seen, &s->pos, s->key) < 0 || !line_push(s, &mv)) return CP_NOMEM;
     return is_won(&s->pos) ? CP_WON : CP_MORE;
 }
 
@@ -90,7 +90,7 @@ static int playouts_run(cp_scan *s, long long n) {
             apply(&child, m);
             int kind = s->by_kind ? kind_of(&child, m, free) : 0;
             settle(&child, &s->safe, NULL);
-            if (seen_has(&s->seen, s->key, key_of(&child, s->key))) continue;
+            if (seen_has(&s->seen, &child, s->key)) continue;
             /* by kind: the kinds 4 apart and the draw up to 6, so that the next kind now and then comes first */
             int score = s->by_kind ? 4 * kind + (int)mt_below(&s->rng, 6)
                                    : score_of(&child) + (int)mt_below(&s->rng, (uint32_t)s->noise);
@@ -122,7 +122,7 @@ static int playouts_run_pool(cp_scan *s, long long n) {
             apply(&child, m);
             int kind = kind_of(&child, m, free);
             settle(&child, &s->safe, NULL);
-            if (seen_has(&s->seen, s->key, key_of(&child, s->key))) continue;
+            if (seen_has(&s->seen, &child, s->key)) continue;
             s->kind[found] = kind;
             s->order[found++] = j;
             if (kind < best) best = kind;
@@ -153,11 +153,10 @@ static int push_level(cp_scan *s, const Pos *p) {
         apply(&child, m);
         int kind = s->by_kind ? kind_of(&child, m, free) : 0;
         settle(&child, &s->safe, NULL);
-        int len = key_of(&child, s->key);
         if (s->on_visit) {
-            if (seen_has(&s->seen, s->key, len)) continue;
+            if (seen_has(&s->seen, &child, s->key)) continue;
         } else {
-            int r = seen_add(&s->seen, s->key, len);
+            int r = seen_add(&s->seen, &child, s->key);
             if (r < 0) return 0;
             if (r == 0) continue;
         }
@@ -203,7 +202,7 @@ static int depth_first_run(cp_scan *s, long long n) {
         apply(&child, m);
         settle(&child, &s->safe, &mv);
         if (s->on_visit) {
-            int r = seen_add(&s->seen, s->key, key_of(&child, s->key));
+            int r = seen_add(&s->seen, &child, s->key);
             if (r < 0) return CP_NOMEM;
             if (r == 0) continue;
         }

@@ -3,7 +3,7 @@
 #ifndef PATIENCE_CAPTIVES_SEEN_H
 #define PATIENCE_CAPTIVES_SEEN_H
 
-/* a slot: the key's hash (0: empty) and where its bytes are in the arena (offset << 16 | length) */
+/* a slot: the position's hash (pos_hash; 0: empty) and where its bytes are in the arena (offset << 16 | length) */
 typedef struct {
     uint64_t hash;
     uint64_t at;
@@ -15,22 +15,6 @@ typedef struct {
     uint8_t *arena;
     size_t used, room;
 } Seen;
-
-static uint64_t key_hash(const uint8_t *k, int len) {
-    uint64_t h = UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)len;
-    int i = 0;
-    for (; i + 8 <= len; i += 8) {
-        uint64_t w;
-        memcpy(&w, k + i, 8);
-        h = (h ^ w) * UINT64_C(0xff51afd7ed558ccd);
-        h ^= h >> 32;
-    }
-    for (; i < len; i++) h = (h ^ k[i]) * UINT64_C(0x100000001b3);
-    h ^= h >> 29;
-    h *= UINT64_C(0xc4ceb9fe1a85ec53);
-    h ^= h >> 32;
-    return h ? h : 1;
-}
 
 static int seen_init(Seen *s) {
     memset(s, 0, sizeof *s);
@@ -53,27 +37,34 @@ static void seen_clear(Seen *s) {
     s->used = 0;
 }
 
-/* the slot of the key, or the empty slot where it would go */
-static Slot *seen_find(const Seen *s, const uint8_t *k, int len, uint64_t h) {
+/* The slot of p's key, or the empty slot where it would go. The key's bytes are built into `key` only when a slot
+ * of the same hash is met (*len < 0 until then). */
+static Slot *seen_find(const Seen *s, const Pos *p, uint64_t h, uint8_t *key, int *len) {
     size_t j = (size_t)h & (s->cap - 1);
     for (;;) {
         Slot *e = &s->slots[j];
         if (!e->hash) return e;
-        if (e->hash == h && (int)(e->at & 0xffff) == len && !memcmp(s->arena + (e->at >> 16), k, (size_t)len))
-            return e;
+        if (e->hash == h) {
+            if (*len < 0) *len = key_of(p, key);
+            if ((int)(e->at & 0xffff) == *len && !memcmp(s->arena + (e->at >> 16), key, (size_t)*len)) return e;
+        }
         j = (j + 1) & (s->cap - 1);
     }
 }
 
-static int seen_has(const Seen *s, const uint8_t *k, int len) {
-    return seen_find(s, k, len, key_hash(k, len))->hash != 0;
+/* whether p's key is there (`key`: scratch room for it) */
+static int seen_has(const Seen *s, const Pos *p, uint8_t *key) {
+    int len = -1;
+    return seen_find(s, p, pos_hash(p), key, &len)->hash != 0;
 }
 
-/* 1 if added, 0 if there already, -1 out of memory */
-static int seen_add(Seen *s, const uint8_t *k, int len) {
-    uint64_t h = key_hash(k, len);
-    Slot *e = seen_find(s, k, len, h);
+/* 1 if p's key was added, 0 if there already, -1 out of memory */
+static int seen_add(Seen *s, const Pos *p, uint8_t *key) {
+    uint64_t h = pos_hash(p);
+    int len = -1;
+    Slot *e = seen_find(s, p, h, key, &len);
     if (e->hash) return 0;
+    if (len < 0) len = key_of(p, key);
     if (s->used + (size_t)len > s->room) {
         size_t room = s->room * 2;
         uint8_t *arena = realloc(s->arena, room);
@@ -81,7 +72,7 @@ static int seen_add(Seen *s, const uint8_t *k, int len) {
         s->arena = arena;
         s->room = room;
     }
-    memcpy(s->arena + s->used, k, (size_t)len);
+    memcpy(s->arena + s->used, key, (size_t)len);
     e->hash = h;
     e->at = (uint64_t)s->used << 16 | (uint64_t)len;
     s->used += (size_t)len;
