@@ -33,6 +33,7 @@ from enum import StrEnum
 from typing import Protocol
 
 from ..game import Game
+from ..games.captives import Captives
 from ..games.royal_retinue import RoyalRetinue
 from ..games.salic_law import Tribunal
 from ..moves import Move
@@ -321,7 +322,7 @@ def _late_phase(game: Game) -> tuple[LateScan, ...]:
 
 def _late_scan(game: Game, prof: Profile, root: State, kind: str, spec: tuple[int, float, bool, float] | bool) -> _Scan:
     """One of ``_late_phase``'s scans: for captives compiled where built (``compiled_captives``: the same answers)."""
-    fast = compiled_captives.active() and compiled_captives.takes(game, root)
+    fast = isinstance(game, Captives) and compiled_captives.active() and compiled_captives.takes(game, root)
     if kind == "playout":
         assert isinstance(spec, tuple)
         seed, stock_last, by_kind, next_kind = spec

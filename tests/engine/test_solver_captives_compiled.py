@@ -175,6 +175,8 @@ def test_solve_takes_the_compiled_scans_for_captives_only_when_asked(monkeypatch
     monkeypatch.delenv(compiled.ENV)
     assert isinstance(search._late_scan(GAME, PROF, root, "by-kind", False), compiled_captives.DepthFirst)
     assert isinstance(search._late_scan(GAME, PROF, root, *SCANS[0]), compiled_captives.Playouts)
+    odd = root._replace(columns=((1,) * 20, *((),) * 7))  # a column longer than the compiled scans take
+    assert isinstance(search._late_scan(GAME, PROF, odd, "by-kind", False), search._DepthFirst)
     sultan = get_game("sultan-52", {})
     sultan_root = sultan.deal(seed(0))
     assert isinstance(search._late_scan(sultan, profile_for(sultan), sultan_root, *SCANS[0]), Playouts)
