@@ -7,5 +7,6 @@ setup(
     cffi_modules=[
         "engine/solver/kingchain_build.py:ffibuilder",
         "engine/solver/salic_build.py:ffibuilder",
+        "engine/solver/captives_build.py:ffibuilder",
     ]
 )

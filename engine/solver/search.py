@@ -30,13 +30,16 @@ import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 from enum import StrEnum
+from types import ModuleType
+from typing import Protocol
 
 from ..game import Game
+from ..games.captives import Captives
 from ..games.royal_retinue import RoyalRetinue
 from ..games.salic_law import Tribunal
 from ..moves import Move
 from ..state import State
-from . import compiled, compiled_salic, kingchain
+from . import compiled, compiled_captives, compiled_salic, kingchain
 from .playouts import Exhausted as _Exhausted
 from .playouts import Playouts, free_columns, kind_of
 from .profiles import Profile, profile_for
@@ -115,6 +118,15 @@ class Solution:
     def texts(self) -> list[str]:
         """The winning line in docs/rules.md notation."""
         return [m.text() for m in self.moves]
+
+
+class _Scan(Protocol):
+    """What ``solve`` asks of a late scan (``Playouts``, ``_DepthFirst`` or their compiled twins)."""
+
+    @property
+    def expanded(self) -> int: ...
+
+    def run(self, n: int) -> Line | None: ...
 
 
 class _BestFirst:
@@ -242,7 +254,6 @@ class _DepthFirst:
 
 
 #: A late scan, in Python or compiled.
-_LateScanner = Playouts | _DepthFirst | compiled_salic.Playouts | compiled_salic.DepthFirst
 
 
 def solve(
@@ -277,7 +288,7 @@ def solve(
     ]
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
-    late: list[_LateScanner] = []
+    late: list[_Scan] = []
     # which search takes each turn (the playouts several in a row)
     schedule = list(range(len(searches)))
     while True:
@@ -310,20 +321,23 @@ def _late_phase(game: Game) -> tuple[LateScan, ...]:
     return LATE_BY_KIND if isinstance(game, Tribunal) else LATE_SCORED
 
 
-def _late_scan(
-    game: Game, prof: Profile, root: State, kind: str, spec: tuple[int, float, bool, float] | bool
-) -> _LateScanner:
-    """One of ``_late_phase``'s scans: in tribunal and picture-gallery compiled when built (``compiled_salic``: the
-    same answers)."""
-    fast = isinstance(game, Tribunal) and compiled_salic.active()
+def _late_scan(game: Game, prof: Profile, root: State, kind: str, spec: tuple[int, float, bool, float] | bool) -> _Scan:
+    """One of ``_late_phase``'s scans, compiled where built (the same answers): in tribunal and picture-gallery
+    (``compiled_salic``), in captives (``compiled_captives``, for the positions it takes)."""
+    core: ModuleType | None = None
+    if isinstance(game, Tribunal) and compiled_salic.active():
+        core = compiled_salic
+    elif isinstance(game, Captives) and compiled_captives.active() and compiled_captives.takes(game, root):
+        core = compiled_captives
     if kind == "playout":
         assert isinstance(spec, tuple)
         seed, stock_last, by_kind, next_kind = spec
-        playouts = compiled_salic.Playouts if fast else Playouts
-        return playouts(game, prof, root, seed, PLAYOUT_NOISE, stock_last, by_kind, next_kind)
-    if fast:
-        return compiled_salic.DepthFirst(game, prof, root, by_kind=True, on_visit=bool(spec))
-    return _DepthFirst(game, prof, root, by_kind=True, on_visit=bool(spec))
+        playouts = Playouts if core is None else core.Playouts
+        scan: _Scan = playouts(game, prof, root, seed, PLAYOUT_NOISE, stock_last, by_kind, next_kind)
+        return scan
+    depth_first = _DepthFirst if core is None else core.DepthFirst
+    scan = depth_first(game, prof, root, by_kind=True, on_visit=bool(spec))
+    return scan
 
 
 def _solve_king_chain(

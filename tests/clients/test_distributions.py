@@ -126,12 +126,13 @@ def test_the_core_wheel_is_platform_specific_and_holds_the_compiled_search(fresh
     (wheel,) = fresh.wheels.glob("patience_core-*.whl")
     assert not wheel.name.endswith("-none-any.whl"), wheel.name
     names = zipfile.ZipFile(wheel).namelist()
-    assert [n for n in names if n.startswith("engine/solver/_kingchain_c") and n.endswith(".so")], names
-    assert [n for n in names if n.startswith("engine/solver/_salic_c") and n.endswith(".so")], names
+    for module in ("_kingchain_c", "_salic_c", "_captives_c"):
+        assert [n for n in names if n.startswith(f"engine/solver/{module}") and n.endswith(".so")], (module, names)
     check = "from engine.solver import compiled; print(compiled.built(), compiled.__file__)"
     built, where = fresh.python(check).split()
     assert built == "True" and where.startswith(str(fresh.venv)), where
-    assert fresh.python("from engine.solver import compiled_salic; print(compiled_salic.built())").strip() == "True"
+    for seam in ("compiled_salic", "compiled_captives"):
+        assert fresh.python(f"from engine.solver import {seam}; print({seam}.built())").strip() == "True", seam
 
 
 @pytest.fixture(scope="module")

@@ -192,10 +192,13 @@ def test_the_late_phase_takes_the_compiled_scans_unless_told_otherwise(monkeypat
     monkeypatch.setenv(compiled.ENV, "python")
     made = [search._late_scan(game, prof, root, kind, spec) for kind, spec, _ in search.LATE_BY_KIND]
     assert all(isinstance(s, Playouts | search._DepthFirst) for s in made)
-    captives = get_game("captives")
+    sultan = get_game("sultan-52")  # no compiled scans of its own: the Python ones, whatever the variable
     monkeypatch.delenv(compiled.ENV)
-    assert isinstance(search._late_scan(captives, profile_for(captives), captives.deal(seed(0)), "by-kind", True),
-                      search._DepthFirst)  # fmt: skip
+    made = [
+        search._late_scan(sultan, profile_for(sultan), sultan.deal(seed(0)), kind, spec)
+        for kind, spec, _ in search.LATE_SCORED
+    ]
+    assert all(isinstance(s, Playouts | search._DepthFirst) for s in made)
 
 
 @needs_core

@@ -1,0 +1,93 @@
+"""CPU per expanded position of the captives late scans (``search.LATE_SCORED``), pure Python against compiled.
+
+For each scan of the late phase (the three playouts and the depth-first scan by kind) on the settled opening
+position of --deals deals (seeds ``sha256("solver-bench-<i>")``, as bench/solver_bench.py): the Python scan and its
+compiled twin (``engine.solver.compiled_captives``) each expand --states positions (fewer if the scan wins or runs
+out first: both stop at the same position, which is checked) in slices of ``search.SLICE``; CPU time of this thread
+(``time.thread_time``) over positions expanded, all deals together, and the ratio.
+
+Usage: python bench/captives_late_bench.py [--deals 10] [--states 3000] [--json FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import time
+from typing import Any
+
+from engine import get_game
+from engine.solver import compiled_captives, search
+from engine.solver.playouts import Playouts
+from engine.solver.profiles import profile_for
+from engine.solver.safe import autoplay
+
+
+def bench_seed(i: int) -> bytes:
+    return hashlib.sha256(b"solver-bench-%d" % i).digest()
+
+
+def scan_name(kind: str, spec: object) -> str:
+    if kind == "playout":
+        assert isinstance(spec, tuple)
+        seed, stock_last, by_kind, _ = spec
+        return f"playout {seed} " + ("by kind" if by_kind else f"score, stock last {stock_last}")
+    return f"depth-first by kind, on_visit={spec}"
+
+
+def drive(scan: Any, states: int) -> tuple[float, int, object]:
+    """CPU seconds and positions to expand ``states`` positions (or to the win, or to the end), and how it ended."""
+    started = time.thread_time()
+    end: object = None
+    try:
+        while scan.expanded < states and end is None:
+            end = scan.run(min(search.SLICE, states - scan.expanded))
+    except search._Exhausted:
+        end = "exhausted"
+    return time.thread_time() - started, scan.expanded, end
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--deals", type=int, default=10)
+    parser.add_argument("--states", type=int, default=3000)
+    parser.add_argument("--json", help="write the figures to this file too")
+    args = parser.parse_args()
+    if not compiled_captives.built():
+        raise SystemExit("the compiled captives scans are not built: python engine/solver/captives_build.py")
+    game = get_game("captives", {})
+    prof = profile_for(game)
+    roots = [autoplay(game, game.deal(bench_seed(i)))[0] for i in range(args.deals)]
+    rows = []
+    for kind, spec, _ in search.LATE_SCORED:
+        totals = {"python": [0.0, 0], "c": [0.0, 0]}
+        for root in roots:
+            ends = []
+            for core, scans in (
+                ("python", (Playouts, search._DepthFirst)),
+                ("c", (compiled_captives.Playouts, compiled_captives.DepthFirst)),
+            ):
+                if kind == "playout":
+                    assert isinstance(spec, tuple)
+                    seed, stock_last, by_kind, next_kind = spec
+                    scan: Any = scans[0](game, prof, root, seed, search.PLAYOUT_NOISE, stock_last, by_kind, next_kind)
+                else:
+                    scan = scans[1](game, prof, root, by_kind=True, on_visit=bool(spec))
+                seconds, expanded, end = drive(scan, args.states)
+                totals[core][0] += seconds
+                totals[core][1] += expanded
+                ends.append((expanded, end))
+            assert ends[0] == ends[1], f"the two cores differ on {scan_name(kind, spec)}: {ends}"
+        py = 1e6 * totals["python"][0] / totals["python"][1]
+        c = 1e6 * totals["c"][0] / totals["c"][1]
+        rows.append({"scan": scan_name(kind, spec), "positions": totals["c"][1], "python_us": py, "c_us": c})
+        name, count = scan_name(kind, spec), totals["c"][1]
+        print(f"{name:42} {count:>7} positions  python {py:8.1f} µs  c {c:6.2f} µs  x{py / c:.0f}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(rows, out, indent=1)
+
+
+if __name__ == "__main__":
+    main()
