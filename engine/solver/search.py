@@ -8,8 +8,8 @@ several "scans" run side by side, each good at different deals).
 - Late scans, after ``LATE_AFTER`` positions: random-restart greedy playouts (``Playouts``), which choose the
   early moves afresh each time, where the depth-first scans stay stuck under an early mistake, and depth-first
   scans by kind of move with no score; their shares of the turns by family (``LATE_BY_KIND`` for the salic-law
-  games, ``LATE_SCORED`` for the others). Up to that budget the search is what it was before them, position for
-  position (hints depend on it).
+  games, ``LATE_CAPTIVES``, ``LATE_SCORED`` for the sultans; compiled where built, ``_late_scan``). Up to that
+  budget the search is what it was before them, position for position (hints depend on it).
 
 Each position is settled by the safe automatic moves (``safe.autoplay``) before its canonical key is
 looked up; only a position never seen before by that search is kept. Moves that undo each other (``3-7``
@@ -64,29 +64,37 @@ LATE_AFTER = 20_000
 #: card for home first, the stock, a redeal), in the order generated within a kind, as a player who knows no score
 #: would; marking positions seen when generated or (``True``) when expanded, as the greedy player does.
 LateScan = tuple[str, tuple[int, float, bool, float] | bool, int]
-#: Captives and the sultans: the scans with scores and the playouts by score win their deals that reach the late
-#: phase (in sultan-52 fewer turns for the playouts by score lost deals; in captives the three playouts that draw as
-#: the simple player does won 2 more of 34 tuning deals but 8 fewer of 188 fresh ones), so their late phase is the
-#: first one, the four scans keeping a third of the turns.
+#: The sultans: the scans with scores and the playouts by score win their deals that reach the late phase (in
+#: sultan-52 fewer turns for the playouts by score lost deals), so their late phase is the first one, the four scans
+#: keeping a third of the turns.
 LATE_SCORED: tuple[LateScan, ...] = (
     ("playout", (101, 0.0, False, 0.0), 2),
     ("playout", (102, 0.75, False, 0.0), 2),
     ("playout", (103, 0.0, True, 0.0), 2),
     ("by-kind", False, 1),
 )
+#: Captives: the sultans' late scans (the three playouts that draw as the simple player does won 2 more of 34 tuning
+#: deals but 8 fewer of 188 fresh ones, and beside these at eight times the turns 2 fewer of 145), with ten times
+#: their turns: compiled (``compiled_captives``), a late scan's turn costs about a twentieth of a Python scan's, so the
+#: four Python scans keep about half the CPU while the late scans expand ten times the positions they did. On 145
+#: tuning deals past 20,000 positions, 10 CPU seconds each: 142 won where the same scans at a tenth of the turns won
+#: 133 (losing none of those), with about half the CPU in all (docs/solver.md).
+LATE_CAPTIVES: tuple[LateScan, ...] = tuple((kind, spec, 10 * slices) for kind, spec, slices in LATE_SCORED)
 #: Tribunal and picture-gallery: where the deals the four miss in 20,000 positions are won by playouts by kind and
 #: by the greedy player's depth-first order, most of the late turns go to them: three playouts that draw as the
 #: simple player does (a quarter of the time each child of the next kind joins) and a depth-first scan by kind that
-#: marks on expanding, beside the first late scans with a slice each.
+#: marks on expanding, beside the first late scans. Eight times the turns they had in Python (``compiled_salic``:
+#: a turn costs about a fortieth of a Python scan's): on 68 tuning deals past 20,000 positions, 10 CPU seconds each,
+#: 62 won where a turn each won 60 (and four times the turns 62, in more CPU).
 LATE_BY_KIND: tuple[LateScan, ...] = (
-    ("playout", (101, 0.0, False, 0.0), 1),
-    ("playout", (102, 0.75, False, 0.0), 1),
-    ("playout", (103, 0.0, True, 0.0), 1),
-    ("playout", (201, 0.0, True, 0.25), 4),
-    ("playout", (202, 0.0, True, 0.25), 4),
-    ("playout", (203, 0.0, True, 0.25), 4),
-    ("by-kind", True, 6),
-    ("by-kind", False, 1),
+    ("playout", (101, 0.0, False, 0.0), 8),
+    ("playout", (102, 0.75, False, 0.0), 8),
+    ("playout", (103, 0.0, True, 0.0), 8),
+    ("playout", (201, 0.0, True, 0.25), 32),
+    ("playout", (202, 0.0, True, 0.25), 32),
+    ("playout", (203, 0.0, True, 0.25), 32),
+    ("by-kind", True, 48),
+    ("by-kind", False, 8),
 )
 PLAYOUT_NOISE = 13
 
@@ -318,7 +326,9 @@ def solve(
 
 def _late_phase(game: Game) -> tuple[LateScan, ...]:
     """The late scans of ``game``'s family, with their shares of the turns."""
-    return LATE_BY_KIND if isinstance(game, Tribunal) else LATE_SCORED
+    if isinstance(game, Tribunal):
+        return LATE_BY_KIND
+    return LATE_CAPTIVES if isinstance(game, Captives) else LATE_SCORED
 
 
 def _late_scan(game: Game, prof: Profile, root: State, kind: str, spec: tuple[int, float, bool, float] | bool) -> _Scan:
