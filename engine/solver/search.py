@@ -120,7 +120,8 @@ class Solution:
     states: int = 0
     seconds: float = 0.0
     budget_hit: str = ""
-    #: Which search ran: ``"c"`` (the compiled king-chain search), ``"python"``.
+    #: Which search ran: ``"c"`` (the compiled king-chain search, or in the other games compiled late scans once
+    #: they joined the Python four), ``"python"``.
     core: str = "python"
 
     def texts(self) -> list[str]:
@@ -297,18 +298,21 @@ def solve(
     deadline = None if max_seconds is None else started + max_seconds
     turn = 0
     late: list[_Scan] = []
+    core = "python"  # "c" once compiled late scans join
     # which search takes each turn (the playouts several in a row)
     schedule = list(range(len(searches)))
     while True:
         expanded = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
         if max_states is not None and expanded >= max_states:
-            return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "states")
+            return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "states", core=core)
         if deadline is not None and clock() >= deadline:
-            return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds")
+            return Solution(Finding.UNKNOWN, (), expanded, clock() - started, "seconds", core=core)
         if expanded >= LATE_AFTER and not late:
             for kind, spec, slices in _late_phase(game):
                 schedule += [len(searches) + len(late)] * slices
                 late.append(_late_scan(game, prof, root, kind, spec))
+            if not all(isinstance(scan, Playouts | _DepthFirst) for scan in late):
+                core = "c"
             turn = 0
         n = SLICE if max_states is None else min(SLICE, max_states - expanded)
         at = schedule[turn % len(schedule)]
@@ -318,10 +322,10 @@ def solve(
             line = search.run(n)
         except _Exhausted:
             total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
-            return Solution(Finding.NO_WIN, (), total, clock() - started)
+            return Solution(Finding.NO_WIN, (), total, clock() - started, core=core)
         if line is not None:
             total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
-            return Solution(Finding.WON, (*auto, *line), total, clock() - started)
+            return Solution(Finding.WON, (*auto, *line), total, clock() - started, core=core)
 
 
 def _late_phase(game: Game) -> tuple[LateScan, ...]:

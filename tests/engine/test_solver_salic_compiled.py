@@ -177,6 +177,8 @@ def test_solve_gives_the_same_solution_with_either_core(
         monkeypatch.setenv(compiled.ENV, "python")
         slow = solve(game, state, max_states=budget)
         assert (fast.outcome, fast.moves, fast.states) == (slow.outcome, slow.moves, slow.states)
+        # the answer says which ran: compiled once the late scans joined (past 300 positions here)
+        assert (fast.core, slow.core) == ("c" if fast.states > 300 else "python", "python")
         if fast.outcome is Finding.WON:
             assert replay(game, state, fast.moves).verdict.outcome is Outcome.WON
 
