@@ -5,8 +5,8 @@ from setuptools import setup
 
 setup(
     cffi_modules=[
-        "engine/solver/kingchain_build.py:ffibuilder",
-        "engine/solver/salic_build.py:ffibuilder",
-        "engine/solver/captives_build.py:ffibuilder",
+        "engine/solver/cffi_build.py:kingchain",
+        "engine/solver/cffi_build.py:salic",
+        "engine/solver/cffi_build.py:captives",
     ]
 )

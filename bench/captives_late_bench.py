@@ -55,7 +55,7 @@ def main() -> None:
     parser.add_argument("--json", help="write the figures to this file too")
     args = parser.parse_args()
     if not compiled_captives.built():
-        raise SystemExit("the compiled captives scans are not built: python engine/solver/captives_build.py")
+        raise SystemExit("the compiled captives scans are not built: python engine/solver/cffi_build.py captives")
     game = get_game("captives", {})
     prof = profile_for(game)
     roots = [autoplay(game, game.deal(bench_seed(i)))[0] for i in range(args.deals)]

@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--json")
     args = parser.parse_args()
     if not compiled_salic.built():
-        raise SystemExit("the compiled salic-law scans are not built: python engine/solver/salic_build.py")
+        raise SystemExit("the compiled salic-law scans are not built: python engine/solver/cffi_build.py salic")
     rounds = [measure(args.game, args.deals, args.states) for _ in range(args.rounds)]
     rows = []
     for i, row in enumerate(rounds[0]):

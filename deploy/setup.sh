@@ -63,9 +63,8 @@ PY=${PYTHON:-python3}
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 # The stamp covers the compiled search's sources too: the editable install builds it in place, once.
 stamp=.venv/.installed-$(cat pyproject.toml service/pyproject.toml clients/python/pyproject.toml setup.py \
-  engine/solver/_kingchain*.[ch] engine/solver/kingchain_build.py \
-  engine/solver/_salic*.[ch] engine/solver/salic_build.py \
-  engine/solver/_captives*.[ch] engine/solver/captives_build.py | sha256sum | cut -c1-16)
+  engine/solver/_kingchain*.[ch] engine/solver/_salic*.[ch] engine/solver/_captives*.[ch] \
+  engine/solver/cffi_build.py | sha256sum | cut -c1-16)
 if [ ! -f "$stamp" ]; then
   # The build backend's deprecation warnings would bury the test output: keep pip's log, show it on failure.
   pip_log=.venv/pip-install.log

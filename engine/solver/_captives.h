@@ -1,4 +1,4 @@
-/* The compiled captives late scans (_captives.c): their interface, also given to cffi (captives_build.py). */
+/* The compiled captives late scans (_captives.c): their interface, also given to cffi (cffi_build.py). */
 #ifndef PATIENCE_CAPTIVES_H
 #define PATIENCE_CAPTIVES_H
 #include <stdint.h>

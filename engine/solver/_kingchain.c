@@ -6,7 +6,7 @@
  * the pure-Python search. Only the transposition tables differ in their key: a 64-bit hash of the position
  * with the columns as a multiset (a sum of per-column hashes), where Python uses its own hash.
  *
- * Called through cffi (kingchain_build.py); the GIL is released during the call. All memory is freed on
+ * Called through cffi (cffi_build.py); the GIL is released during the call. All memory is freed on
  * return, except the line in kc_result, which the caller frees with kc_free.
  *
  * This file is the entry (kc_solve: the turns of the scans) and includes the parts, each named after what it

@@ -1,4 +1,4 @@
-/* The compiled king-chain search (_kingchain.c): its interface, also given to cffi (kingchain_build.py). */
+/* The compiled king-chain search (_kingchain.c): its interface, also given to cffi (cffi_build.py). */
 #ifndef PATIENCE_KINGCHAIN_H
 #define PATIENCE_KINGCHAIN_H
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * (random, randrange); the transposition tables compare the profile's key exactly (as bytes). So every call
  * expands as many positions as the Python scan and answers the same, a won line step for step.
  *
- * Called through cffi (salic_build.py); the GIL is released during calls. A scan is an object driven slice by
+ * Called through cffi (cffi_build.py); the GIL is released during calls. A scan is an object driven slice by
  * slice (sl_run), freed by sl_free. This file is the entry; it includes its parts once, in order.
  */
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* The salic-law late scans compiled (_salic.c): its interface, also given to cffi (salic_build.py). */
+/* The salic-law late scans compiled (_salic.c): its interface, also given to cffi (cffi_build.py). */
 #ifndef PATIENCE_SALIC_H
 #define PATIENCE_SALIC_H
 #include <stdint.h>

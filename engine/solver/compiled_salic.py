@@ -5,7 +5,7 @@
 The same answers: each call expands as many positions as the Python scan does, and a won line is the same tuple of
 moves (the safe moves included); the positions, their keys (compared exactly), scores, kinds and the draws of
 CPython's generator are the Python ones, reproduced. Built by installing the distribution (setup.py's
-``cffi_modules``, ``salic_build.py``); where it is not built the Python scans run. ``PATIENCE_SOLVER`` chooses as
+``cffi_modules``, ``cffi_build.py``); where it is not built the Python scans run. ``PATIENCE_SOLVER`` chooses as
 for the king-chain core (``compiled.wanted``).
 """
 
