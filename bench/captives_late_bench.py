@@ -19,7 +19,7 @@ from typing import Any
 
 from engine import get_game
 from engine.solver import compiled_captives, search
-from engine.solver.playouts import Playouts
+from engine.solver.playouts import Exhausted, Playouts
 from engine.solver.profiles import profile_for
 from engine.solver.safe import autoplay
 
@@ -43,7 +43,7 @@ def drive(scan: Any, states: int) -> tuple[float, int, object]:
     try:
         while scan.expanded < states and end is None:
             end = scan.run(min(search.SLICE, states - scan.expanded))
-    except search._Exhausted:
+    except Exhausted:
         end = "exhausted"
     return time.thread_time() - started, scan.expanded, end
 

@@ -40,8 +40,7 @@ from ..games.salic_law import Tribunal
 from ..moves import Move
 from ..state import State
 from . import compiled, compiled_captives, compiled_salic, kingchain
-from .playouts import Exhausted as _Exhausted
-from .playouts import Playouts, free_columns, kind_of
+from .playouts import Exhausted, Playouts, free_columns, kind_of
 from .profiles import Profile, profile_for
 from .safe import autoplay, safe_rule
 
@@ -155,7 +154,7 @@ class _BestFirst:
         rule = safe_rule(game)
         for _ in range(n):
             if not frontier:
-                raise _Exhausted
+                raise Exhausted
             _, _, depth, pos, pos_key = heapq.heappop(frontier)
             self.expanded += 1
             depth += 1
@@ -247,7 +246,7 @@ class _DepthFirst:
                 if line:
                     line.pop()
             if not stack:
-                raise _Exhausted
+                raise Exhausted
             _, _, child, moves, key = stack[-1].pop()
             if on_visit:
                 if key in seen:
@@ -260,9 +259,6 @@ class _DepthFirst:
                 return tuple(m for part in line for m in part)
             stack.append(self._children(child))
         return None
-
-
-#: A late scan, in Python or compiled.
 
 
 def solve(
@@ -320,7 +316,7 @@ def solve(
         search = searches[at] if at < len(searches) else late[at - len(searches)]
         try:
             line = search.run(n)
-        except _Exhausted:
+        except Exhausted:
             total = sum(s.expanded for s in searches) + sum(p.expanded for p in late)
             return Solution(Finding.NO_WIN, (), total, clock() - started, core=core)
         if line is not None:

@@ -22,7 +22,7 @@ from engine import State, get_game
 from engine.games.captives import Captives
 from engine.moves import MoveKind
 from engine.solver import Finding, compiled, compiled_captives, search, solve
-from engine.solver.playouts import Playouts, free_columns, kind_of
+from engine.solver.playouts import Exhausted, Playouts, free_columns, kind_of
 from engine.solver.profiles import profile_for
 from engine.solver.safe import autoplay
 from engine.verify import Outcome as Verdict
@@ -88,7 +88,7 @@ def scan(kind: str, spec: Any, root: State, compiled_core: bool) -> Any:
 def call(s: Any, n: int) -> tuple[str, object]:
     try:
         return "line", s.run(n)
-    except search._Exhausted:
+    except Exhausted:
         return "exhausted", None
 
 
