@@ -5,9 +5,9 @@ of --game, each late scan runs in turns of ``search.SLICE`` positions until it w
 --states positions, once in Python and once compiled; the two must agree on the positions expanded and the answer
 (the bench stops if they do not). Reported per scan: positions expanded over all deals and CPU µs per position of
 each core (CPU time of this thread, ``time.thread_time``, so that other processes count as little as they can), the
-lowest of --rounds rounds.
+median of --rounds rounds.
 
-Usage: python bench/salic_scans_bench.py [--game tribunal] [--deals 10] [--states 5000] [--rounds 2] [--json FILE]
+Usage: python bench/salic_scans_bench.py [--game tribunal] [--deals 10] [--states 5000] [--rounds 3] [--json FILE]
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import statistics
 import time
 from typing import Any
 
@@ -92,7 +93,7 @@ def main() -> None:
     parser.add_argument("--game", default="tribunal", choices=["tribunal", "picture-gallery"])
     parser.add_argument("--deals", type=int, default=10)
     parser.add_argument("--states", type=int, default=5000)
-    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--json")
     args = parser.parse_args()
     if not compiled_salic.built():
@@ -100,7 +101,8 @@ def main() -> None:
     rounds = [measure(args.game, args.deals, args.states) for _ in range(args.rounds)]
     rows = []
     for i, row in enumerate(rounds[0]):
-        best = dict(row, python_us=min(r[i]["python_us"] for r in rounds), c_us=min(r[i]["c_us"] for r in rounds))
+        python_us = statistics.median(r[i]["python_us"] for r in rounds)
+        best = dict(row, python_us=python_us, c_us=statistics.median(r[i]["c_us"] for r in rounds))
         best["speed_up"] = round(best["python_us"] / best["c_us"], 1)
         rows.append(best)
     print(f"{args.game}, {args.deals} deals, up to {args.states} positions a scan; CPU µs per position expanded")
